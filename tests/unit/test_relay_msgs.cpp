@@ -501,9 +501,10 @@ TEST_CASE("EXTENDED2, TRUNCATED and DROP bodies", "[relay][circuit]") {
   rejects(RelayCommand::Extended2, "00", DecodeError::Truncated);
   rejects(RelayCommand::Extended2, "0005" "deadbeef", DecodeError::Truncated);
 
-  roundtrip("03", TruncatedMsg{3});
-  roundtrip("00", TruncatedMsg{0});
-  decodes_to("0b" "0000", TruncatedMsg{11}, "0b");
+  roundtrip("03", TruncatedMsg{DestroyReason::Requested});
+  roundtrip("00", TruncatedMsg{DestroyReason::None});
+  roundtrip("c8", TruncatedMsg{static_cast<DestroyReason>(200)});  // unlisted reasons kept
+  decodes_to("0b" "0000", TruncatedMsg{DestroyReason::Destroyed}, "0b");
   rejects(RelayCommand::Truncated, "", DecodeError::Truncated);
 
   roundtrip("", DropMsg{});

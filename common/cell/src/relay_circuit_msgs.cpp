@@ -99,9 +99,9 @@ void TruncateMsg::encode(Writer&) const {}
 
 Decoded<TruncatedMsg> TruncatedMsg::decode(ByteSpan body) {
   if (body.empty()) return fail(DecodeError::Truncated);
-  return TruncatedMsg{body[0]};
+  return TruncatedMsg{static_cast<DestroyReason>(body[0])};
 }
-void TruncatedMsg::encode(Writer& w) const { w.u8(reason); }
+void TruncatedMsg::encode(Writer& w) const { w.u8(static_cast<std::uint8_t>(reason)); }
 
 Decoded<DropMsg> DropMsg::decode(ByteSpan body) {
   return DropMsg{std::vector<std::uint8_t>(body.begin(), body.end())};

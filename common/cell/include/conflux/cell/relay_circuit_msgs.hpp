@@ -10,6 +10,7 @@
 
 #include "conflux/bytes/reader.hpp"
 #include "conflux/bytes/writer.hpp"
+#include "conflux/cell/destroy_cell.hpp"
 #include "conflux/cell/error.hpp"
 #include "conflux/cell/relay_command.hpp"
 #include "conflux/cell/relay_link_spec.hpp"
@@ -81,13 +82,12 @@ struct TruncateMsg {
   friend bool operator==(const TruncateMsg&, const TruncateMsg&) = default;
 };
 
-// TRUNCATED: reason u8, numbered like DESTROY reasons (tor-spec 5.4: 0 NONE,
-// 1 PROTOCOL, ... 12 NOSUCHSERVICE). Kept as a raw byte because unknown
-// reasons must be accepted and the DESTROY-reason enum belongs to the channel
-// cell code. An empty body is Truncated; trailing bytes are ignored.
+// TRUNCATED: reason u8, numbered like DESTROY reasons (tor-spec 5.4), so it
+// reuses DestroyReason, which also holds unlisted values (they must be
+// accepted). An empty body is Truncated; trailing bytes are ignored.
 struct TruncatedMsg {
   static constexpr RelayCommand kCommand = RelayCommand::Truncated;
-  std::uint8_t reason = 0;
+  DestroyReason reason = DestroyReason::None;
 
   static Decoded<TruncatedMsg> decode(bytes::ByteSpan body);
   void encode(bytes::Writer& w) const;
