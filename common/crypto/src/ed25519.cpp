@@ -25,18 +25,17 @@ Ed25519Keypair Ed25519Keypair::generate() {
 Ed25519Keypair Ed25519Keypair::from_seed(std::span<const std::uint8_t, 32> seed) {
   Ed25519Keypair k;
   k.seed_ = Secret<32>(seed);
-  auto key = detail::private_key_from_raw(EVP_PKEY_ED25519, seed);
-  k.public_ = detail::raw_public(key.get());
+  k.key_ = detail::private_key_from_raw(EVP_PKEY_ED25519, seed);
+  k.public_ = detail::raw_public(k.key_.get());
   return k;
 }
 
 Ed25519Signature Ed25519Keypair::sign(std::span<const std::uint8_t> msg) const {
-  auto key = detail::private_key_from_raw(EVP_PKEY_ED25519, seed_.view());
   MdCtxPtr ctx(EVP_MD_CTX_new());
   if (!ctx) throw CryptoError("EVP_MD_CTX_new");
   Ed25519Signature sig{};
   std::size_t len = sig.size();
-  if (EVP_DigestSignInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, key.get(), nullptr) != 1 ||
+  if (EVP_DigestSignInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, key_.get(), nullptr) != 1 ||
       EVP_DigestSign(ctx.get(), sig.data(), &len, msg.data(), msg.size()) != 1 || len != sig.size())
     throw CryptoError("Ed25519 sign");
   return sig;

@@ -13,6 +13,7 @@ struct PkeyFree {
   void operator()(EVP_PKEY* k) const noexcept { EVP_PKEY_free(k); }
 };
 using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
+// shared_ptr<EVP_PKEY> takes a PkeyPtr directly, keeping PkeyFree as deleter.
 
 struct PkeyCtxFree {
   void operator()(EVP_PKEY_CTX* c) const noexcept { EVP_PKEY_CTX_free(c); }

@@ -18,16 +18,15 @@ X25519Secret X25519Secret::generate() {
 X25519Secret X25519Secret::from_bytes(std::span<const std::uint8_t, 32> secret) {
   X25519Secret s;
   s.secret_ = Secret<32>(secret);
-  auto key = detail::private_key_from_raw(EVP_PKEY_X25519, secret);
-  s.public_ = detail::raw_public(key.get());
+  s.key_ = detail::private_key_from_raw(EVP_PKEY_X25519, secret);
+  s.public_ = detail::raw_public(s.key_.get());
   return s;
 }
 
 std::optional<X25519Shared> X25519Secret::dh(const X25519Public& peer) const {
-  auto mine = detail::private_key_from_raw(EVP_PKEY_X25519, secret_.view());
   auto theirs = detail::public_key_from_raw(EVP_PKEY_X25519, peer);
   if (!theirs) return std::nullopt;
-  detail::PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, mine.get(), nullptr));
+  detail::PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, key_.get(), nullptr));
   if (!ctx) throw CryptoError("EVP_PKEY_CTX_new_from_pkey");
   X25519Shared shared;
   std::size_t len = shared.size();

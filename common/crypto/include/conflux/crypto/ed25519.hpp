@@ -1,10 +1,13 @@
 #pragma once
 // Ed25519 signatures (RFC 8032, pure Ed25519).
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <span>
 
 #include "conflux/crypto/secret.hpp"
+
+struct evp_pkey_st;
 
 namespace conflux::crypto {
 
@@ -25,6 +28,8 @@ class Ed25519Keypair {
   Ed25519Keypair() = default;
   Secret<32> seed_;
   Ed25519Public public_{};
+  // The imported key: importing derives the public key, so do it once.
+  std::shared_ptr<evp_pkey_st> key_;
 };
 
 [[nodiscard]] bool ed25519_verify(const Ed25519Public& key, std::span<const std::uint8_t> msg,

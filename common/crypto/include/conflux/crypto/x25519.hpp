@@ -1,11 +1,14 @@
 #pragma once
 // Curve25519 Diffie-Hellman (RFC 7748).
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <span>
 
 #include "conflux/crypto/secret.hpp"
+
+struct evp_pkey_st;
 
 namespace conflux::crypto {
 
@@ -27,6 +30,9 @@ class X25519Secret {
   X25519Secret() = default;
   Secret<32> secret_;
   X25519Public public_{};
+  // The imported key, kept so that each DH costs one scalar multiplication
+  // (importing a raw private key recomputes its public key).
+  std::shared_ptr<evp_pkey_st> key_;
 };
 
 }  // namespace conflux::crypto
