@@ -44,13 +44,28 @@ void counting_free(void* p, const char*, int) { std::free(p); }
 const bool g_openssl_hooked = CRYPTO_set_mem_functions(counting_malloc, counting_realloc, counting_free) == 1;
 }  // namespace
 
-void* operator new(std::size_t n) {
+// Every non-aligned form is replaced, so that new and delete always pair up
+// (the sanitizer runtime would otherwise supply some of them).
+namespace {
+void* counted_new(std::size_t n) noexcept {
   ++g_allocs;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  return std::malloc(n == 0 ? 1 : n);
+}
+void* counted_new_or_throw(std::size_t n) {
+  if (void* p = counted_new(n)) return p;
   throw std::bad_alloc();
 }
+}  // namespace
+void* operator new(std::size_t n) { return counted_new_or_throw(n); }
+void* operator new[](std::size_t n) { return counted_new_or_throw(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_new(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_new(n); }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 
