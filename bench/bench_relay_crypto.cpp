@@ -102,6 +102,28 @@ void BM_Relay_DecryptForward_Recognized(benchmark::State& state) {
 }
 BENCHMARK(BM_Relay_DecryptForward_Recognized);
 
+// For comparison only: the recognized path built on the EVP Hasher<Sha1>
+// (checkpoint = restore(), peek = ctx copy + final). OpenSSL 3.0 allocates a
+// provider context on every EVP_MD_CTX_copy_ex, twice per cell here; this is
+// why relay crypto uses RelaySha1.
+void BM_Reference_RecognizedPath_Sha1Evp(benchmark::State& state) {
+  const auto key = random_array<16>();
+  AesCtr aes(key);
+  Sha1 running;
+  Sha1 trial;
+  Payload p = random_payload();
+  for (auto _ : state) {
+    aes.apply(p);
+    trial.restore(running);
+    trial.update(p);
+    auto d = trial.peek();
+    benchmark::DoNotOptimize(d);
+    running.restore(trial);
+  }
+  set_counters(state);
+}
+BENCHMARK(BM_Reference_RecognizedPath_Sha1Evp);
+
 // Relay, forward direction, the cell is for a later hop: decrypt and a
 // Recognized != 0 test (1 in 65536 also costs a digest check + restore).
 void BM_Relay_DecryptForward_Forwarded(benchmark::State& state) {
