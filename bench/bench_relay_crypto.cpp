@@ -59,21 +59,6 @@ void BM_Raw_AesCtr_Sha1Evp(benchmark::State& state) {
 }
 BENCHMARK(BM_Raw_AesCtr_Sha1Evp);
 
-// The limit, with the SHA-1 that relay crypto uses (same OpenSSL assembly).
-void BM_Raw_AesCtr_RelaySha1(benchmark::State& state) {
-  const auto key = random_array<16>();
-  AesCtr aes(key);
-  RelaySha1 sha;
-  Payload p = random_payload();
-  for (auto _ : state) {
-    aes.apply(p);
-    sha.update(p);
-    benchmark::DoNotOptimize(p.data());
-  }
-  set_counters(state);
-}
-BENCHMARK(BM_Raw_AesCtr_RelaySha1);
-
 // Relay, forward direction, the cell is for us: decrypt, checkpoint, absorb,
 // peek, compare, commit.
 void BM_Relay_DecryptForward_Recognized(benchmark::State& state) {
@@ -101,28 +86,6 @@ void BM_Relay_DecryptForward_Recognized(benchmark::State& state) {
   set_counters(state);
 }
 BENCHMARK(BM_Relay_DecryptForward_Recognized);
-
-// For comparison only: the recognized path built on the EVP Hasher<Sha1>
-// (checkpoint = restore(), peek = ctx copy + final). OpenSSL 3.0 allocates a
-// provider context on every EVP_MD_CTX_copy_ex, twice per cell here; this is
-// why relay crypto uses RelaySha1.
-void BM_Reference_RecognizedPath_Sha1Evp(benchmark::State& state) {
-  const auto key = random_array<16>();
-  AesCtr aes(key);
-  Sha1 running;
-  Sha1 trial;
-  Payload p = random_payload();
-  for (auto _ : state) {
-    aes.apply(p);
-    trial.restore(running);
-    trial.update(p);
-    auto d = trial.peek();
-    benchmark::DoNotOptimize(d);
-    running.restore(trial);
-  }
-  set_counters(state);
-}
-BENCHMARK(BM_Reference_RecognizedPath_Sha1Evp);
 
 // Relay, forward direction, the cell is for a later hop: decrypt and a
 // Recognized != 0 test (1 in 65536 also costs a digest check + restore).

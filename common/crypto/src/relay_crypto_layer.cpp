@@ -1,6 +1,7 @@
 #include "conflux/crypto/relay_crypto_layer.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace conflux::crypto {
 namespace {
@@ -35,11 +36,11 @@ bool RelayCryptoLayer::recognize(ConstRelayPayload payload) {
 
   // Absorb into a copy (the checkpoint) with the Digest field read as zero,
   // so the payload stays intact for forwarding whatever the outcome.
-  RelaySha1 trial = digest_;
-  trial.update(payload.first<kRelayDigestOffset>());
-  trial.update(kZeroDigestField);
-  trial.update(payload.subspan<kRelayDigestOffset + kRelayDigestLen>());
-  const SendmeDigest d = trial.peek();
+  trial_.restore(digest_);
+  trial_.update(payload.first<kRelayDigestOffset>());
+  trial_.update(kZeroDigestField);
+  trial_.update(payload.subspan<kRelayDigestOffset + kRelayDigestLen>());
+  const SendmeDigest d = trial_.peek();
 
   // The digest is not a secret from the party that sent the cell, but an
   // accumulate-then-test compare costs nothing and leaks nothing.
@@ -48,7 +49,7 @@ bool RelayCryptoLayer::recognize(ConstRelayPayload payload) {
     diff = static_cast<std::uint8_t>(diff | (d[i] ^ payload[kRelayDigestOffset + i]));
   if (diff != 0) return false;  // digest_ untouched: the checkpoint is restored
 
-  digest_ = trial;
+  std::swap(digest_, trial_);
   last_ = d;
   return true;
 }
