@@ -1,0 +1,94 @@
+#include <catch2/catch.hpp>
+
+#include "conflux/proto/circuit_mux.hpp"
+#include "conflux/proto/token_bucket.hpp"
+
+using namespace conflux;
+using namespace conflux::proto;
+
+namespace {
+WireCell cell_of(std::uint8_t tag) {
+  WireCell c{};
+  c[0] = tag;
+  return c;
+}
+std::vector<std::uint8_t> tags_in_order(CircuitMux& mux) {
+  std::vector<std::uint8_t> tags;
+  std::vector<std::uint8_t> out;
+  while (mux.pop_into(out) > 0) {
+    tags.push_back(out[0]);
+    out.clear();
+  }
+  return tags;
+}
+}  // namespace
+
+TEST_CASE("circuit mux serves circuits round robin, one cell each", "[mux]") {
+  CircuitMux mux;
+  REQUIRE(mux.push(CircId{1}, cell_of(11)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{1}, cell_of(12)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{1}, cell_of(13)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{2}, cell_of(21)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{3}, cell_of(31)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{3}, cell_of(32)) == MuxPush::Queued);
+  CHECK(mux.queued_cells() == 6);
+  CHECK(tags_in_order(mux) == std::vector<std::uint8_t>{11, 21, 31, 12, 32, 13});
+  CHECK(mux.empty());
+}
+
+TEST_CASE("control bytes go first and are bounded", "[mux]") {
+  CircuitMux mux({.max_cells_per_circuit = 10, .max_control_bytes = 8});
+  REQUIRE(mux.push(CircId{5}, cell_of(50)) == MuxPush::Queued);
+  std::vector<std::uint8_t> ctl{0xAA, 0xBB, 0xCC};
+  REQUIRE(mux.push_control(ctl) == MuxPush::Queued);
+  CHECK(mux.push_control(std::vector<std::uint8_t>(6, 1)) == MuxPush::ControlQueueFull);
+  std::vector<std::uint8_t> out;
+  CHECK(mux.pop_into(out) == 3);
+  CHECK(out == ctl);
+  out.clear();
+  CHECK(mux.pop_into(out) == kWireCellLen);
+  CHECK(out[0] == 50);
+}
+
+TEST_CASE("a full circuit queue is reported, other circuits unaffected", "[mux]") {
+  CircuitMux mux({.max_cells_per_circuit = 2, .max_control_bytes = 64});
+  REQUIRE(mux.push(CircId{1}, cell_of(1)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{1}, cell_of(2)) == MuxPush::Queued);
+  CHECK(mux.push(CircId{1}, cell_of(3)) == MuxPush::CircuitQueueFull);
+  CHECK(mux.push(CircId{2}, cell_of(4)) == MuxPush::Queued);
+  CHECK(mux.queued_cells(CircId{1}) == 2);
+}
+
+TEST_CASE("detaching a circuit drops its cells and its turn", "[mux]") {
+  CircuitMux mux;
+  REQUIRE(mux.push(CircId{1}, cell_of(1)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{2}, cell_of(2)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{1}, cell_of(3)) == MuxPush::Queued);
+  CHECK(mux.detach(CircId{1}) == 2);
+  CHECK(mux.detach(CircId{9}) == 0);
+  CHECK(mux.queued_cells() == 1);
+  CHECK(tags_in_order(mux) == std::vector<std::uint8_t>{2});
+}
+
+TEST_CASE("token bucket refills at the rate, caps at the burst, and is exact at slow rates", "[bucket]") {
+  using namespace std::chrono_literals;
+  TokenBucket::Clock::time_point t0{};
+  TokenBucket b(1000, 4000, t0);  // 1000 B/s, burst 4000
+  CHECK(b.tokens() == 4000);
+  CHECK(b.allowance(5000) == 4000);
+  b.consume(4000);
+  CHECK(b.allowance(1) == 0);
+  CHECK(b.wait_for(500) == 500ms);
+  b.refill(t0 + 250ms);
+  CHECK(b.tokens() == 250);
+  for (int i = 1; i <= 1000; ++i) b.refill(t0 + 250ms + std::chrono::microseconds(i * 333));
+  // 1000 * 333 us = 333 ms -> 333 bytes more; the carry keeps it from rounding to 0 each step.
+  CHECK(b.tokens() == 583);
+  b.refill(t0 + 100s);
+  CHECK(b.tokens() == 4000);
+  TokenBucket unlimited(0, 0, t0);
+  CHECK(unlimited.allowance(1u << 30) == (1u << 30));
+  CHECK(unlimited.wait_for(1u << 30) == TokenBucket::Clock::duration::zero());
+  TokenBucket small_burst(1000, 10, t0);  // burst below rate is raised to the rate, as tor requires burst >= rate
+  CHECK(small_burst.tokens() == 1000);
+}
