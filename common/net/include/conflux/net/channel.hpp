@@ -1,0 +1,95 @@
+#pragma once
+// A channel: one TLS connection between two Tor nodes carrying cells.
+//
+// Reading: a coroutine reads, frames cells and hands each to the channel's
+// owner (Events). Writing: nobody writes to the socket directly. Producers
+// queue cells in the channel's CircuitMux and call cells_queued(); the
+// Scheduler decides when the channel's turn comes, moves a bounded batch
+// into the channel's output buffer and starts one async write.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conflux/cell/cell_command.hpp"
+#include "conflux/cell/channel_cell.hpp"
+#include "conflux/net/asio.hpp"
+#include "conflux/proto/circuit_mux.hpp"
+
+namespace conflux::net {
+
+class Scheduler;
+
+class Channel : public std::enable_shared_from_this<Channel> {
+ public:
+  enum class Role : std::uint8_t { Initiator, Responder };
+
+  class Events {
+   public:
+    virtual ~Events() = default;
+    // TLS is up; the link handshake (cells) starts now.
+    virtual void on_tls_ready(Channel&) {}
+    // Raw bytes as they cross the TLS layer, in both directions: the link
+    // handshake keeps running digests of them (SLOG/CLOG).
+    virtual void on_raw_bytes(Channel&, bytes::ByteSpan, bool /*inbound*/) {}
+    virtual void on_cell(Channel&, const cell::CellView&) = 0;
+    // Called once; the channel is unusable afterwards.
+    virtual void on_closed(Channel&, std::string_view reason) = 0;
+  };
+
+  struct Limits {
+    std::size_t read_chunk = 16 * 1024;
+    std::size_t max_var_payload = 65535;
+    std::size_t max_batch_bytes = 32 * proto::kWireCellLen;  // one write at most
+  };
+
+  Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& events, Limits limits);
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  // TLS handshake, then the read loop until the channel closes. Spawn it.
+  awaitable<void> run();
+
+  [[nodiscard]] Role role() const noexcept { return role_; }
+  [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+  [[nodiscard]] bool closed() const noexcept { return closed_; }
+  [[nodiscard]] TlsStream& stream() noexcept { return stream_; }
+  [[nodiscard]] cell::LinkVersion link_version() const noexcept { return link_; }
+  // The link handshake sets this once VERSIONS are exchanged (and the framer
+  // switches from 2-byte to 4-byte circuit IDs).
+  void set_link_version(cell::LinkVersion v) noexcept { link_ = v; }
+
+  [[nodiscard]] proto::CircuitMux& mux() noexcept { return mux_; }
+  // Tell the scheduler this channel has something to send.
+  void cells_queued();
+  // Encodes and queues a channel-level cell (handshake, DESTROY, padding).
+  [[nodiscard]] bool send_control(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payload);
+
+  void close(std::string_view reason);
+
+  // The Scheduler's side of the write path.
+  [[nodiscard]] bool writing() const noexcept { return writing_; }
+  // Moves up to `budget` bytes from the mux into the output buffer and
+  // starts a write. Returns the bytes moved.
+  std::size_t flush_from_mux(std::size_t budget);
+
+ private:
+  awaitable<void> read_loop();
+  void on_write_done(const boost::system::error_code& ec, std::size_t n);
+
+  TlsStream stream_;
+  Role role_;
+  Scheduler& scheduler_;
+  Events& events_;
+  Limits limits_;
+  std::uint64_t id_;
+  cell::LinkVersion link_ = cell::kLinkNotNegotiated;
+  proto::CircuitMux mux_;
+  std::vector<std::uint8_t> inbuf_;
+  std::vector<std::uint8_t> outbuf_;  // the batch being written
+  bool writing_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace conflux::net

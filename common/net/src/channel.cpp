@@ -1,0 +1,118 @@
+#include "conflux/net/channel.hpp"
+
+#include <atomic>
+#include <variant>
+
+#include "conflux/net/scheduler.hpp"
+
+namespace conflux::net {
+namespace {
+std::uint64_t next_channel_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next++;
+}
+}  // namespace
+
+Channel::Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& events, Limits limits)
+    : stream_(std::move(stream)),
+      role_(role),
+      scheduler_(scheduler),
+      events_(events),
+      limits_(limits),
+      id_(next_channel_id()) {}
+
+awaitable<void> Channel::run() {
+  auto self = shared_from_this();  // keeps the channel alive while the coroutine runs
+  auto [ec] = co_await stream_.async_handshake(
+      role_ == Role::Initiator ? asio::ssl::stream_base::client : asio::ssl::stream_base::server, use_nothrow);
+  if (ec) {
+    close("TLS handshake failed");
+    co_return;
+  }
+  if (closed_) co_return;
+  events_.on_tls_ready(*this);
+  co_await read_loop();
+}
+
+awaitable<void> Channel::read_loop() {
+  std::vector<std::uint8_t> chunk(limits_.read_chunk);
+  const cell::FramerLimits framer_limits{limits_.max_var_payload};
+  while (!closed_) {
+    auto [ec, n] = co_await stream_.async_read_some(asio::buffer(chunk), use_nothrow);
+    if (ec) {
+      close(ec == asio::error::eof || ec == asio::ssl::error::stream_truncated ? "closed by peer" : "read error");
+      co_return;
+    }
+    bytes::ByteSpan got(chunk.data(), n);
+    events_.on_raw_bytes(*this, got, true);
+    inbuf_.insert(inbuf_.end(), got.begin(), got.end());
+
+    std::size_t used = 0;
+    while (!closed_) {
+      auto framed = cell::frame_cell(bytes::ByteSpan(inbuf_).subspan(used), link_, framer_limits);
+      if (std::holds_alternative<cell::NeedMore>(framed)) break;
+      if (auto* err = std::get_if<cell::FrameError>(&framed)) {
+        // A cell we cannot frame means the peer does not speak our protocol:
+        // that closes this channel only.
+        (void)err;
+        close("unframeable cell");
+        co_return;
+      }
+      auto& ok = std::get<cell::Framed>(framed);
+      used += ok.consumed;
+      events_.on_cell(*this, ok.cell);
+    }
+    inbuf_.erase(inbuf_.begin(), inbuf_.begin() + static_cast<std::ptrdiff_t>(used));
+  }
+}
+
+void Channel::cells_queued() {
+  if (!closed_) scheduler_.notify(shared_from_this());
+}
+
+bool Channel::send_control(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payload) {
+  if (closed_) return false;
+  // Before VERSIONS completes the channel speaks 2-byte circuit IDs.
+  auto encoded = cell::encode_cell(link_, circ, cmd, payload);
+  if (!encoded || mux_.push_control(*encoded) != proto::MuxPush::Queued) return false;
+  cells_queued();
+  return true;
+}
+
+std::size_t Channel::flush_from_mux(std::size_t budget) {
+  if (closed_ || writing_) return 0;
+  outbuf_.clear();
+  std::size_t limit = std::min(budget, limits_.max_batch_bytes);
+  while (outbuf_.size() < limit && mux_.pop_into(outbuf_) > 0) {
+  }
+  if (outbuf_.empty()) return 0;
+  events_.on_raw_bytes(*this, outbuf_, false);
+  writing_ = true;
+  asio::async_write(stream_, asio::buffer(outbuf_),
+                    [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                      self->on_write_done(ec, n);
+                    });
+  return outbuf_.size();
+}
+
+void Channel::on_write_done(const boost::system::error_code& ec, std::size_t) {
+  writing_ = false;
+  if (ec) {
+    close("write error");
+    return;
+  }
+  if (!mux_.empty()) scheduler_.notify(shared_from_this());
+}
+
+void Channel::close(std::string_view reason) {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  // Shut the TCP socket directly: a TLS close_notify would need another
+  // round trip with a peer we are giving up on.
+  stream_.lowest_layer().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.lowest_layer().close(ignored);
+  events_.on_closed(*this, reason);
+}
+
+}  // namespace conflux::net
