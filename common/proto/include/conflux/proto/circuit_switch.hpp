@@ -1,0 +1,123 @@
+#pragma once
+// The relay's circuit switch, sans-I/O: cells in from channels, actions out.
+//
+// It answers CREATE2 (ntor and ntor-v3), peels or adds one tor1 layer on
+// RELAY cells and forwards them, extends circuits on EXTEND2 (asking the
+// runtime for a channel to the named relay), propagates DESTROY with its
+// reason in both directions, enforces the RELAY_EARLY rules and per-channel
+// circuit limits, and hands stream messages that are addressed to this hop
+// to the exit module. The runtime owns channels and sockets; this object
+// owns circuits.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "conflux/bytes/strong_int.hpp"
+#include "conflux/cell/channel_cell.hpp"
+#include "conflux/cell/destroy_cell.hpp"
+#include "conflux/cell/relay_link_spec.hpp"
+#include "conflux/cell/relay_msg.hpp"
+#include "conflux/crypto/ed25519.hpp"
+#include "conflux/crypto/ntor.hpp"
+#include "conflux/crypto/ntor_v3.hpp"
+#include "conflux/proto/circuit_ids.hpp"
+#include "conflux/proto/circuit_mux.hpp"
+
+namespace conflux::proto {
+
+using ChannelId = std::uint64_t;
+using CircuitHandle = std::uint64_t;
+
+// ---- actions for the runtime ------------------------------------------------
+
+// Queue a fixed cell of circuit `circ` on channel `chan` (through its mux).
+struct SendCell {
+  ChannelId chan;
+  CircId circ;
+  WireCell cell;
+};
+// Queue DESTROY for `circ` on `chan` (channel control path).
+struct SendDestroy {
+  ChannelId chan;
+  CircId circ;
+  cell::DestroyReason reason;
+};
+// Find or open a channel to this relay, then call on_channel_ready/failed.
+struct OpenChannel {
+  std::uint64_t request;
+  crypto::Ed25519Public identity;
+  std::vector<cell::LinkSpec> link_specs;
+};
+// A stream message for the exit module (this hop is the circuit's last).
+struct DeliverStreamMessage {
+  CircuitHandle circuit;
+  StreamId stream;
+  cell::RelayMsg msg;
+};
+// The circuit is gone: the exit module drops its streams.
+struct CircuitClosed {
+  CircuitHandle circuit;
+  cell::DestroyReason reason;
+};
+using SwitchAction = std::variant<SendCell, SendDestroy, OpenChannel, DeliverStreamMessage, CircuitClosed>;
+
+struct CircuitSwitchConfig {
+  std::size_t max_circuits_per_channel = 1024;
+  std::size_t max_pending_extends = 4096;
+};
+
+struct CircuitSwitchKeys {
+  crypto::NtorServerKeys ntor;
+  crypto::NtorV3ServerKeys ntor_v3;
+};
+
+struct CircuitSwitchStats {
+  std::uint64_t circuits_created = 0;
+  std::uint64_t circuits_closed = 0;
+  std::uint64_t cells_forwarded = 0;
+  std::uint64_t handshake_failures = 0;
+  std::uint64_t protocol_violations = 0;
+};
+
+class CircuitSwitch {
+ public:
+  CircuitSwitch(CircuitSwitchKeys keys, CircuitSwitchConfig config = {});
+  ~CircuitSwitch();
+  CircuitSwitch(const CircuitSwitch&) = delete;
+  CircuitSwitch& operator=(const CircuitSwitch&) = delete;
+
+  // A channel finished its link handshake. `role` is our role on it.
+  void on_channel_open(ChannelId chan, ChannelRole role);
+  // The channel is gone: every circuit on it is destroyed (the other side
+  // gets DESTROY with reason CHANNEL_CLOSED).
+  void on_channel_closed(ChannelId chan);
+  // A circuit cell (CREATE2, CREATED2, RELAY, RELAY_EARLY, DESTROY, ...).
+  void on_cell(ChannelId chan, const cell::CellView& cell);
+
+  // Answers to OpenChannel.
+  void on_channel_ready(std::uint64_t request, ChannelId chan);
+  void on_channel_failed(std::uint64_t request, cell::DestroyReason reason);
+
+  // The exit module sends a message toward the client on `circuit`.
+  // False if the circuit is gone or the message cannot be framed.
+  bool send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg);
+  // The exit module or the runtime closes a circuit (both directions).
+  void close_circuit(CircuitHandle circuit, cell::DestroyReason reason);
+
+  // Actions produced so far, in order; the runtime drains them after each call.
+  [[nodiscard]] std::vector<SwitchAction> take_actions();
+
+  [[nodiscard]] std::size_t circuit_count() const noexcept;
+  [[nodiscard]] std::size_t circuits_on(ChannelId chan) const;
+  [[nodiscard]] const CircuitSwitchStats& stats() const noexcept { return stats_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  CircuitSwitchStats stats_;
+};
+
+}  // namespace conflux::proto

@@ -1,0 +1,383 @@
+#include "conflux/proto/circuit_switch.hpp"
+
+#include <algorithm>
+
+#include "conflux/cell/create_cells.hpp"
+#include "conflux/cell/relay_header.hpp"
+#include "conflux/crypto/relay_crypto.hpp"
+#include "conflux/proto/flow_control_sendme.hpp"
+#include "conflux/proto/relay_early.hpp"
+
+namespace conflux::proto {
+namespace {
+
+constexpr cell::LinkVersion kWireLink = 4;  // v4 and v5 frame fixed cells alike
+constexpr std::uint16_t kHtypeNtor = 2;
+constexpr std::uint16_t kHtypeNtorV3 = 3;
+
+struct SideKey {
+  ChannelId chan;
+  std::uint32_t circ;
+  friend bool operator==(const SideKey&, const SideKey&) = default;
+};
+struct SideKeyHash {
+  std::size_t operator()(const SideKey& k) const noexcept {
+    return std::hash<std::uint64_t>{}(k.chan * 0x9E3779B97F4A7C15ULL ^ k.circ);
+  }
+};
+
+struct Side {
+  ChannelId chan;
+  CircId id;
+};
+
+struct PendingExtend {
+  std::uint64_t request;
+  std::uint16_t htype;
+  std::vector<std::uint8_t> hdata;
+};
+
+struct Circuit {
+  Circuit(CircuitHandle h, Side p_side, const crypto::RelayCryptoKeys& keys) : handle(h), p(p_side), crypto(keys) {}
+  CircuitHandle handle;
+  Side p;                   // toward the client
+  std::optional<Side> n;    // toward the exit, once extended
+  std::optional<PendingExtend> extending;
+  crypto::RelayHopCrypto crypto;
+  RelayEarlyGuard early;
+  CircuitSendmeReceiver deliver;  // DATA from the client, recognized here
+  CircuitSendmeSender package;    // DATA this hop originates (exit)
+};
+
+std::optional<WireCell> wire_cell(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payload) {
+  auto encoded = cell::encode_cell(kWireLink, circ, cmd, payload);
+  if (!encoded || encoded->size() != kWireCellLen) return std::nullopt;
+  WireCell w{};
+  std::copy(encoded->begin(), encoded->end(), w.begin());
+  return w;
+}
+
+}  // namespace
+
+struct CircuitSwitch::Impl {
+  CircuitSwitchKeys keys;
+  CircuitSwitchConfig config;
+  CircuitSwitchStats& stats;
+  std::vector<SwitchAction> actions;
+  std::unordered_map<ChannelId, CircIdTable> channels;
+  std::unordered_map<CircuitHandle, std::unique_ptr<Circuit>> circuits;
+  std::unordered_map<SideKey, CircuitHandle, SideKeyHash> by_side;
+  std::unordered_map<std::uint64_t, CircuitHandle> pending;  // OpenChannel request -> circuit
+  CircuitHandle next_handle = 1;
+  std::uint64_t next_request = 1;
+
+  Impl(CircuitSwitchKeys k, CircuitSwitchConfig c, CircuitSwitchStats& s)
+      : keys(std::move(k)), config(c), stats(s) {}
+
+  Circuit* find(ChannelId chan, CircId id) {
+    auto it = by_side.find({chan, id.value()});
+    return it == by_side.end() ? nullptr : circuits.at(it->second).get();
+  }
+  Circuit* find(CircuitHandle h) {
+    auto it = circuits.find(h);
+    return it == circuits.end() ? nullptr : it->second.get();
+  }
+
+  void send(const Side& side, cell::CellCommand cmd, bytes::ByteSpan payload) {
+    if (auto w = wire_cell(side.id, cmd, payload)) actions.push_back(SendCell{side.chan, side.id, *w});
+  }
+  void destroy(ChannelId chan, CircId id, cell::DestroyReason reason) {
+    actions.push_back(SendDestroy{chan, id, reason});
+  }
+
+  // Removes a circuit; DESTROY goes to each side except `skip` (a channel
+  // that is already gone, or the side the DESTROY came from).
+  void close(Circuit& c, cell::DestroyReason reason, std::optional<ChannelId> skip_p, std::optional<ChannelId> skip_n) {
+    const CircuitHandle h = c.handle;
+    if (!skip_p || *skip_p != c.p.chan) destroy(c.p.chan, c.p.id, reason);
+    release(c.p);
+    if (c.n) {
+      if (!skip_n || *skip_n != c.n->chan) destroy(c.n->chan, c.n->id, reason);
+      release(*c.n);
+    }
+    if (c.extending) pending.erase(c.extending->request);
+    actions.push_back(CircuitClosed{h, reason});
+    circuits.erase(h);
+    ++stats.circuits_closed;
+  }
+  void close(Circuit& c, cell::DestroyReason reason) { close(c, reason, std::nullopt, std::nullopt); }
+  void violation(Circuit& c) {
+    ++stats.protocol_violations;
+    close(c, cell::DestroyReason::Protocol);
+  }
+
+  void release(const Side& s) {
+    by_side.erase({s.chan, s.id.value()});
+    if (auto it = channels.find(s.chan); it != channels.end()) it->second.release(s.id);
+  }
+
+  void on_create2(ChannelId chan, CircId id, bytes::ByteSpan payload);
+  void on_created2(Circuit& c, bytes::ByteSpan payload);
+  void on_relay_from_client(Circuit& c, bytes::ByteSpan payload, bool early);
+  void on_relay_from_exit(Circuit& c, bytes::ByteSpan payload, bool early);
+  void on_recognized(Circuit& c, const cell::RelayPayload& payload, bool early);
+  void on_extend2(Circuit& c, const cell::Extend2Msg& msg);
+  bool originate(Circuit& c, StreamId stream, const cell::RelayMsg& msg);
+};
+
+void CircuitSwitch::Impl::on_create2(ChannelId chan, CircId id, bytes::ByteSpan payload) {
+  auto table = channels.find(chan);
+  if (table == channels.end()) return;
+  auto registered = table->second.register_peer(id);
+  if (!registered) {
+    switch (registered.error()) {
+      case CircIdError::InUse:
+        return;  // tor drops a CREATE for a circuit it already has
+      case CircIdError::LimitReached:
+      case CircIdError::Exhausted:
+        destroy(chan, id, cell::DestroyReason::ResourceLimit);
+        return;
+      case CircIdError::Zero:
+      case CircIdError::WrongHalf:
+        ++stats.protocol_violations;
+        destroy(chan, id, cell::DestroyReason::Protocol);
+        return;
+    }
+  }
+  auto fail = [&] {
+    ++stats.handshake_failures;
+    table->second.release(id);
+    destroy(chan, id, cell::DestroyReason::Protocol);
+  };
+  auto create = cell::decode_create2_cell(payload);
+  if (!create) return fail();
+
+  std::vector<std::uint8_t> reply;
+  std::optional<crypto::KeyMaterial> material;
+  if (create->htype == kHtypeNtor) {
+    auto done = crypto::ntor_server_handshake(keys.ntor, create->hdata, crypto::RelayCryptoKeys::kMaterialLen);
+    if (!done) return fail();
+    reply.assign(done->reply.begin(), done->reply.end());
+    material.emplace(std::move(done->keys));
+  } else if (create->htype == kHtypeNtorV3) {
+    // We do not run congestion control (prop 324) yet, so every extension the
+    // client asks for is declined with an empty server message.
+    auto done = crypto::ntor_v3_server_handshake(
+        keys.ntor_v3, create->hdata, crypto::kNtorV3CircuitVerification,
+        [](std::span<const std::uint8_t>) { return std::optional<std::vector<std::uint8_t>>(std::vector<std::uint8_t>{0}); },
+        crypto::RelayCryptoKeys::kMaterialLen);
+    if (!done) return fail();
+    reply = std::move(done->reply);
+    material.emplace(std::move(done->keys));
+  } else {
+    return fail();
+  }
+  auto relay_keys = crypto::RelayCryptoKeys::from_key_material(material->view());
+  if (!relay_keys) return fail();
+  auto created = cell::encode_created2_cell(cell::Created2Cell{reply});
+  if (!created) return fail();
+
+  const CircuitHandle h = next_handle++;
+  circuits.emplace(h, std::make_unique<Circuit>(h, Side{chan, id}, *relay_keys));
+  by_side[{chan, id.value()}] = h;
+  ++stats.circuits_created;
+  send(Side{chan, id}, cell::CellCommand::Created2, *created);
+}
+
+void CircuitSwitch::Impl::on_created2(Circuit& c, bytes::ByteSpan payload) {
+  if (!c.extending || !c.n) return violation(c);
+  auto created = cell::decode_created2_cell(payload);
+  if (!created) return violation(c);
+  c.extending.reset();
+  originate(c, StreamId{0}, cell::Extended2Msg{created->hdata});
+}
+
+void CircuitSwitch::Impl::on_relay_from_client(Circuit& c, bytes::ByteSpan payload, bool early) {
+  if (auto v = c.early.on_cell(CellDirection::Outbound, early); v && closes_circuit(*v)) return violation(c);
+  cell::RelayPayload p{};
+  std::copy(payload.begin(), payload.end(), p.begin());
+  if (c.crypto.decrypt_forward(p) == crypto::ForwardVerdict::Recognized) return on_recognized(c, p, early);
+  // Not for us: it must go further, so there must be a next hop.
+  if (!c.n || c.extending) return violation(c);
+  ++stats.cells_forwarded;
+  send(*c.n, early ? cell::CellCommand::RelayEarly : cell::CellCommand::Relay, p);
+}
+
+void CircuitSwitch::Impl::on_relay_from_exit(Circuit& c, bytes::ByteSpan payload, bool early) {
+  if (auto v = c.early.on_cell(CellDirection::Inbound, early); v && closes_circuit(*v)) return violation(c);
+  cell::RelayPayload p{};
+  std::copy(payload.begin(), payload.end(), p.begin());
+  c.crypto.relay_backward(p);
+  ++stats.cells_forwarded;
+  send(c.p, cell::CellCommand::Relay, p);
+}
+
+void CircuitSwitch::Impl::on_recognized(Circuit& c, const cell::RelayPayload& payload, bool early) {
+  auto view = cell::decode_relay_payload(payload);
+  if (!view) return violation(c);
+  auto msg = cell::decode_relay_msg(*view);
+  if (!msg) {
+    // tor drops relay commands it does not know and keeps the circuit.
+    if (msg.error() == cell::DecodeError::UnknownCommand) return;
+    return violation(c);
+  }
+  if (auto v = RelayEarlyGuard::check_recognized(view->command, early)) {
+    if (closes_circuit(*v)) return violation(c);
+    return;  // an EXTEND2 in a plain RELAY cell is dropped, as tor does
+  }
+  if (auto* extend = std::get_if<cell::Extend2Msg>(&*msg)) return on_extend2(c, *extend);
+  if (auto* sendme = std::get_if<cell::SendmeMsg>(&*msg); sendme && view->stream == StreamId{0}) {
+    if (!c.package.on_sendme(*sendme)) return violation(c);
+    return;
+  }
+  if (std::holds_alternative<cell::DropMsg>(*msg)) return;
+  if (std::holds_alternative<cell::TruncateMsg>(*msg)) {
+    if (c.n) {
+      destroy(c.n->chan, c.n->id, cell::DestroyReason::Requested);
+      release(*c.n);
+      c.n.reset();
+    }
+    if (c.extending) {
+      pending.erase(c.extending->request);
+      c.extending.reset();
+    }
+    originate(c, StreamId{0}, cell::TruncatedMsg{cell::DestroyReason::Requested});
+    return;
+  }
+  // Everything else is for the edge: only the last hop may see it.
+  if (c.n || c.extending) return violation(c);
+  if (std::holds_alternative<cell::DataMsg>(*msg)) {
+    auto digest = c.crypto.last_received_digest();
+    if (!digest) return violation(c);
+    auto due = c.deliver.on_data_received(*digest);
+    if (!due) return violation(c);
+    const CircuitHandle h = c.handle;
+    actions.push_back(DeliverStreamMessage{h, view->stream, std::move(*msg)});
+    // The exit may have closed the circuit in between only through us, so c
+    // is still valid here.
+    if (*due && !originate(c, StreamId{0}, **due)) return;
+    return;
+  }
+  actions.push_back(DeliverStreamMessage{c.handle, view->stream, std::move(*msg)});
+}
+
+void CircuitSwitch::Impl::on_extend2(Circuit& c, const cell::Extend2Msg& msg) {
+  if (c.n || c.extending) return violation(c);
+  const cell::LinkSpecEd25519Id* ed = nullptr;
+  for (const auto& ls : msg.link_specs)
+    if (auto* p = std::get_if<cell::LinkSpecEd25519Id>(&ls)) ed = p;
+  // Our relays are known by their Ed25519 identity; an EXTEND2 without one
+  // cannot name a relay we could authenticate.
+  if (ed == nullptr) return violation(c);
+  if (msg.handshake_type != kHtypeNtor && msg.handshake_type != kHtypeNtorV3) return violation(c);
+  if (pending.size() >= config.max_pending_extends) return close(c, cell::DestroyReason::ResourceLimit);
+  const std::uint64_t request = next_request++;
+  c.extending = PendingExtend{request, msg.handshake_type, msg.handshake_data};
+  pending[request] = c.handle;
+  actions.push_back(OpenChannel{request, ed->id, msg.link_specs});
+}
+
+bool CircuitSwitch::Impl::originate(Circuit& c, StreamId stream, const cell::RelayMsg& msg) {
+  const bool is_data = std::holds_alternative<cell::DataMsg>(msg);
+  if (is_data && !c.package.can_send()) return false;
+  auto payload = cell::encode_relay_msg_payload(stream, msg);
+  if (!payload) return false;
+  auto digest = c.crypto.originate_backward(*payload);
+  if (is_data && !c.package.on_data_sent(digest)) return false;
+  send(c.p, cell::CellCommand::Relay, *payload);
+  return true;
+}
+
+CircuitSwitch::CircuitSwitch(CircuitSwitchKeys keys, CircuitSwitchConfig config)
+    : impl_(std::make_unique<Impl>(std::move(keys), config, stats_)) {}
+CircuitSwitch::~CircuitSwitch() = default;
+
+void CircuitSwitch::on_channel_open(ChannelId chan, ChannelRole role) {
+  impl_->channels.try_emplace(chan, role, impl_->config.max_circuits_per_channel);
+}
+
+void CircuitSwitch::on_channel_closed(ChannelId chan) {
+  std::vector<CircuitHandle> affected;
+  for (auto& [h, c] : impl_->circuits)
+    if (c->p.chan == chan || (c->n && c->n->chan == chan)) affected.push_back(h);
+  for (CircuitHandle h : affected)
+    if (Circuit* c = impl_->find(h)) impl_->close(*c, cell::DestroyReason::ChannelClosed, chan, chan);
+  impl_->channels.erase(chan);
+}
+
+void CircuitSwitch::on_cell(ChannelId chan, const cell::CellView& cell) {
+  using cell::CellCommand;
+  if (cell.command == CellCommand::Create2) return impl_->on_create2(chan, cell.circ_id, cell.payload);
+  Circuit* c = impl_->find(chan, cell.circ_id);
+  if (c == nullptr) return;  // a cell racing a DESTROY: tor drops it too
+  const bool from_client = c->p.chan == chan && c->p.id == cell.circ_id;
+  switch (cell.command) {
+    case CellCommand::Relay:
+    case CellCommand::RelayEarly: {
+      const bool early = cell.command == CellCommand::RelayEarly;
+      return from_client ? impl_->on_relay_from_client(*c, cell.payload, early)
+                         : impl_->on_relay_from_exit(*c, cell.payload, early);
+    }
+    case CellCommand::Created2:
+      if (from_client) return impl_->violation(*c);
+      return impl_->on_created2(*c, cell.payload);
+    case CellCommand::Destroy: {
+      auto d = cell::decode_destroy_cell(cell.payload);
+      auto reason = d ? d->reason : cell::DestroyReason::None;
+      // The side that sent DESTROY has already forgotten the circuit.
+      return from_client ? impl_->close(*c, reason, chan, std::nullopt) : impl_->close(*c, reason, std::nullopt, chan);
+    }
+    default:
+      // CREATE/CREATE_FAST (no TAP, no CREATE_FAST here), CREATED on the
+      // wrong side, or a channel-level command on a circuit.
+      return impl_->violation(*c);
+  }
+}
+
+void CircuitSwitch::on_channel_ready(std::uint64_t request, ChannelId chan) {
+  auto it = impl_->pending.find(request);
+  if (it == impl_->pending.end()) return;
+  Circuit* c = impl_->find(it->second);
+  impl_->pending.erase(it);
+  if (c == nullptr || !c->extending) return;
+  auto table = impl_->channels.find(chan);
+  if (table == impl_->channels.end()) return impl_->close(*c, cell::DestroyReason::ConnectFailed);
+  auto id = table->second.allocate();
+  if (!id) return impl_->close(*c, cell::DestroyReason::ResourceLimit);
+  c->n = Side{chan, *id};
+  impl_->by_side[{chan, id->value()}] = c->handle;
+  auto create = cell::encode_create2_cell(cell::Create2Cell{c->extending->htype, c->extending->hdata});
+  if (!create) return impl_->violation(*c);
+  impl_->send(*c->n, cell::CellCommand::Create2, *create);
+}
+
+void CircuitSwitch::on_channel_failed(std::uint64_t request, cell::DestroyReason reason) {
+  auto it = impl_->pending.find(request);
+  if (it == impl_->pending.end()) return;
+  Circuit* c = impl_->find(it->second);
+  impl_->pending.erase(it);
+  if (c != nullptr) {
+    c->extending.reset();
+    impl_->close(*c, reason);
+  }
+}
+
+bool CircuitSwitch::send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) {
+  Circuit* c = impl_->find(circuit);
+  return c != nullptr && impl_->originate(*c, stream, msg);
+}
+
+void CircuitSwitch::close_circuit(CircuitHandle circuit, cell::DestroyReason reason) {
+  if (Circuit* c = impl_->find(circuit)) impl_->close(*c, reason);
+}
+
+std::vector<SwitchAction> CircuitSwitch::take_actions() { return std::exchange(impl_->actions, {}); }
+
+std::size_t CircuitSwitch::circuit_count() const noexcept { return impl_->circuits.size(); }
+
+std::size_t CircuitSwitch::circuits_on(ChannelId chan) const {
+  auto it = impl_->channels.find(chan);
+  return it == impl_->channels.end() ? 0 : it->second.size();
+}
+
+}  // namespace conflux::proto
