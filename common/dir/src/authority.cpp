@@ -1,0 +1,191 @@
+#include "conflux/dir/authority.hpp"
+
+#include <algorithm>
+
+#include "conflux/crypto/digest.hpp"
+#include "conflux/dir/signing_cert.hpp"
+
+namespace conflux::dir {
+namespace {
+
+// The k-th smallest of `v` (tor's find_nth_*), 0 for an empty list.
+template <class T>
+T nth_smallest(std::vector<T> v, std::size_t k) {
+  if (v.empty()) return T{};
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+struct Candidate {
+  const RelayRecord* record;
+  std::array<std::uint8_t, 32> digest;
+  std::uint64_t bw;
+};
+
+// One verified, non-bridge, Running descriptor per identity: the latest.
+std::vector<Candidate> listed_relays(std::span<const RelayRecord> records, std::uint64_t at,
+                                     const AuthorityParams& params) {
+  std::map<crypto::Ed25519Public, Candidate> best;
+  for (const RelayRecord& rec : records) {
+    const Descriptor& d = rec.descriptor;
+    if (d.is_bridge || !verify_descriptor(d, at, params.descriptor_check)) continue;
+    const auto& last = rec.history.last_reachable;
+    if (!last || (at > *last && at - *last > params.thresholds.running_window)) continue;
+    Candidate c{&rec, descriptor_digest(d), advertised_bandwidth(d)};
+    auto [it, fresh] = best.try_emplace(d.identity, c);
+    if (fresh) continue;
+    const Descriptor& old = it->second.record->descriptor;
+    if (d.published > old.published || (d.published == old.published && c.digest > it->second.digest))
+      it->second = c;
+  }
+  std::vector<Candidate> out;
+  out.reserve(best.size());
+  for (auto& [id, c] : best) out.push_back(c);  // std::map: sorted by identity
+  return out;
+}
+
+}  // namespace
+
+FlagThresholds FlagThresholds::testing_network() {
+  FlagThresholds t;
+  t.fast_minimum = 0;
+  t.stable_guarantee = 0;
+  t.guard_familiar_after = 0;
+  t.guard_wfu_ppm = 0;
+  return t;
+}
+
+DirResult<Descriptor> accept_upload(std::string_view text, std::uint64_t now, const DescriptorCheck& check) {
+  auto d = parse_and_verify_descriptor(text, now, check);
+  if (d && d->is_bridge) return dir_fail(DirErrc::IsBridge);
+  return d;
+}
+
+std::uint64_t advertised_bandwidth(const Descriptor& d) noexcept {
+  return std::min(d.bandwidth.rate, d.bandwidth.observed);
+}
+
+bool exit_flag(std::string_view policy_summary) noexcept {
+  auto p = parse_policy_summary(policy_summary);
+  return p && p->allows_port(80) && p->allows_port(443);
+}
+
+std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records, std::uint64_t at,
+                                                const AuthorityParams& params) {
+  const FlagThresholds& th = params.thresholds;
+  const std::vector<Candidate> listed = listed_relays(records, at, params);
+  const std::size_t n = listed.size();
+
+  std::vector<std::uint64_t> bws, runs, familiar_wfus;
+  for (const Candidate& c : listed) {
+    bws.push_back(c.bw);
+    runs.push_back(c.record->history.run_length(at));
+    if (c.record->history.known_for(at) >= th.guard_familiar_after)
+      familiar_wfus.push_back(c.record->history.wfu_ppm());
+  }
+  // Fast: in the top 7/8 by bandwidth, or at the guarantee; never below the floor.
+  const std::uint64_t fast_bw =
+      std::min(std::max(nth_smallest(bws, n / 8), th.fast_minimum), th.fast_guarantee);
+  // Stable: run length at least the median, or at the guarantee.
+  const std::uint64_t stable_run = std::min(nth_smallest(runs, n / 2), th.stable_guarantee);
+  // Guard: bandwidth in the top 25%, or at the guarantee; WFU at least the
+  // median of familiar relays, or at the guarantee.
+  const std::uint64_t guard_bw = std::min(nth_smallest(bws, n * 3 / 4), th.guard_bw_guarantee);
+  const std::uint64_t guard_wfu = std::min<std::uint64_t>(
+      nth_smallest(familiar_wfus, familiar_wfus.size() / 2), th.guard_wfu_ppm);
+
+  std::vector<RouterEntry> out;
+  out.reserve(n);
+  for (const Candidate& c : listed) {
+    const Descriptor& d = c.record->descriptor;
+    const ReachabilityHistory& h = c.record->history;
+    RouterEntry e;
+    e.identity = d.identity;
+    e.nickname = d.nickname;
+    e.ipv4 = d.ipv4;
+    e.ipv6 = d.ipv6;
+    e.or_port = d.or_port;
+    e.dir_port = d.dir_port;
+    e.flags.running = true;
+    e.flags.valid = true;
+    e.flags.fast = c.bw >= fast_bw;
+    e.flags.stable = h.run_length(at) >= stable_run;
+    e.flags.exit = exit_flag(d.exit_policy);
+    e.flags.guard = e.flags.fast && e.flags.stable && h.known_for(at) >= th.guard_familiar_after &&
+                    h.wfu_ppm() >= guard_wfu && c.bw >= guard_bw;
+    e.bandwidth = c.bw / 1000;
+    e.ntor_onion_key = d.ntor_onion_key;
+    e.exit_policy = d.exit_policy;
+    e.protocols = d.protocols;
+    e.family = d.family;
+    std::sort(e.family.begin(), e.family.end());
+    e.family.erase(std::unique(e.family.begin(), e.family.end()), e.family.end());
+    e.descriptor_digest = c.digest;
+    e.published = d.published;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::optional<BandwidthWeights> weights_for(std::span<const RouterEntry> routers, std::int64_t scale) {
+  std::int64_t g = 0, m = 0, e = 0, d = 0;
+  for (const RouterEntry& r : routers) {
+    const auto bw = static_cast<std::int64_t>(r.bandwidth);
+    if (r.flags.guard && r.flags.exit) d += bw;
+    else if (r.flags.guard) g += bw;
+    else if (r.flags.exit) e += bw;
+    else m += bw;
+  }
+  auto w = compute_bandwidth_weights(g, m, e, d, scale);
+  if (!w) return std::nullopt;
+  return w->weights;
+}
+
+std::uint64_t valid_after_for(std::uint64_t now, std::uint64_t interval) noexcept {
+  if (interval == 0) return now;
+  return now - now % interval;
+}
+
+ConsensusBody make_body(std::span<const RelayRecord> records, std::uint64_t va, const AuthorityParams& params) {
+  ConsensusBody b;
+  const std::uint64_t interval = std::max<std::uint64_t>(params.interval, 1);
+  b.valid_after = va;
+  b.fresh_until = va + interval;
+  b.valid_until = va + interval * std::max<std::uint64_t>(params.valid_intervals, 2);
+  b.params = params.consensus_params;
+  b.routers = compute_router_entries(records, va, params);
+  b.bandwidth_weights = weights_for(b.routers, params.weight_scale);
+  return b;
+}
+
+DetachedSignature sign_body(const ConsensusBody& body, const crypto::Ed25519Public& identity,
+                            std::span<const std::uint8_t> signing_cert,
+                            const crypto::Ed25519Keypair& signing_key) {
+  DetachedSignature s;
+  const std::vector<std::uint8_t> bytes = consensus_signed_bytes(body);
+  s.digest = crypto::sha256(bytes);
+  s.signature.identity = identity;
+  s.signature.signing_cert.assign(signing_cert.begin(), signing_cert.end());
+  s.signature.signature = signing_key.sign(bytes);
+  return s;
+}
+
+DirResult<bool> add_signature(Consensus& c, const DetachedSignature& sig,
+                              std::span<const crypto::Ed25519Public> authorities, std::uint64_t now) {
+  const auto& id = sig.signature.identity;
+  if (std::find(authorities.begin(), authorities.end(), id) == authorities.end())
+    return dir_fail(DirErrc::UnknownAuthority);
+  if (sig.digest != consensus_body_digest(c.body)) return dir_fail(DirErrc::DigestMismatch);
+  auto ok = verify_consensus_signature(c.body, sig.signature, now);
+  if (!ok) return Unexpected<DirError>{ok.error()};
+  auto pos = std::lower_bound(c.signatures.begin(), c.signatures.end(), id,
+                              [](const ConsensusSignature& s, const crypto::Ed25519Public& k) {
+                                return s.identity < k;
+                              });
+  if (pos != c.signatures.end() && pos->identity == id) return false;
+  if (c.signatures.size() >= kMaxSignatures) return dir_fail(DirErrc::TooManyEntries, "signatures");
+  c.signatures.insert(pos, sig.signature);
+  return true;
+}
+
+}  // namespace conflux::dir

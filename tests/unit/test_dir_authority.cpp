@@ -1,0 +1,363 @@
+// Directory authority logic (common/dir): reachability history, flag
+// assignment, bandwidth weights (dir-spec case analysis, hand-computed), and
+// deterministic bodies whose signatures combine across authorities.
+#include <algorithm>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "conflux/dir/authority.hpp"
+#include "conflux/dir/bandwidth_weights.hpp"
+#include "conflux/dir/signing_cert.hpp"
+
+using namespace conflux;
+using namespace conflux::dir;
+
+namespace {
+
+constexpr std::uint64_t kDay = 86400;
+constexpr std::uint64_t kAt = 1'700'000'000 - 1'700'000'000 % 3600;
+
+crypto::Ed25519Keypair key_from(std::uint8_t b) {
+  std::array<std::uint8_t, 32> seed{};
+  seed.fill(b);
+  return crypto::Ed25519Keypair::from_seed(seed);
+}
+
+struct Spec {
+  std::uint64_t bw = 100'000;
+  std::uint64_t run = 10 * kDay;    // current uptime run
+  std::uint64_t known = 20 * kDay;  // since first seen
+  std::string policy = "reject 1-65535";
+  std::uint64_t unreachable_for = 60;
+  bool bridge = false;
+  std::uint64_t published_ago = 600;
+};
+
+RelayRecord make_record(std::uint8_t n, const Spec& s) {
+  const auto identity = key_from(n);
+  const auto signing = key_from(static_cast<std::uint8_t>(n + 100));
+  Descriptor d;
+  d.nickname = "relay" + std::to_string(n);
+  d.identity = identity.public_key();
+  d.signing_cert = make_signing_cert(identity, signing.public_key(), kAt + 10 * kDay);
+  d.ntor_onion_key.fill(n);
+  d.ipv4 = {127, 0, 0, n};
+  d.or_port = static_cast<std::uint16_t>(5000 + n);
+  d.bandwidth = {s.bw, s.bw, s.bw};
+  d.exit_policy = s.policy;
+  d.platform = "Conflux test";
+  d.protocols = "Link=4-5 Relay=2-4 Conflux=1";
+  d.published = kAt - s.published_ago;
+  d.is_bridge = s.bridge;
+  RelayRecord r{sign_descriptor(d, signing), {}};
+  r.history.first_seen = kAt - s.known;
+  r.history.last_tested = kAt - s.unreachable_for;
+  r.history.last_reachable = kAt - s.unreachable_for;
+  r.history.up_since = kAt - s.run;
+  r.history.tracked_seconds = 1000;
+  r.history.up_seconds = 990;
+  return r;
+}
+
+const RouterEntry* find(const std::vector<RouterEntry>& v, std::uint8_t n) {
+  const auto id = key_from(n).public_key();
+  for (const auto& e : v)
+    if (e.identity == id) return &e;
+  return nullptr;
+}
+
+struct Expected {
+  std::int64_t wgg, wgd, wmg, wme, wmd, wee, wed;
+};
+
+void check_weights(const BandwidthWeights& w, const Expected& x) {
+  CHECK(w.scale == 10000);
+  CHECK(w.wgg == x.wgg);
+  CHECK(w.wgd == x.wgd);
+  CHECK(w.wmg == x.wmg);
+  CHECK(w.wme == x.wme);
+  CHECK(w.wmd == x.wmd);
+  CHECK(w.wee == x.wee);
+  CHECK(w.wed == x.wed);
+  // The derived weights (tor's fixed assignments).
+  CHECK(w.wbd == x.wmd);
+  CHECK(w.wbe == x.wme);
+  CHECK(w.wbg == x.wmg);
+  CHECK(w.wgm == x.wgg);
+  CHECK(w.wem == x.wee);
+  CHECK(w.weg == x.wed);
+  for (std::int64_t v : {w.wbm, w.wdb, w.web, w.wgb, w.wmb, w.wmm}) CHECK(v == 10000);
+}
+
+}  // namespace
+
+TEST_CASE("reachability: runs, WFU, familiarity", "[dir][authority]") {
+  ReachabilityHistory h;
+  CHECK(h.wfu_ppm() == 0);
+  h = observe(h, 1000, true);
+  CHECK(h.first_seen == 1000u);
+  CHECK(h.run_length(1500) == 500);
+  CHECK(h.wfu_ppm() == 1'000'000);
+  h = observe(h, 1100, true);
+  h = observe(h, 1200, false);  // down: 100 s tracked, not up
+  CHECK(h.run_length(1250) == 0);
+  CHECK(h.last_reachable == 1100u);
+  h = observe(h, 1300, true);   // back: the gap before it was down
+  h = observe(h, 1400, true);
+  CHECK(h.tracked_seconds == 400);
+  CHECK(h.up_seconds == 200);
+  CHECK(h.wfu_ppm() == 500'000);
+  CHECK(h.run_length(1400) == 100);
+  CHECK(h.known_for(1400) == 400);
+  const auto before = h;
+  CHECK(observe(h, 1399, false) == before);  // out of order: ignored
+}
+
+TEST_CASE("authority: flag assignment on hand-made inputs", "[dir][authority]") {
+  // Eight listed relays. Sorted bandwidths 5k 30k 40k 50k 60k 70k 200k 3M:
+  //   Fast cut = 2nd smallest (n/8 = 1) = 30k, under the 100k guarantee -> all but 5k.
+  //   Guard bandwidth = 7th smallest (3n/4 = 6) = 200k, under 2 MB -> 200k and 3M.
+  // Runs 1..6, 8, 10 days: median (n/2 = 4) = 5 days, under 7 -> relays 5..8 Stable.
+  std::vector<RelayRecord> recs;
+  const std::uint64_t bw[] = {5'000, 30'000, 40'000, 50'000, 60'000, 70'000, 200'000, 3'000'000};
+  const std::uint64_t run_days[] = {1, 2, 3, 4, 5, 6, 8, 10};
+  for (std::uint8_t i = 0; i < 8; ++i) {
+    Spec s;
+    s.bw = bw[i];
+    s.run = run_days[i] * kDay;
+    recs.push_back(make_record(static_cast<std::uint8_t>(i + 1), s));
+  }
+  recs[2].descriptor = [&] {  // relay 3: exit by a reject-style summary
+    Spec s;
+    s.bw = bw[2];
+    s.run = run_days[2] * kDay;
+    s.policy = "reject 25,119";
+    return make_record(3, s).descriptor;
+  }();
+  { Spec s; s.bw = bw[3]; s.run = run_days[3] * kDay; s.policy = "accept 80"; recs[3] = make_record(4, s); }
+  { Spec s; s.bw = bw[6]; s.run = run_days[6] * kDay; s.policy = "accept 80,443"; recs[6] = make_record(7, s); }
+  { Spec s; s.bw = bw[7]; s.run = run_days[7] * kDay; s.known = 5 * kDay; recs[7] = make_record(8, s); }
+  // Not listed: unreachable for 46 minutes, a bridge, an expired descriptor.
+  { Spec s; s.unreachable_for = 46 * 60; recs.push_back(make_record(20, s)); }
+  { Spec s; s.bridge = true; recs.push_back(make_record(21, s)); }
+  { Spec s; s.published_ago = 49 * 3600; recs.push_back(make_record(22, s)); }
+  // A bad signature is not Valid.
+  { RelayRecord r = make_record(23, Spec{}); r.descriptor.or_port = 1; recs.push_back(r); }
+  // Relay 2 again with an older descriptor: the newer one wins.
+  { Spec s; s.published_ago = 7200; s.bw = 1; recs.push_back(make_record(2, s)); }
+
+  AuthorityParams params;
+  const auto entries = compute_router_entries(recs, kAt, params);
+  REQUIRE(entries.size() == 8);
+  CHECK(std::is_sorted(entries.begin(), entries.end(),
+                       [](const RouterEntry& a, const RouterEntry& b) { return a.identity < b.identity; }));
+  for (std::uint8_t n : {std::uint8_t{20}, std::uint8_t{21}, std::uint8_t{22}, std::uint8_t{23}})
+    CHECK(find(entries, n) == nullptr);
+
+  auto flags = [&](std::uint8_t n) {
+    const RouterEntry* e = find(entries, n);
+    REQUIRE(e != nullptr);
+    CHECK(e->flags.running);
+    CHECK(e->flags.valid);
+    return e->flags;
+  };
+  CHECK_FALSE(flags(1).fast);
+  for (std::uint8_t n = 2; n <= 8; ++n) CHECK(flags(n).fast);
+  for (std::uint8_t n = 1; n <= 4; ++n) CHECK_FALSE(flags(n).stable);
+  for (std::uint8_t n = 5; n <= 8; ++n) CHECK(flags(n).stable);
+  CHECK(flags(7).guard);        // fast, stable, familiar, 200k
+  CHECK_FALSE(flags(8).guard);  // 3 MB/s but known only 5 days
+  CHECK_FALSE(flags(6).guard);  // 70k: below the guard bandwidth
+  CHECK(flags(3).exit);
+  CHECK_FALSE(flags(4).exit);
+  CHECK(flags(7).exit);
+  CHECK_FALSE(flags(1).exit);
+  CHECK(find(entries, 2)->bandwidth == 30);  // kilobytes, from the newer descriptor
+  CHECK(find(entries, 8)->bandwidth == 3000);
+  CHECK(find(entries, 7)->descriptor_digest == descriptor_digest(recs[6].descriptor));
+
+  SECTION("the guarantees apply when the ranks are higher") {
+    // Everyone at 2 MB/s and up for 9 days: thresholds capped by the guarantees.
+    std::vector<RelayRecord> fast;
+    for (std::uint8_t i = 1; i <= 4; ++i) {
+      Spec s;
+      s.bw = 2'000'000u * i;
+      s.run = (8 + i) * kDay;
+      fast.push_back(make_record(i, s));
+    }
+    for (const auto& e : compute_router_entries(fast, kAt, params)) {
+      CHECK(e.flags.fast);
+      CHECK(e.flags.stable);
+      CHECK(e.flags.guard);
+    }
+  }
+  SECTION("low WFU blocks Guard") {
+    recs[6].history.up_seconds = 900;  // 90% < min(median 99%, 98%)
+    CHECK_FALSE(find(compute_router_entries(recs, kAt, params), 7)->flags.guard);
+  }
+}
+
+TEST_CASE("authority: a test network starting from zero", "[dir][authority]") {
+  std::vector<RelayRecord> recs;
+  for (std::uint8_t i = 1; i <= 3; ++i) {
+    RelayRecord r = make_record(i, Spec{});
+    r.descriptor.bandwidth.observed = 0;  // nothing measured yet
+    r.descriptor = sign_descriptor(r.descriptor, key_from(static_cast<std::uint8_t>(i + 100)));
+    r.history = observe({}, kAt - 30, true);
+    recs.push_back(r);
+  }
+  AuthorityParams strict;
+  for (const auto& e : compute_router_entries(recs, kAt, strict)) {
+    CHECK_FALSE(e.flags.fast);  // below the floor
+    CHECK_FALSE(e.flags.guard);
+    CHECK(e.flags.stable);      // all equal: at the median
+  }
+  AuthorityParams testing;
+  testing.thresholds = FlagThresholds::testing_network();
+  for (const auto& e : compute_router_entries(recs, kAt, testing)) {
+    CHECK(e.flags.fast);
+    CHECK(e.flags.stable);
+    CHECK(e.flags.guard);
+  }
+}
+
+TEST_CASE("bandwidth weights: dir-spec cases, hand-computed", "[dir][weights]") {
+  // Arguments are the class sums; the method-26 +1 makes G, M, E, D below.
+  SECTION("case 1: G=4000 M=1000 E=4000 D=1000") {
+    auto r = compute_bandwidth_weights(3999, 999, 3999, 999);
+    REQUIRE(r);
+    CHECK(r->which == WeightCase::Case1);
+    // Wee = 10000*9000/12000, Wmg = 10000*(8000-5000)/12000, Wxd = 10000/3.
+    check_weights(r->weights, {7500, 3333, 2500, 2500, 3333, 7500, 3333});
+  }
+  SECTION("case 2a: G=2000 M=6900 E=1000 D=100, E rarer") {
+    auto r = compute_bandwidth_weights(1999, 6899, 999, 99);
+    REQUIRE(r);
+    CHECK(r->which == WeightCase::Case2a);
+    check_weights(r->weights, {10000, 0, 0, 0, 0, 10000, 10000});
+  }
+  SECTION("case 2b1: G=3000 M=2500 E=3000 D=1500") {
+    auto r = compute_bandwidth_weights(2999, 2499, 2999, 1499);
+    REQUIRE(r);
+    CHECK(r->which == WeightCase::Case2b1);
+    // Wee = 10000*2500/3000, Wme = 10000*500/3000, Wed = 10000*2500/4500,
+    // Wmd = Wgd = (10000-5555)/2.
+    check_weights(r->weights, {10000, 2222, 0, 1666, 2222, 8333, 5555});
+  }
+  SECTION("case 2b3 that cannot balance: tor omits the weights") {
+    // G=3000 M=3500 E=2500 D=1000: 2b1 gives Wee=12000 (out of range); 2b2
+    // gives Wmd<0 -> 0, Wed=8333, Wgd=1667, and guard vs exit bandwidth
+    // then differs by 1,666,000 > 10*T/3.
+    CHECK_FALSE(compute_bandwidth_weights(2999, 3499, 2499, 999));
+  }
+  SECTION("case 3a: G=5000 M=4000 E=500 D=500, exits scarce") {
+    auto r = compute_bandwidth_weights(4999, 3999, 499, 499);
+    REQUIRE(r);
+    CHECK(r->which == WeightCase::Case3a);
+    // Wmg = 10000*(5000-4000)/(2*5000).
+    check_weights(r->weights, {9000, 0, 1000, 0, 0, 10000, 10000});
+  }
+  SECTION("case 3be: G=5000 M=1000 E=1000 D=3000") {
+    auto r = compute_bandwidth_weights(4999, 999, 999, 2999);
+    REQUIRE(r);
+    CHECK(r->which == WeightCase::Case3be);
+    // Wed = 10000*7000/9000, Wgg = 10000*6000/10000, Wmd = Wgd = (10000-7777)/2.
+    check_weights(r->weights, {6000, 1111, 4000, 0, 1111, 10000, 7777});
+  }
+  SECTION("case 3bg: G=1000 M=1000 E=5000 D=3000") {
+    auto r = compute_bandwidth_weights(999, 999, 4999, 2999);
+    REQUIRE(r);
+    CHECK(r->which == WeightCase::Case3bg);
+    // Wgd = 10000*(3000-2000+5000+1000)/9000 = 7777, Wee = 10000*6000/10000,
+    // Wmd = Wed = (10000-7777)/2.
+    check_weights(r->weights, {10000, 7777, 0, 4000, 1111, 6000, 1111});
+  }
+  SECTION("an empty network still gets weights (all classes at 1)") {
+    // G=M=E=D=1, T=4: both scarce, R+D >= S; Wed = 10000*(1-2+4-2)/3.
+    auto r = compute_bandwidth_weights(0, 0, 0, 0);
+    REQUIRE(r);
+    CHECK(r->which == WeightCase::Case2b1);
+    check_weights(r->weights, {10000, 3333, 0, 0, 3333, 10000, 3333});
+  }
+  SECTION("out-of-range inputs") {
+    CHECK_FALSE(compute_bandwidth_weights(-1, 0, 0, 0));
+    CHECK_FALSE(compute_bandwidth_weights(0, 0, 0, 0, 0));
+  }
+}
+
+TEST_CASE("authority: weights_for classifies by flags", "[dir][weights]") {
+  std::vector<RouterEntry> rs(4);
+  rs[0].flags.guard = true;                          // G
+  rs[0].bandwidth = 3999;
+  rs[1].bandwidth = 999;                             // M
+  rs[2].flags.exit = true;                           // E
+  rs[2].bandwidth = 3999;
+  rs[3].flags.guard = rs[3].flags.exit = true;       // D
+  rs[3].bandwidth = 999;
+  auto w = weights_for(rs);
+  REQUIRE(w);
+  check_weights(*w, {7500, 3333, 2500, 2500, 3333, 7500, 3333});
+}
+
+TEST_CASE("authority: two authorities build identical bodies and combine", "[dir][authority]") {
+  std::vector<RelayRecord> recs;
+  for (std::uint8_t i = 1; i <= 5; ++i) {
+    Spec s;
+    s.bw = 50'000u * i;
+    s.policy = i % 2 ? "accept 80,443" : "reject 1-65535";
+    recs.push_back(make_record(i, s));
+  }
+  std::vector<RelayRecord> shuffled(recs.rbegin(), recs.rend());
+  std::rotate(shuffled.begin(), shuffled.begin() + 2, shuffled.end());
+
+  AuthorityParams params;
+  params.interval = 1800;
+  params.consensus_params = {{"cfx_enabled", 1}};
+  const std::uint64_t now = kAt + 1799;  // any time in the interval
+  const std::uint64_t va = valid_after_for(now, params.interval);
+  CHECK(va == kAt);
+  CHECK(valid_after_for(kAt + 1800, 1800) == kAt + 1800);
+
+  const ConsensusBody b1 = make_body(recs, va, params);
+  const ConsensusBody b2 = make_body(shuffled, va, params);
+  CHECK(b1.routers.size() == 5);
+  CHECK(b1.fresh_until == va + 1800);
+  CHECK(b1.valid_until == va + 3 * 1800);
+  CHECK(b1.params.at("cfx_enabled") == 1);
+  REQUIRE(b1.bandwidth_weights);
+  CHECK(encode_consensus_body(b1) == encode_consensus_body(b2));
+  CHECK(consensus_body_digest(b1) == consensus_body_digest(b2));
+
+  const auto ida = key_from(201), ska = key_from(202), idb = key_from(203), skb = key_from(204),
+             idc = key_from(205);
+  const auto certa = make_signing_cert(ida, ska.public_key(), kAt + kDay);
+  const auto certb = make_signing_cert(idb, skb.public_key(), kAt + kDay);
+  const std::vector<crypto::Ed25519Public> auths{ida.public_key(), idb.public_key(), idc.public_key()};
+
+  // Authority A keeps its own document and collects B's signature (sent as
+  // text, as over HTTP).
+  Consensus doc{b1, {}};
+  REQUIRE(*add_signature(doc, sign_body(b1, ida.public_key(), certa, ska), auths, now));
+  CHECK(verify_consensus(doc, auths, now).error().code == DirErrc::NotEnoughSignatures);
+  auto wire = parse_detached_signature(encode_detached_signature(sign_body(b2, idb.public_key(), certb, skb)));
+  REQUIRE(wire);
+  REQUIRE(*add_signature(doc, *wire, auths, now));
+  auto n = verify_consensus(doc, auths, now);
+  REQUIRE(n);
+  CHECK(*n == 2);
+
+  // A client receives the document as text.
+  auto fetched = parse_consensus(encode_consensus(doc));
+  REQUIRE(fetched);
+  CHECK(*verify_consensus(*fetched, auths, now) == 2);
+
+  // An authority that saw a relay as down computes another body: its
+  // signature does not combine.
+  std::vector<RelayRecord> partial = recs;
+  partial[0].history.last_reachable = kAt - 3 * 3600;
+  const ConsensusBody b3 = make_body(partial, va, params);
+  CHECK(b3.routers.size() == 4);
+  CHECK(add_signature(doc, sign_body(b3, idb.public_key(), certb, skb), auths, now).error().code ==
+        DirErrc::DigestMismatch);
+}
