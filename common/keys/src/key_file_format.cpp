@@ -44,6 +44,7 @@ KeyFileContents::~KeyFileContents() { crypto::secure_wipe(payload.data(), payloa
 
 std::vector<std::uint8_t> encode_key_file(KeyKind kind, std::uint64_t created,
                                           std::span<const std::uint8_t> payload) {
+  if (!payload_len_ok(kind, payload.size())) return {};
   std::string header(kMagic);
   header += ' ';
   header += to_string(kind);
@@ -51,7 +52,6 @@ std::vector<std::uint8_t> encode_key_file(KeyKind kind, std::uint64_t created,
   header += std::to_string(created);
   header += '\n';
   std::vector<std::uint8_t> out(header.begin(), header.end());
-  if (!payload_len_ok(kind, payload.size())) return {};
   out.insert(out.end(), payload.begin(), payload.end());
   return out;
 }
