@@ -1,0 +1,64 @@
+#pragma once
+// Values of the relay options that have their own little syntax: nicknames,
+// Log lines, DirAuthority lines, Ed25519 identities, family members.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "conflux/config/address.hpp"
+#include "conflux/config/values.hpp"
+
+namespace conflux::config {
+
+// 1-19 characters [A-Za-z0-9] (tor's MAX_NICKNAME_LEN).
+inline constexpr std::size_t kMaxNicknameLen = 19;
+[[nodiscard]] bool is_valid_nickname(std::string_view name) noexcept;
+[[nodiscard]] ValueResult<std::string> parse_nickname(std::string_view text);
+
+// A 32-byte Ed25519 identity: 64 hex digits, or 43 characters of standard
+// base64 without padding (tor's usual spelling of Ed25519 keys; the unused
+// low bits of the last character must be zero).
+using Ed25519Id = std::array<std::uint8_t, 32>;
+[[nodiscard]] ValueResult<Ed25519Id> parse_ed25519_id(std::string_view text);
+// The canonical base64 spelling (43 characters), as parse_ed25519_id accepts.
+[[nodiscard]] std::string ed25519_id_to_base64(const Ed25519Id& id);
+
+// Log lines, as tor: "SEVERITY[-SEVERITY] stdout|stderr|syslog" or
+// "SEVERITY[-SEVERITY] file PATH". A single severity means "that and above".
+// tor's per-domain form ("[handshake]debug") is not supported.
+enum class Severity : std::uint8_t { Debug, Info, Notice, Warn, Err };
+[[nodiscard]] ValueResult<Severity> parse_severity(std::string_view text);
+[[nodiscard]] std::string_view to_string(Severity s) noexcept;
+
+struct LogSpec {
+  enum class Dest : std::uint8_t { Stdout, Stderr, Syslog, File };
+  Severity min = Severity::Notice;
+  Severity max = Severity::Err;
+  Dest dest = Dest::Stdout;
+  std::string path;  // Dest::File only
+  [[nodiscard]] bool accepts(Severity s) const noexcept { return s >= min && s <= max; }
+  bool operator==(const LogSpec&) const = default;
+};
+[[nodiscard]] ValueResult<LogSpec> parse_log(std::string_view text);
+
+// Our DirAuthority line (not tor's, whose identities are RSA fingerprints):
+//   DirAuthority NICKNAME [orport=PORT] ADDRESS:DIRPORT ED25519_ID
+// ADDRESS is IPv4 or [IPv6]; ED25519_ID as parse_ed25519_id. Example:
+//   DirAuthority auth1 orport=9001 127.0.0.1:9030 AAAA...(43 chars)
+struct DirAuthorityLine {
+  std::string nickname;
+  std::optional<std::uint16_t> or_port;
+  AddrPort dir;
+  Ed25519Id ed25519_id{};
+  bool operator==(const DirAuthorityLine&) const = default;
+};
+[[nodiscard]] ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text);
+
+// One MyFamily member: a nickname, "$" + 40 hex digits (tor's RSA
+// fingerprint, optionally followed by "=nick" or "~nick"), or an Ed25519
+// identity as parse_ed25519_id. Kept as written.
+[[nodiscard]] ValueResult<std::string> parse_family_member(std::string_view text);
+
+}  // namespace conflux::config

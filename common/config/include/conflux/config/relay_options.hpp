@@ -1,0 +1,119 @@
+#pragma once
+// The options of conflux-relay, filled from the merged torrc layers. Every
+// option is one row of a table (relay_option_table.cpp): name, alias, whether
+// it may repeat, its parser, its documentation. Unknown options are errors
+// with file:line, as tor refuses to start on an unknown option.
+//
+// Semantics shared with tor:
+//   - An option that may appear once and is repeated: the last line wins,
+//     with a warning.
+//   - An empty value ("Nickname" alone, or Nickname "") resets the option to
+//     its default; an empty line of a list option is skipped with a warning.
+// docs/CONFIG.md lists every option, its type, default and tor compatibility.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conflux/bytes/result.hpp"
+#include "conflux/config/address.hpp"
+#include "conflux/config/command_line.hpp"
+#include "conflux/config/error.hpp"
+#include "conflux/config/file_source.hpp"
+#include "conflux/config/option_values.hpp"
+#include "conflux/config/torrc_parser.hpp"
+#include "conflux/config/values.hpp"
+
+namespace conflux::config {
+
+// One ExitPolicy item ("accept *:80"), after splitting lines at commas. Kept
+// raw, with its position, for the exit policy parser to report errors.
+struct PolicyLine {
+  std::string text;
+  SourcePos where;
+  bool operator==(const PolicyLine&) const = default;
+};
+
+enum class SchedulerKind : std::uint8_t { Kist, KistLite, Vanilla };
+
+inline constexpr std::uint64_t kDefaultBandwidth = std::uint64_t{1} << 30;  // tor: 1 GByte/s
+inline constexpr std::uint64_t kMaxBandwidth = 0x7fffffff;                  // tor: INT32_MAX bytes/s
+inline constexpr std::uint64_t kTorMinRelayBandwidth = 75 * 1024;           // below: a warning only
+
+struct RelayOptions {
+  std::string nickname = "Unnamed";
+  std::vector<IpAddress> addresses;       // Address: at most one IPv4 and one IPv6
+  std::vector<PortConfig> or_ports;       // ORPort: at least one enabled
+  std::vector<PortConfig> dir_ports;      // DirPort
+  std::string data_directory;             // DataDirectory: required
+  std::vector<LogSpec> logs;              // Log: none given = {notice-err stdout}
+  AutoBool exit_relay = AutoBool::False;  // ExitRelay (tor's default is auto; ours 0)
+  std::vector<PolicyLine> exit_policy;    // ExitPolicy, in order
+  bool exit_policy_reject_private = true;
+  bool ipv6_exit = false;
+  bool bridge_relay = false;
+  bool authoritative_directory = false;
+  std::vector<DirAuthorityLine> dir_authorities;
+  std::uint64_t bandwidth_rate = kDefaultBandwidth;   // bytes per second
+  std::uint64_t bandwidth_burst = kDefaultBandwidth;  // bytes
+  std::uint32_t max_circuits_per_channel = 1024;      // ours
+  std::uint32_t max_channels = 4096;                  // ours
+  std::string contact_info;
+  std::vector<std::string> my_family;
+  std::chrono::seconds consensus_interval{300};       // ours; alias V3AuthVotingInterval
+  AutoBool conflux_enabled = AutoBool::Auto;
+  double circuit_priority_halflife = -1.0;            // seconds; negative: built-in default
+  std::vector<SchedulerKind> schedulers = {SchedulerKind::Kist, SchedulerKind::KistLite, SchedulerKind::Vanilla};
+  std::chrono::milliseconds kist_sched_run_interval{0};  // 0: built-in default
+  std::vector<PortConfig> metrics_ports;              // MetricsPort; address defaults to 127.0.0.1
+
+  // Non-fatal remarks (repeated singletons, empty list lines, tor minimums).
+  std::vector<ConfigError> warnings;
+
+  // ExitRelay 1, or ExitRelay auto with an ExitPolicy or IPv6Exit 1 (tor's
+  // rule for auto; tor also counts ReducedExitPolicy, which we do not have).
+  [[nodiscard]] bool is_exit() const noexcept {
+    return exit_relay == AutoBool::True || (exit_relay == AutoBool::Auto && (!exit_policy.empty() || ipv6_exit));
+  }
+};
+
+using ConfigErrors = std::vector<ConfigError>;
+
+// Where an option's meaning stands relative to tor's option of the same name.
+enum class TorCompat : std::uint8_t { Same, Restricted, Ours };
+
+struct OptionSpec {
+  std::string_view name;   // canonical spelling
+  std::string_view alias;  // another accepted name, or empty
+  bool repeatable;         // a list option: every line counts
+  // Parses one non-empty value into the options; returns an error message.
+  std::optional<std::string> (*apply)(RelayOptions&, const ConfigEntry&);
+  // Restores the default (singletons given an empty value).
+  void (*reset)(RelayOptions&);
+  std::string_view type;
+  std::string_view default_text;
+  TorCompat compat;
+  std::string_view summary;
+};
+
+[[nodiscard]] std::span<const OptionSpec> relay_option_table() noexcept;
+[[nodiscard]] const OptionSpec* find_relay_option(std::string_view key) noexcept;
+// For --list-torrc-options: "Name" per line, in table order.
+[[nodiscard]] std::string list_relay_options();
+
+// Builds options from entries (ops Append/Clear are applied as a single
+// layer). `main_source` names the configuration in errors that belong to no
+// line (e.g. a missing required option). Every error found is returned.
+[[nodiscard]] Result<RelayOptions, ConfigErrors> relay_options_from_entries(
+    const Entries& entries, std::string_view main_source = kStringSource);
+
+// Reads --defaults-torrc and the torrc (with includes) through `files`,
+// applies the command-line overrides, and builds the options. A missing
+// torrc is an error when it was given with -f (unless
+// --ignore-missing-torrc), and is skipped when it is only the default path.
+[[nodiscard]] Result<RelayOptions, ConfigErrors> load_relay_options(const CommandLine& cl, const FileSource& files);
+
+}  // namespace conflux::config

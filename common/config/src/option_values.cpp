@@ -1,0 +1,204 @@
+#include "conflux/config/option_values.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "conflux/bytes/hex.hpp"
+#include "conflux/config/torrc_parser.hpp"
+
+namespace conflux::config {
+namespace {
+
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int b64_value(char c) noexcept {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+bool is_alnum(char c) noexcept {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+bool is_hex(std::string_view s) noexcept {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
+}
+
+std::vector<std::string_view> words(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+std::string shown(std::string_view v) {
+  std::string out;
+  for (char c : v.substr(0, 40)) out.push_back((c >= 0x20 && c < 0x7f) ? c : '?');
+  return out;
+}
+
+}  // namespace
+
+bool is_valid_nickname(std::string_view name) noexcept {
+  return !name.empty() && name.size() <= kMaxNicknameLen && std::all_of(name.begin(), name.end(), is_alnum);
+}
+
+ValueResult<std::string> parse_nickname(std::string_view text) {
+  if (!is_valid_nickname(text)) return Unexpected{"invalid nickname '" + shown(text) + "' (1-19 letters and digits)"};
+  return std::string(text);
+}
+
+ValueResult<Ed25519Id> parse_ed25519_id(std::string_view text) {
+  Ed25519Id id{};
+  if (text.size() == 64 && is_hex(text)) {
+    auto raw = bytes::from_hex(text);
+    if (!raw || raw->size() != id.size()) return Unexpected{std::string("invalid hex identity")};
+    std::copy(raw->begin(), raw->end(), id.begin());
+    return id;
+  }
+  if (text.size() != 43)
+    return Unexpected{std::string("an Ed25519 identity is 64 hex digits or 43 base64 characters")};
+  std::uint32_t acc = 0;
+  int bits = 0;
+  std::size_t out = 0;
+  for (char c : text) {
+    int v = b64_value(c);
+    if (v < 0) return Unexpected{std::string("invalid base64 character in Ed25519 identity")};
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      id[out++] = static_cast<std::uint8_t>((acc >> bits) & 0xffU);
+    }
+  }
+  // 43 * 6 = 258 bits: two bits left over, which a canonical encoding zeroes.
+  if (out != id.size() || (acc & ((1U << bits) - 1U)) != 0)
+    return Unexpected{std::string("non-canonical base64 Ed25519 identity")};
+  return id;
+}
+
+std::string ed25519_id_to_base64(const Ed25519Id& id) {
+  std::string out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (auto b : id) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out.push_back(kB64[(acc >> bits) & 0x3fU]);
+    }
+  }
+  if (bits > 0) out.push_back(kB64[(acc << (6 - bits)) & 0x3fU]);
+  return out;
+}
+
+ValueResult<Severity> parse_severity(std::string_view text) {
+  static constexpr std::pair<std::string_view, Severity> kNames[] = {
+      {"debug", Severity::Debug}, {"info", Severity::Info}, {"notice", Severity::Notice},
+      {"warn", Severity::Warn},   {"err", Severity::Err},
+  };
+  for (const auto& [name, sev] : kNames)
+    if (key_equals(name, text)) return sev;
+  return Unexpected{"unknown log severity '" + shown(text) + "' (debug, info, notice, warn, err)"};
+}
+
+std::string_view to_string(Severity s) noexcept {
+  switch (s) {
+    case Severity::Debug: return "debug";
+    case Severity::Info: return "info";
+    case Severity::Notice: return "notice";
+    case Severity::Warn: return "warn";
+    case Severity::Err: return "err";
+  }
+  return "notice";
+}
+
+ValueResult<LogSpec> parse_log(std::string_view text) {
+  auto w = words(text);
+  if (w.size() < 2) return Unexpected{std::string("expected SEVERITY[-SEVERITY] stdout|stderr|syslog|file PATH")};
+  LogSpec spec;
+  std::string_view range = w[0];
+  if (range.find('[') != std::string_view::npos)
+    return Unexpected{std::string("per-domain log severities ([domain]severity) are not supported")};
+  auto dash = range.find('-');
+  auto lo = parse_severity(range.substr(0, dash));
+  if (!lo) return Unexpected{lo.error()};
+  spec.min = *lo;
+  spec.max = Severity::Err;
+  if (dash != std::string_view::npos) {
+    auto hi = parse_severity(range.substr(dash + 1));
+    if (!hi) return Unexpected{hi.error()};
+    if (*hi < *lo) return Unexpected{"log severity range '" + shown(range) + "' goes from high to low"};
+    spec.max = *hi;
+  }
+  auto dest = w[1];
+  if (key_equals(dest, "file")) {
+    // The path is the rest of the line, so it may contain blanks.
+    auto at = static_cast<std::size_t>(dest.data() + dest.size() - text.data());
+    auto path = text.substr(at);
+    while (!path.empty() && (path.front() == ' ' || path.front() == '\t')) path.remove_prefix(1);
+    if (path.empty()) return Unexpected{std::string("Log ... file needs a path")};
+    spec.dest = LogSpec::Dest::File;
+    spec.path = std::string(path);
+    return spec;
+  }
+  if (w.size() != 2) return Unexpected{"unexpected text after '" + shown(dest) + "'"};
+  if (key_equals(dest, "stdout")) spec.dest = LogSpec::Dest::Stdout;
+  else if (key_equals(dest, "stderr")) spec.dest = LogSpec::Dest::Stderr;
+  else if (key_equals(dest, "syslog")) spec.dest = LogSpec::Dest::Syslog;
+  else return Unexpected{"unknown log destination '" + shown(dest) + "' (stdout, stderr, syslog, file PATH)"};
+  return spec;
+}
+
+ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text) {
+  auto w = words(text);
+  if (w.size() < 3) return Unexpected{std::string("expected NICKNAME [orport=PORT] ADDRESS:DIRPORT ED25519_ID")};
+  DirAuthorityLine line;
+  auto nick = parse_nickname(w[0]);
+  if (!nick) return Unexpected{nick.error()};
+  line.nickname = std::move(*nick);
+  std::size_t i = 1;
+  for (; i + 2 < w.size(); ++i) {
+    auto eq = w[i].find('=');
+    if (eq == std::string_view::npos) return Unexpected{"unexpected '" + shown(w[i]) + "'"};
+    auto key = w[i].substr(0, eq);
+    if (!key_equals(key, "orport")) return Unexpected{"unknown DirAuthority flag '" + shown(key) + "'"};
+    if (line.or_port) return Unexpected{std::string("orport= given twice")};
+    auto port = parse_port(w[i].substr(eq + 1));
+    if (!port) return Unexpected{port.error()};
+    line.or_port = *port;
+  }
+  auto dir = parse_addr_port(w[i]);
+  if (!dir) return Unexpected{dir.error()};
+  line.dir = *dir;
+  auto id = parse_ed25519_id(w[i + 1]);
+  if (!id) return Unexpected{id.error()};
+  line.ed25519_id = *id;
+  return line;
+}
+
+ValueResult<std::string> parse_family_member(std::string_view text) {
+  if (is_valid_nickname(text) || parse_ed25519_id(text)) return std::string(text);
+  if (text.size() >= 41 && text.front() == '$' && is_hex(text.substr(1, 40))) {
+    auto rest = text.substr(41);
+    if (rest.empty() || ((rest.front() == '=' || rest.front() == '~') && is_valid_nickname(rest.substr(1))))
+      return std::string(text);
+  }
+  return Unexpected{"invalid MyFamily member '" + shown(text) +
+                    "' (a nickname, $RSA_FINGERPRINT or an Ed25519 identity)"};
+}
+
+}  // namespace conflux::config

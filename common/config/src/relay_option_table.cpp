@@ -1,0 +1,208 @@
+// The relay option table: one row per option. To add an option, add a field
+// to RelayOptions, a row here (a parser from values.hpp / option_values.hpp,
+// or a small one below), and a line in docs/CONFIG.md.
+#include <algorithm>
+
+#include "conflux/config/relay_options.hpp"
+
+namespace conflux::config {
+namespace {
+
+using Applied = std::optional<std::string>;
+
+template <auto Member, auto Parse>
+Applied set_value(RelayOptions& o, const ConfigEntry& e) {
+  auto v = Parse(e.value);
+  if (!v) return v.error();
+  o.*Member = std::move(*v);
+  return std::nullopt;
+}
+
+template <auto Member, auto Parse>
+Applied add_value(RelayOptions& o, const ConfigEntry& e) {
+  auto v = Parse(e.value);
+  if (!v) return v.error();
+  (o.*Member).push_back(std::move(*v));
+  return std::nullopt;
+}
+
+template <auto Member>
+void reset_value(RelayOptions& o) {
+  o.*Member = RelayOptions{}.*Member;
+}
+
+template <class T, std::int64_t Min, std::int64_t Max>
+ValueResult<T> bounded(std::string_view s) {
+  auto v = parse_int(s, Min, Max);
+  if (!v) return Unexpected{v.error()};
+  return static_cast<T>(*v);
+}
+
+ValueResult<std::string> any_text(std::string_view s) { return std::string(s); }
+
+ValueResult<PortConfig> listener_port(std::string_view s) { return parse_port_config(s, PortFlags::Listener); }
+
+// tor: "MetricsPort [address:]port [format]"; the only format is prometheus,
+// and a port without address listens on 127.0.0.1.
+ValueResult<PortConfig> metrics_port(std::string_view s) {
+  auto last_blank = s.find_last_of(" \t");
+  if (last_blank != std::string_view::npos && key_equals(s.substr(last_blank + 1), "prometheus"))
+    s = s.substr(0, last_blank);
+  auto pc = parse_port_config(s, PortFlags::None);
+  if (!pc) return pc;
+  if (!pc->address) pc->address = IpAddress::v4(127, 0, 0, 1);
+  return pc;
+}
+
+ValueResult<std::uint64_t> bandwidth(std::string_view s) {
+  auto v = parse_memunit(s);
+  if (!v) return v;
+  if (*v > kMaxBandwidth) return Unexpected{"at most " + std::to_string(kMaxBandwidth) + " bytes (as tor)"};
+  return v;
+}
+
+// tor requires the voting interval to divide a day, so that every
+// authority's schedule lines up with midnight UTC.
+ValueResult<std::chrono::seconds> consensus_interval(std::string_view s) {
+  auto v = parse_interval(s);
+  if (!v) return v;
+  if (v->count() < 10 || v->count() > 86400) return Unexpected{std::string("must be between 10 seconds and 1 day")};
+  if (86400 % v->count() != 0) return Unexpected{std::string("must divide 24 hours evenly (as tor requires)")};
+  return v;
+}
+
+ValueResult<double> halflife(std::string_view s) { return parse_double(s, -1.0, 86400.0); }
+
+ValueResult<std::chrono::milliseconds> kist_interval(std::string_view s) {
+  auto v = parse_msec_interval(s);
+  if (!v) return v;
+  if (v->count() > 100) return Unexpected{std::string("at most 100 msec (as tor)")};
+  return v;
+}
+
+ValueResult<std::vector<SchedulerKind>> schedulers(std::string_view s) {
+  std::vector<SchedulerKind> out;
+  for (const auto& name : split_list(s)) {
+    SchedulerKind k = SchedulerKind::Kist;
+    if (key_equals(name, "KIST")) k = SchedulerKind::Kist;
+    else if (key_equals(name, "KISTLite")) k = SchedulerKind::KistLite;
+    else if (key_equals(name, "Vanilla")) k = SchedulerKind::Vanilla;
+    else return Unexpected{"unknown scheduler '" + name.substr(0, 40) + "' (KIST, KISTLite, Vanilla)"};
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  }
+  if (out.empty()) return Unexpected{std::string("no scheduler named")};
+  return out;
+}
+
+Applied apply_exit_policy(RelayOptions& o, const ConfigEntry& e) {
+  for (auto& item : split_list(e.value)) o.exit_policy.push_back({std::move(item), e.where});
+  return std::nullopt;
+}
+
+Applied apply_family(RelayOptions& o, const ConfigEntry& e) {
+  for (const auto& item : split_list(e.value)) {
+    auto m = parse_family_member(item);
+    if (!m) return m.error();
+    o.my_family.push_back(std::move(*m));
+  }
+  return std::nullopt;
+}
+
+Applied apply_run_as_daemon(RelayOptions&, const ConfigEntry& e) {
+  auto v = parse_bool(e.value);
+  if (!v) return v.error();
+  if (*v) return std::string("not supported: run conflux-relay in the foreground under a service manager");
+  return std::nullopt;
+}
+
+void no_reset(RelayOptions&) {}
+
+using R = RelayOptions;
+constexpr auto Same = TorCompat::Same;
+constexpr auto Restricted = TorCompat::Restricted;
+constexpr auto Ours = TorCompat::Ours;
+
+// clang-format off
+constexpr OptionSpec kOptions[] = {
+  {"Nickname", "", false, set_value<&R::nickname, parse_nickname>, reset_value<&R::nickname>,
+   "nickname", "Unnamed", Same, "1-19 letters and digits"},
+  {"Address", "", true, add_value<&R::addresses, parse_ip>, reset_value<&R::addresses>,
+   "IP address", "(none)", Restricted, "advertised address; at most one IPv4 and one IPv6; no host names"},
+  {"ORPort", "", true, add_value<&R::or_ports, listener_port>, reset_value<&R::or_ports>,
+   "[ADDR:]PORT|auto [flags]", "(required)", Same, "relay listener; flags NoAdvertise NoListen IPv4Only IPv6Only"},
+  {"DirPort", "", true, add_value<&R::dir_ports, listener_port>, reset_value<&R::dir_ports>,
+   "[ADDR:]PORT|auto [flags]", "0", Same, "directory listener (required for an authority)"},
+  {"DataDirectory", "", false, set_value<&R::data_directory, any_text>, reset_value<&R::data_directory>,
+   "path", "(required)", Restricted, "keys and state; no default, unlike tor"},
+  {"Log", "", true, add_value<&R::logs, parse_log>, reset_value<&R::logs>,
+   "SEV[-SEV] stdout|stderr|syslog|file PATH", "notice stdout", Restricted, "no per-domain severities"},
+  {"ExitRelay", "", false, set_value<&R::exit_relay, parse_autobool>, reset_value<&R::exit_relay>,
+   "0|1|auto", "0", Restricted, "tor's default is auto; auto = exit when ExitPolicy or IPv6Exit is set"},
+  {"ExitPolicy", "", true, apply_exit_policy, reset_value<&R::exit_policy>,
+   "policy[,policy...]", "(none)", Same, "accept|reject ADDR[/MASK][:PORT[-PORT]], kept in order"},
+  {"ExitPolicyRejectPrivate", "", false, set_value<&R::exit_policy_reject_private, parse_bool>,
+   reset_value<&R::exit_policy_reject_private>, "0|1", "1", Same, "reject private and own addresses first"},
+  {"IPv6Exit", "", false, set_value<&R::ipv6_exit, parse_bool>, reset_value<&R::ipv6_exit>,
+   "0|1", "0", Same, "allow exit connections to IPv6"},
+  {"BridgeRelay", "", false, set_value<&R::bridge_relay, parse_bool>, reset_value<&R::bridge_relay>,
+   "0|1", "0", Same, "unlisted bridge: publish to no authority"},
+  {"AuthoritativeDirectory", "", false, set_value<&R::authoritative_directory, parse_bool>,
+   reset_value<&R::authoritative_directory>, "0|1", "0", Same, "act as a directory authority"},
+  {"DirAuthority", "", true, add_value<&R::dir_authorities, parse_dir_authority>, reset_value<&R::dir_authorities>,
+   "NICK [orport=PORT] ADDR:DIRPORT ED25519_ID", "(none)", Restricted, "our line format; Ed25519 identities"},
+  {"BandwidthRate", "", false, set_value<&R::bandwidth_rate, bandwidth>, reset_value<&R::bandwidth_rate>,
+   "memory unit per second", "1 GB", Same, "token-bucket average rate"},
+  {"BandwidthBurst", "", false, set_value<&R::bandwidth_burst, bandwidth>, reset_value<&R::bandwidth_burst>,
+   "memory unit", "1 GB", Same, "token-bucket size; at least BandwidthRate"},
+  {"MaxCircuitsPerChannel", "", false,
+   set_value<&R::max_circuits_per_channel, bounded<std::uint32_t, 1, 1048576>>,
+   reset_value<&R::max_circuits_per_channel>, "integer 1-1048576", "1024", Ours, "not a tor option"},
+  {"MaxChannels", "", false, set_value<&R::max_channels, bounded<std::uint32_t, 1, 1048576>>,
+   reset_value<&R::max_channels>, "integer 1-1048576", "4096", Ours, "not a tor option"},
+  {"ContactInfo", "", false, set_value<&R::contact_info, any_text>, reset_value<&R::contact_info>,
+   "text", "(none)", Same, "published in the descriptor"},
+  {"MyFamily", "", true, apply_family, reset_value<&R::my_family>,
+   "member[,member...]", "(none)", Restricted, "nicknames, $RSA fingerprints or Ed25519 identities"},
+  {"ConsensusInterval", "V3AuthVotingInterval", false, set_value<&R::consensus_interval, consensus_interval>,
+   reset_value<&R::consensus_interval>, "interval 10 s - 1 day, divides a day", "5 minutes", Ours,
+   "authority publication interval; tor's V3AuthVotingInterval is accepted as an alias"},
+  {"RunAsDaemon", "", false, apply_run_as_daemon, no_reset,
+   "0", "0", Restricted, "only 0: use a service manager"},
+  {"ConfluxEnabled", "", false, set_value<&R::conflux_enabled, parse_autobool>, reset_value<&R::conflux_enabled>,
+   "0|1|auto", "auto", Same, "accept Conflux LINK requests at the exit"},
+  {"CircuitPriorityHalflife", "", false, set_value<&R::circuit_priority_halflife, halflife>,
+   reset_value<&R::circuit_priority_halflife>, "seconds -1..86400", "-1", Same,
+   "EWMA half-life; 0 disables; negative = built-in default"},
+  {"Schedulers", "", false, set_value<&R::schedulers, schedulers>, reset_value<&R::schedulers>,
+   "KIST|KISTLite|Vanilla[,...]", "KIST,KISTLite,Vanilla", Same, "first usable one wins"},
+  {"KISTSchedRunInterval", "", false, set_value<&R::kist_sched_run_interval, kist_interval>,
+   reset_value<&R::kist_sched_run_interval>, "msec interval 0-100", "0 msec", Same, "0 = built-in default"},
+  {"MetricsPort", "", true, add_value<&R::metrics_ports, metrics_port>, reset_value<&R::metrics_ports>,
+   "[ADDR:]PORT [prometheus]", "(none)", Same, "Prometheus metrics listener; default address 127.0.0.1"},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const OptionSpec> relay_option_table() noexcept { return kOptions; }
+
+const OptionSpec* find_relay_option(std::string_view key) noexcept {
+  for (const auto& o : kOptions)
+    if (key_equals(o.name, key) || (!o.alias.empty() && key_equals(o.alias, key))) return &o;
+  return nullptr;
+}
+
+std::string list_relay_options() {
+  std::string out;
+  for (const auto& o : kOptions) {
+    out += o.name;
+    out += '\n';
+    if (!o.alias.empty()) {
+      out += o.alias;
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+}  // namespace conflux::config
