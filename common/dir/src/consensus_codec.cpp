@@ -220,18 +220,13 @@ void read_signature(const Json& j, ConsensusSignature& s, ObjectReader& parent) 
   if (!r.ok()) parent.fail(r.error()->code, r.error()->field);
 }
 
-std::vector<std::uint8_t> as_bytes(std::string_view prefix, const std::string& s) {
-  std::vector<std::uint8_t> out(prefix.begin(), prefix.end());
-  out.insert(out.end(), s.begin(), s.end());
-  return out;
-}
 
 }  // namespace
 
 std::string encode_consensus_body(const ConsensusBody& body) { return detail::dump(body_json(body)); }
 
 std::vector<std::uint8_t> consensus_signed_bytes(const ConsensusBody& body) {
-  return as_bytes(kConsensusPrefix, encode_consensus_body(body));
+  return detail::prefixed_bytes(kConsensusPrefix, encode_consensus_body(body));
 }
 
 std::array<std::uint8_t, 32> consensus_body_digest(const ConsensusBody& body) {

@@ -42,11 +42,6 @@ Json unsigned_json(const Descriptor& d) {
   return j;
 }
 
-std::vector<std::uint8_t> with_prefix(std::string_view prefix, const std::string& body) {
-  std::vector<std::uint8_t> out(prefix.begin(), prefix.end());
-  out.insert(out.end(), body.begin(), body.end());
-  return out;
-}
 
 }  // namespace
 
@@ -57,7 +52,7 @@ std::string encode_descriptor(const Descriptor& d) {
 }
 
 std::vector<std::uint8_t> descriptor_signed_bytes(const Descriptor& d) {
-  return with_prefix(kDescriptorPrefix, detail::dump(unsigned_json(d)));
+  return detail::prefixed_bytes(kDescriptorPrefix, detail::dump(unsigned_json(d)));
 }
 
 std::array<std::uint8_t, 32> descriptor_digest(const Descriptor& d) {

@@ -77,4 +77,15 @@ std::array<std::uint8_t, N> ObjectReader::fixed(std::string_view key) {
 // Error out of an ObjectReader (which must have failed).
 inline Unexpected<DirError> failed(const ObjectReader& r) { return Unexpected<DirError>{*r.error()}; }
 
+// Domain-separation prefix + document: the bytes a signature covers.
+// Reserving first also keeps GCC 12's -Warray-bounds from misfiring on the
+// constant-length prefix at -O2.
+inline std::vector<std::uint8_t> prefixed_bytes(std::string_view prefix, std::string_view body) {
+  std::vector<std::uint8_t> out;
+  out.reserve(prefix.size() + body.size());
+  out.insert(out.end(), prefix.begin(), prefix.end());
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
 }  // namespace conflux::dir::detail
