@@ -1,33 +1,35 @@
 #!/usr/bin/env bash
 # The test command: installs dependencies, then builds and runs every test.
-#   1. unit tests under ASan + UBSan (gcc, 'asan' preset)
-#   2. every libFuzzer target built with clang and run briefly ('fuzz' preset)
-#   3. the optimised build with benchmarks, each benchmark run once briefly ('release' preset)
-# FUZZ_SECONDS (default 15) sets the per-target fuzz smoke time.
+#   1. the optimised build ('release' preset): the main-job program runs, each benchmark runs briefly
+#   2. every libFuzzer target built with clang and run briefly from its seeds ('fuzz' preset)
+#   3. every unit and integration test under ASan + UBSan ('asan' preset), last, so that ctest's
+#      summary is the closing line
+# FUZZ_SECONDS (default 10) sets the per-target fuzz smoke time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 
 JOBS="${JOBS:-$(nproc)}"
-FUZZ_SECONDS="${FUZZ_SECONDS:-15}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
 
-echo "== unit tests (ASan + UBSan) =="
-cmake --preset asan >/dev/null
-cmake --build --preset asan -j "$JOBS"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --preset asan -j "$JOBS"
+echo "== release build: main-job program and benchmark smoke =="
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$JOBS"
+build/release/tools/wire-demo/conflux-wire-demo >/dev/null
+echo "ok: conflux-wire-demo"
+for b in build/release/bench/bench_*; do
+  [ -x "$b" ] || continue
+  "$b" --benchmark_min_time=0.01 >/dev/null 2>&1 || { echo "benchmark failed: $b"; exit 1; }
+  echo "ok: $(basename "$b")"
+done
 
 echo "== fuzz smoke (${FUZZ_SECONDS}s per target) =="
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$JOBS"
 ./scripts/fuzz.sh --smoke "$FUZZ_SECONDS"
 
-echo "== release build and benchmark smoke =="
-cmake --preset release >/dev/null
-cmake --build --preset release -j "$JOBS"
-for b in build/release/bench/bench_*; do
-  [ -x "$b" ] || continue
-  "$b" --benchmark_min_time=0.01 >/dev/null || { echo "benchmark failed: $b"; exit 1; }
-  echo "ok: $(basename "$b")"
-done
-ctest --preset release -j "$JOBS"
+echo "== unit and integration tests (ASan + UBSan) =="
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$JOBS"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --preset asan -j "$JOBS"
