@@ -227,7 +227,9 @@ void CircuitSwitch::Impl::on_recognized(Circuit& c, const cell::RelayPayload& pa
   }
   if (auto* extend = std::get_if<cell::Extend2Msg>(&*msg)) return on_extend2(c, *extend);
   if (auto* sendme = std::get_if<cell::SendmeMsg>(&*msg); sendme && view->stream == StreamId{0}) {
+    const bool was_blocked = !c.package.can_send();
     if (!c.package.on_sendme(*sendme)) return violation(c);
+    if (was_blocked) actions.push_back(CircuitWritable{c.handle});
     return;
   }
   if (std::holds_alternative<cell::DropMsg>(*msg)) return;
@@ -365,6 +367,11 @@ void CircuitSwitch::on_channel_failed(std::uint64_t request, cell::DestroyReason
 bool CircuitSwitch::send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) {
   Circuit* c = impl_->find(circuit);
   return c != nullptr && impl_->originate(*c, stream, msg);
+}
+
+bool CircuitSwitch::can_send_data(CircuitHandle circuit) const {
+  auto it = impl_->circuits.find(circuit);
+  return it != impl_->circuits.end() && it->second->package.can_send();
 }
 
 void CircuitSwitch::close_circuit(CircuitHandle circuit, cell::DestroyReason reason) {

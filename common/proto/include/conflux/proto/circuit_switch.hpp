@@ -62,7 +62,13 @@ struct CircuitClosed {
   CircuitHandle circuit;
   cell::DestroyReason reason;
 };
-using SwitchAction = std::variant<SendCell, SendDestroy, OpenChannel, DeliverStreamMessage, CircuitClosed>;
+// A circuit SENDME reopened the package window of a circuit whose window was
+// empty: the exit module may read from its streams again.
+struct CircuitWritable {
+  CircuitHandle circuit;
+};
+using SwitchAction =
+    std::variant<SendCell, SendDestroy, OpenChannel, DeliverStreamMessage, CircuitClosed, CircuitWritable>;
 
 struct CircuitSwitchConfig {
   std::size_t max_circuits_per_channel = 1024;
@@ -104,6 +110,8 @@ class CircuitSwitch {
   // The exit module sends a message toward the client on `circuit`.
   // False if the circuit is gone or the message cannot be framed.
   bool send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg);
+  // Whether a DATA cell may be originated on `circuit` now (package window).
+  [[nodiscard]] bool can_send_data(CircuitHandle circuit) const;
   // The exit module or the runtime closes a circuit (both directions).
   void close_circuit(CircuitHandle circuit, cell::DestroyReason reason);
 

@@ -1,0 +1,36 @@
+#pragma once
+// The seam between the relay runtime (channels, circuit switch) and the exit
+// module (streams to the Internet). The runtime calls ExitHandler with what
+// the circuit switch delivers; the exit module answers through
+// CircuitOutput, which the runtime implements by calling the switch and then
+// carrying out the switch's actions.
+#include "conflux/bytes/strong_int.hpp"
+#include "conflux/cell/destroy_cell.hpp"
+#include "conflux/cell/relay_msg.hpp"
+#include "conflux/proto/circuit_switch.hpp"
+
+namespace conflux::proto {
+
+class CircuitOutput {
+ public:
+  virtual ~CircuitOutput() = default;
+  // False if the circuit is gone, or for DATA when the circuit's package
+  // window is empty (wait for ExitHandler::on_circuit_writable).
+  virtual bool send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) = 0;
+  [[nodiscard]] virtual bool can_send_data(CircuitHandle circuit) const = 0;
+  virtual void close_circuit(CircuitHandle circuit, cell::DestroyReason reason) = 0;
+};
+
+class ExitHandler {
+ public:
+  virtual ~ExitHandler() = default;
+  // A stream message (BEGIN, BEGIN_DIR, DATA, END, RESOLVE, stream SENDME, XON/XOFF,
+  // Conflux commands with stream 0) addressed to this relay as the last hop.
+  virtual void on_stream_message(CircuitHandle circuit, StreamId stream, cell::RelayMsg msg) = 0;
+  // The circuit's package window reopened.
+  virtual void on_circuit_writable(CircuitHandle circuit) = 0;
+  // The circuit is gone: drop its streams without sending anything on it.
+  virtual void on_circuit_closed(CircuitHandle circuit, cell::DestroyReason reason) = 0;
+};
+
+}  // namespace conflux::proto
