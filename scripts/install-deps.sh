@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libssl-dev libboost1.81-dev nlohmann-json3-dev
-  catch2 libbenchmark-dev
+  libspdlog-dev catch2 libbenchmark-dev
   clang libfuzzer-14-dev
   python3 curl
 )
