@@ -36,7 +36,6 @@ awaitable<void> Channel::run() {
 
 awaitable<void> Channel::read_loop() {
   std::vector<std::uint8_t> chunk(limits_.read_chunk);
-  const cell::FramerLimits framer_limits{limits_.max_var_payload};
   while (!closed_) {
     auto [ec, n] = co_await stream_.async_read_some(asio::buffer(chunk), use_nothrow);
     if (ec) {
@@ -49,7 +48,8 @@ awaitable<void> Channel::read_loop() {
 
     std::size_t used = 0;
     while (!closed_) {
-      auto framed = cell::frame_cell(bytes::ByteSpan(inbuf_).subspan(used), link_, framer_limits);
+      auto framed = cell::frame_cell(bytes::ByteSpan(inbuf_).subspan(used), link_,
+                                     cell::FramerLimits{limits_.max_var_payload});
       if (std::holds_alternative<cell::NeedMore>(framed)) break;
       if (auto* err = std::get_if<cell::FrameError>(&framed)) {
         // A cell we cannot frame means the peer does not speak our protocol:
@@ -59,8 +59,10 @@ awaitable<void> Channel::read_loop() {
         co_return;
       }
       auto& ok = std::get<cell::Framed>(framed);
+      current_cell_ = bytes::ByteSpan(inbuf_).subspan(used, ok.consumed);
       used += ok.consumed;
       events_.on_cell(*this, ok.cell);
+      current_cell_ = {};
     }
     inbuf_.erase(inbuf_.begin(), inbuf_.begin() + static_cast<std::ptrdiff_t>(used));
   }
@@ -83,8 +85,12 @@ std::size_t Channel::flush_from_mux(std::size_t budget) {
   if (closed_ || writing_) return 0;
   outbuf_.clear();
   std::size_t limit = std::min(budget, limits_.max_batch_bytes);
-  while (outbuf_.size() < limit && mux_.pop_into(outbuf_) > 0) {
-  }
+  // Whole cells only while a whole cell still fits the budget: the bucket
+  // cannot go below zero, so overshooting here would raise the real rate.
+  // (The scheduler calls with at least one cell's worth.)
+  do {
+    if (mux_.pop_into(outbuf_) == 0) break;
+  } while (outbuf_.size() + proto::kWireCellLen <= limit);
   if (outbuf_.empty()) return 0;
   events_.on_raw_bytes(*this, outbuf_, false);
   writing_ = true;
@@ -97,6 +103,9 @@ std::size_t Channel::flush_from_mux(std::size_t budget) {
 
 void Channel::on_write_done(const boost::system::error_code& ec, std::size_t) {
   writing_ = false;
+  // A closed channel never calls its scheduler or owner again: both may be
+  // gone by the time a write completes.
+  if (closed_) return;
   if (ec) {
     close("write error");
     return;

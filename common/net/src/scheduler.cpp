@@ -15,7 +15,9 @@ void Scheduler::notify(const std::shared_ptr<Channel>& channel) {
 void Scheduler::post_run() {
   if (run_posted_ || waiting_for_tokens_) return;
   run_posted_ = true;
-  asio::post(io_, [this] { run(); });
+  asio::post(io_, [this, alive = std::weak_ptr<int>(alive_)] {
+    if (!alive.expired()) run();
+  });
 }
 
 void Scheduler::run() {
@@ -59,7 +61,8 @@ void Scheduler::run() {
   if (need_tokens && !waiting_for_tokens_) {
     waiting_for_tokens_ = true;
     refill_timer_.expires_after(bucket_->wait_for(proto::kWireCellLen));
-    refill_timer_.async_wait([this](const boost::system::error_code& ec) {
+    refill_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+      if (alive.expired()) return;
       waiting_for_tokens_ = false;
       if (!ec) post_run();
     });

@@ -59,6 +59,12 @@ class Channel : public std::enable_shared_from_this<Channel> {
   // The link handshake sets this once VERSIONS are exchanged (and the framer
   // switches from 2-byte to 4-byte circuit IDs).
   void set_link_version(cell::LinkVersion v) noexcept { link_ = v; }
+  // Longest variable-length payload the framer accepts from now on (the link
+  // handshake lowers it to what its byte budget still allows).
+  void set_max_var_payload(std::size_t n) noexcept { limits_.max_var_payload = n; }
+  // The exact bytes of the cell being delivered, valid only inside
+  // Events::on_cell (the link handshake digests them).
+  [[nodiscard]] bytes::ByteSpan current_cell_bytes() const noexcept { return current_cell_; }
 
   [[nodiscard]] proto::CircuitMux& mux() noexcept { return mux_; }
   // Tell the scheduler this channel has something to send.
@@ -87,6 +93,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   cell::LinkVersion link_ = cell::kLinkNotNegotiated;
   proto::CircuitMux mux_;
   std::vector<std::uint8_t> inbuf_;
+  bytes::ByteSpan current_cell_;
   std::vector<std::uint8_t> outbuf_;  // the batch being written
   bool writing_ = false;
   bool closed_ = false;

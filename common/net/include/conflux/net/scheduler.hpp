@@ -31,6 +31,9 @@ class Scheduler {
   void post_run();
   void run();
 
+  // Posted runs and the refill timer hold a weak reference to this, so a
+  // scheduler destroyed while the io_context still runs is never touched.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
   asio::io_context& io_;
   const Clock& clock_;
   proto::TokenBucket* bucket_;

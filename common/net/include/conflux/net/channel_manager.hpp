@@ -1,0 +1,191 @@
+#pragma once
+// The runtime of a relay: it owns every channel, the circuit switch and the
+// write scheduler, listens on the ORPort, opens channels for EXTEND2, and
+// carries out the switch's actions.
+//
+//   - Inbound channels: TLS with the relay's link certificate, link handshake
+//     as responder. An initiator that authenticated counts as a channel to
+//     its identity and is reused for our own extends (one channel per pair
+//     of relays, both directions).
+//   - Outbound channels (OpenChannel): reuse an open channel to that Ed25519
+//     identity, join a connect already under way, or connect (link specifier
+//     addresses in order, each with a timeout), then run the handshake as an
+//     authenticated relay expecting that identity. A different identity
+//     answers OR_IDENTITY, anything else CONNECTFAILED.
+//   - A closing channel is reported to the switch at once, so the DESTROYs
+//     for its circuits are queued in the same event-loop turn.
+//   - Channels without circuits for `idle_timeout` are closed.
+//   - Actions run in the order the switch produced them (cells are already
+//     encrypted in that order), also when the exit handler answers from
+//     inside a callback.
+//
+// Implements proto::CircuitOutput for the exit module.
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "conflux/keys/relay_keys.hpp"
+#include "conflux/net/asio.hpp"
+#include "conflux/net/clock.hpp"
+#include "conflux/net/link_channel.hpp"
+#include "conflux/net/log_sink.hpp"
+#include "conflux/net/scheduler.hpp"
+#include "conflux/proto/circuit_switch.hpp"
+#include "conflux/proto/exit_interface.hpp"
+#include "conflux/proto/token_bucket.hpp"
+
+namespace conflux::net {
+
+// The options the runtime needs, filled by the program from RelayOptions.
+struct ChannelManagerConfig {
+  std::size_t max_channels = 4096;              // MaxChannels (open + opening, both directions)
+  std::size_t max_circuits_per_channel = 1024;  // MaxCircuitsPerChannel
+  std::size_t max_pending_extends = 4096;
+  std::chrono::milliseconds idle_timeout = std::chrono::minutes(3);
+  std::chrono::milliseconds handshake_timeout = std::chrono::seconds(10);  // TLS + link handshake
+  std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);    // per TCP connect attempt
+  std::uint64_t bandwidth_rate = 0;   // BandwidthRate, bytes/s; 0 = unlimited
+  std::uint64_t bandwidth_burst = 0;  // BandwidthBurst, bytes
+  std::vector<cell::NetinfoAddress> advertised_addresses;  // our addresses in NETINFO
+  Channel::Limits channel_limits{};
+};
+
+// Counters for metrics and logs. Gauges are the state now; the rest only grow.
+// Every circuit the switch frees appears in circuits_destroyed_by_reason, so a
+// leak shows as circuits_created - circuits_closed != circuits.
+struct RuntimeCounters {
+  static constexpr std::size_t kReasonSlots = 14;  // DESTROY reasons 0..12, then "other"
+
+  std::uint64_t channels_inbound = 0;      // gauge: open, the peer connected to us
+  std::uint64_t channels_outbound = 0;     // gauge: open, we connected
+  std::uint64_t channels_opening = 0;      // gauge: TLS or link handshake under way
+  std::uint64_t connects_pending = 0;      // gauge: TCP connects under way
+  std::uint64_t circuits = 0;              // gauge: circuits in the switch
+  std::uint64_t channels_opened = 0;
+  std::uint64_t channels_closed = 0;       // every channel, open or not
+  std::uint64_t channels_closed_idle = 0;
+  std::uint64_t channels_rejected = 0;     // accepts refused at MaxChannels
+  std::uint64_t handshake_failures = 0;    // channels closed before their link handshake finished
+  std::uint64_t connect_failures = 0;      // OpenChannel answered with a failure
+  std::uint64_t circuits_created = 0;
+  std::uint64_t circuits_closed = 0;
+  std::uint64_t cells_in = 0;              // circuit cells received on open channels
+  std::uint64_t cells_out = 0;             // circuit cells and DESTROYs queued for sending
+  std::uint64_t bytes_in = 0;              // TLS payload bytes, handshakes included
+  std::uint64_t bytes_out = 0;
+  std::uint64_t circuit_queue_overflows = 0;  // circuits closed with RESOURCELIMIT for a full queue
+  std::array<std::uint64_t, kReasonSlots> circuits_destroyed_by_reason{};
+};
+
+// Our side of the link handshake, from the relay's keys.
+[[nodiscard]] proto::LinkCredentials link_credentials(const keys::RelayKeys& keys);
+// The switch's CREATE2 keys: ntor and ntor-v3 on the same onion keys; the
+// ntor node ID is relay_ntor_node_id(identity) (relay_node_id.hpp).
+[[nodiscard]] proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys);
+
+class ChannelManager final : public proto::CircuitOutput, private LinkChannel::Owner {
+ public:
+  // `keys` must outlive the manager (new channels read the current link
+  // certificates). `exit` may be null (no exit: stream messages are dropped)
+  // and may be set later; it must outlive the manager or be unset first.
+  ChannelManager(asio::io_context& io, const Clock& clock, const keys::RelayKeys& keys, proto::ExitHandler* exit,
+                 ChannelManagerConfig config, LogSink log = {});
+  // Closes every channel (no callbacks into the exit handler): peers see the
+  // connections drop and destroy their circuits.
+  ~ChannelManager() override;
+  ChannelManager(const ChannelManager&) = delete;
+  ChannelManager& operator=(const ChannelManager&) = delete;
+
+  // Opens the ORPort and starts accepting. Returns the bound endpoint (port 0
+  // picks a free one), or nullopt with `ec` set.
+  std::optional<tcp::endpoint> listen(const tcp::endpoint& where, boost::system::error_code& ec);
+  void stop_listening();
+  void set_exit_handler(proto::ExitHandler* exit) noexcept { exit_ = exit; }
+  // Closes every channel now (shutdown, tests); circuits die with CHANNEL_CLOSED.
+  void close_all_channels(std::string_view reason);
+
+  [[nodiscard]] const crypto::Ed25519Public& identity() const noexcept { return keys_.identity(); }
+  [[nodiscard]] RuntimeCounters counters() const;
+  [[nodiscard]] const proto::CircuitSwitch& circuit_switch() const noexcept { return switch_; }
+  [[nodiscard]] Scheduler& scheduler() noexcept { return scheduler_; }
+  // An open channel to this relay identity, if any (the one extends reuse).
+  [[nodiscard]] std::optional<std::uint64_t> channel_to(const crypto::Ed25519Public& identity) const;
+  // Closes one channel by ID (tests, operator action); false if unknown.
+  bool close_channel(std::uint64_t id, std::string_view reason);
+
+  // proto::CircuitOutput
+  bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
+  [[nodiscard]] bool can_send_data(proto::CircuitHandle circuit) const override;
+  void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
+
+ private:
+  struct Entry {
+    std::shared_ptr<LinkChannel> link;
+    bool outbound = false;
+    bool open = false;
+    std::optional<crypto::Ed25519Public> identity;  // expected (outbound) or proven
+    Clock::Monotonic::time_point last_active{};
+  };
+  struct Connect {
+    std::vector<std::uint64_t> requests;  // OpenChannel requests waiting for this identity
+    std::optional<std::uint64_t> channel;  // set once TCP is up and the handshake runs
+  };
+
+  // LinkChannel::Owner
+  void on_link_open(LinkChannel& link) override;
+  void on_link_cell(LinkChannel& link, const cell::CellView& c) override;
+  void on_link_closed(LinkChannel& link, std::string_view reason) override;
+  void on_link_bytes(LinkChannel& link, std::size_t n, bool inbound) override;
+
+  awaitable<void> accept_loop(std::weak_ptr<int> life);
+  awaitable<void> connect_relay(std::weak_ptr<int> life, crypto::Ed25519Public identity,
+                                std::vector<tcp::endpoint> endpoints);
+  LinkChannel::Params link_params(Channel::Role role, std::optional<crypto::Ed25519Public> expected) const;
+  std::shared_ptr<LinkChannel> adopt(tcp::socket socket, bool outbound, std::optional<crypto::Ed25519Public> expected);
+
+  void run_actions();
+  void execute(proto::SwitchAction& action);
+  void send_cell(const proto::SendCell& s);
+  void send_destroy(std::uint64_t chan, CircId circ, cell::DestroyReason reason);
+  void open_channel(const proto::OpenChannel& o);
+  void answer_waiters(const crypto::Ed25519Public& identity, std::optional<std::uint64_t> chan,
+                      cell::DestroyReason failure);
+  void arm_idle_timer();
+  void close_idle_channels();
+  Entry* find(std::uint64_t id);
+  [[nodiscard]] std::size_t channels_in_use() const;
+  void log(LogLevel level, std::string_view message) const;
+
+  // Destroyed last: coroutines and handlers check it before touching `this`.
+  std::shared_ptr<int> life_ = std::make_shared<int>(0);
+  asio::io_context& io_;
+  const Clock& clock_;
+  const keys::RelayKeys& keys_;
+  proto::ExitHandler* exit_;
+  ChannelManagerConfig config_;
+  LogSink log_;
+  asio::ssl::context server_tls_;
+  asio::ssl::context client_tls_;
+  std::optional<proto::TokenBucket> bucket_;
+  Scheduler scheduler_;
+  proto::CircuitSwitch switch_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer idle_timer_;
+
+  std::unordered_map<std::uint64_t, Entry> channels_;
+  std::map<crypto::Ed25519Public, std::uint64_t> by_identity_;  // open channels extends reuse
+  std::map<crypto::Ed25519Public, Connect> connecting_;
+  std::deque<proto::SwitchAction> actions_;
+  bool draining_ = false;
+  bool shutting_down_ = false;
+  RuntimeCounters counters_;
+};
+
+}  // namespace conflux::net

@@ -1,0 +1,94 @@
+#pragma once
+// A client's channel to a relay (tests now, conflux-proxy later): TCP connect
+// with a timeout, TLS, and the link handshake as an unauthenticated initiator
+// that checks the relay's Ed25519 identity. Once open, the caller sends
+// circuit cells (through the channel's mux and the scheduler, never directly
+// to the socket) and receives circuit cells through a callback.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conflux/bytes/result.hpp"
+#include "conflux/cell/destroy_cell.hpp"
+#include "conflux/net/link_channel.hpp"
+#include "conflux/proto/circuit_ids.hpp"
+
+namespace conflux::net {
+
+class ClientLink final : private LinkChannel::Owner {
+ public:
+  struct Callbacks {
+    std::function<void()> on_open;
+    // CREATED2, RELAY, DESTROY... for one of our circuits.
+    std::function<void(const cell::CellView&)> on_cell;
+    // Once, whether the link was open or never opened.
+    std::function<void(std::string_view reason)> on_closed;
+  };
+  struct Options {
+    std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
+    std::chrono::milliseconds handshake_timeout = std::chrono::seconds(10);
+    std::size_t max_circuits = 1024;
+    Channel::Limits channel_limits{};
+  };
+  enum class State : std::uint8_t { Idle, Connecting, Handshaking, Open, Closed };
+
+  // `tls` (a client context, make_tls_client_context()), `scheduler` and
+  // `clock` must outlive the link.
+  ClientLink(asio::io_context& io, asio::ssl::context& tls, Scheduler& scheduler, const Clock& clock,
+             Callbacks callbacks, Options options, LogSink log = {});
+  ~ClientLink() override;
+  ClientLink(const ClientLink&) = delete;
+  ClientLink& operator=(const ClientLink&) = delete;
+
+  // Connects to the first endpoint that answers and opens the link,
+  // expecting `identity`. Once per object.
+  void connect(std::vector<tcp::endpoint> endpoints, const crypto::Ed25519Public& identity);
+
+  [[nodiscard]] State state() const noexcept { return state_; }
+  [[nodiscard]] bool is_open() const noexcept { return state_ == State::Open; }
+  // Why the link closed; failure() is set when the handshake rejected the
+  // peer (IdentityMismatch for the wrong relay).
+  [[nodiscard]] const std::string& close_reason() const noexcept { return close_reason_; }
+  [[nodiscard]] std::optional<proto::LinkFailure> failure() const noexcept { return failure_; }
+  [[nodiscard]] LinkChannel* link() noexcept { return link_.get(); }
+
+  // A circuit ID from the initiator's half; release it when the circuit is gone.
+  [[nodiscard]] Result<CircId, proto::CircIdError> allocate_circ_id() { return ids_.allocate(); }
+  void release_circ_id(CircId id) { ids_.release(id); }
+
+  // Queues one fixed-size circuit cell. DESTROY goes on the control path;
+  // the rest in the circuit's queue. False if the link is not open, the cell
+  // does not encode, or the queue is full.
+  bool send(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payload);
+  bool send_destroy(CircId circ, cell::DestroyReason reason);
+
+  void close(std::string_view reason);
+
+ private:
+  void on_link_open(LinkChannel& link) override;
+  void on_link_cell(LinkChannel& link, const cell::CellView& c) override;
+  void on_link_closed(LinkChannel& link, std::string_view reason) override;
+  awaitable<void> run_connect(std::weak_ptr<int> life, std::vector<tcp::endpoint> endpoints,
+                              crypto::Ed25519Public identity);
+  void closed(std::string_view reason);
+
+  std::shared_ptr<int> life_ = std::make_shared<int>(0);
+  asio::io_context& io_;
+  asio::ssl::context& tls_;
+  Scheduler& scheduler_;
+  const Clock& clock_;
+  Callbacks callbacks_;
+  Options options_;
+  LogSink log_;
+  proto::CircIdTable ids_;
+  std::shared_ptr<LinkChannel> link_;
+  State state_ = State::Idle;
+  std::string close_reason_;
+  std::optional<proto::LinkFailure> failure_;
+};
+
+}  // namespace conflux::net

@@ -1,0 +1,450 @@
+#include "conflux/net/channel_manager.hpp"
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "conflux/cell/destroy_cell.hpp"
+#include "conflux/net/relay_node_id.hpp"
+#include "conflux/net/tls.hpp"
+
+namespace conflux::net {
+namespace {
+
+asio::ssl::context server_context(const keys::RelayKeys& keys) {
+  const auto& tls = keys.tls_certificate();
+  TlsIdentity id{tls.cert_pem, tls.key_pem.str()};
+  auto ctx = make_tls_server_context(id);
+  crypto::secure_wipe(id.key_pem.data(), id.key_pem.size());
+  return ctx;
+}
+
+std::vector<tcp::endpoint> endpoints_of(const std::vector<cell::LinkSpec>& specs) {
+  std::vector<tcp::endpoint> out;
+  for (const auto& ls : specs) {
+    if (const auto* v4 = std::get_if<cell::LinkSpecIpv4>(&ls)) {
+      out.emplace_back(asio::ip::address_v4(v4->addr), v4->port);
+    } else if (const auto* v6 = std::get_if<cell::LinkSpecIpv6>(&ls)) {
+      out.emplace_back(asio::ip::address_v6(v6->addr), v6->port);
+    }
+  }
+  return out;
+}
+
+std::size_t reason_slot(cell::DestroyReason r) {
+  const auto v = static_cast<std::size_t>(r);
+  return v < RuntimeCounters::kReasonSlots - 1 ? v : RuntimeCounters::kReasonSlots - 1;
+}
+
+}  // namespace
+
+proto::LinkCredentials link_credentials(const keys::RelayKeys& keys) {
+  return proto::LinkCredentials{keys.identity(), keys.signing_cert_bytes(), keys.tls_link_cert_bytes(),
+                                keys.link_auth_cert_bytes(), keys.link_auth_key()};
+}
+
+proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys) {
+  std::optional<crypto::X25519Secret> previous;
+  if (keys.previous_onion_key()) previous = keys.previous_onion_key()->key;
+  return proto::CircuitSwitchKeys{
+      crypto::NtorServerKeys{relay_ntor_node_id(keys.identity()), keys.onion_key().key, previous},
+      crypto::NtorV3ServerKeys{keys.identity(), keys.onion_key().key, previous}};
+}
+
+ChannelManager::ChannelManager(asio::io_context& io, const Clock& clock, const keys::RelayKeys& keys,
+                               proto::ExitHandler* exit, ChannelManagerConfig config, LogSink log)
+    : io_(io),
+      clock_(clock),
+      keys_(keys),
+      exit_(exit),
+      config_(std::move(config)),
+      log_(std::move(log)),
+      server_tls_(server_context(keys)),
+      client_tls_(make_tls_client_context()),
+      bucket_(config_.bandwidth_rate == 0
+                  ? std::nullopt
+                  : std::optional<proto::TokenBucket>(std::in_place, config_.bandwidth_rate,
+                                                      config_.bandwidth_burst, clock.now())),
+      scheduler_(io, clock, bucket_ ? &*bucket_ : nullptr),
+      switch_(circuit_switch_keys(keys),
+              proto::CircuitSwitchConfig{config_.max_circuits_per_channel, config_.max_pending_extends}),
+      acceptor_(io),
+      idle_timer_(io) {
+  arm_idle_timer();
+}
+
+ChannelManager::~ChannelManager() {
+  shutting_down_ = true;
+  life_.reset();
+  boost::system::error_code ignored;
+  acceptor_.close(ignored);
+  idle_timer_.cancel();
+  // Each LinkChannel closes its socket as it goes, without calling back.
+  channels_.clear();
+}
+
+std::optional<tcp::endpoint> ChannelManager::listen(const tcp::endpoint& where, boost::system::error_code& ec) {
+  ec.clear();
+  if (acceptor_.is_open()) acceptor_.close(ec);
+  acceptor_.open(where.protocol(), ec);
+  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(where, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    return std::nullopt;
+  }
+  auto bound = acceptor_.local_endpoint(ec);
+  if (ec) return std::nullopt;
+  asio::co_spawn(io_, accept_loop(life_), asio::detached);
+  return bound;
+}
+
+void ChannelManager::stop_listening() {
+  boost::system::error_code ignored;
+  acceptor_.close(ignored);
+}
+
+awaitable<void> ChannelManager::accept_loop(std::weak_ptr<int> life) {
+  asio::steady_timer backoff(io_);
+  for (;;) {
+    auto [ec, socket] = co_await acceptor_.async_accept(use_nothrow);
+    if (life.expired()) co_return;
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+    if (ec) {
+      // Out of descriptors and the like: pause instead of spinning.
+      log(LogLevel::Warn, "accept failed: " + ec.message());
+      backoff.expires_after(std::chrono::milliseconds(100));
+      co_await backoff.async_wait(use_nothrow);
+      if (life.expired()) co_return;
+      continue;
+    }
+    if (channels_in_use() >= config_.max_channels) {
+      ++counters_.channels_rejected;
+      boost::system::error_code ignored;
+      socket.close(ignored);
+      continue;
+    }
+    adopt(std::move(socket), false, std::nullopt);
+  }
+}
+
+LinkChannel::Params ChannelManager::link_params(Channel::Role role,
+                                                std::optional<crypto::Ed25519Public> expected) const {
+  LinkChannel::Params p;
+  p.role = role;
+  p.expected_peer = expected;
+  p.credentials = link_credentials(keys_);
+  p.our_addresses = config_.advertised_addresses;
+  p.handshake_timeout = config_.handshake_timeout;
+  p.channel_limits = config_.channel_limits;
+  return p;
+}
+
+std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outbound,
+                                                   std::optional<crypto::Ed25519Public> expected) {
+  auto& ctx = outbound ? client_tls_ : server_tls_;
+  auto link = LinkChannel::create(TlsStream(std::move(socket), ctx), scheduler_, clock_, *this,
+                                  link_params(outbound ? Channel::Role::Initiator : Channel::Role::Responder, expected),
+                                  log_);
+  channels_.emplace(link->id(), Entry{link, outbound, false, expected, clock_.now()});
+  link->start();
+  return link;
+}
+
+awaitable<void> ChannelManager::connect_relay(std::weak_ptr<int> life, crypto::Ed25519Public identity,
+                                              std::vector<tcp::endpoint> endpoints) {
+  auto [ec, socket] = co_await connect_tcp(std::move(endpoints), config_.connect_timeout);
+  if (life.expired()) co_return;
+  auto it = connecting_.find(identity);
+  if (it == connecting_.end()) co_return;  // answered meanwhile (an inbound channel opened)
+  if (ec) {
+    log(LogLevel::Info, "connect to relay failed: " + ec.message());
+    answer_waiters(identity, std::nullopt, cell::DestroyReason::ConnectFailed);
+    run_actions();
+    co_return;
+  }
+  auto link = adopt(std::move(socket), true, identity);
+  if (auto again = connecting_.find(identity); again != connecting_.end()) again->second.channel = link->id();
+}
+
+std::size_t ChannelManager::channels_in_use() const {
+  std::size_t n = channels_.size();
+  for (const auto& [identity, pending] : connecting_)
+    if (!pending.channel) ++n;  // a connect with a channel is counted in channels_
+  return n;
+}
+
+ChannelManager::Entry* ChannelManager::find(std::uint64_t id) {
+  auto it = channels_.find(id);
+  return it == channels_.end() ? nullptr : &it->second;
+}
+
+// ---- channel events ----------------------------------------------------------
+
+void ChannelManager::on_link_open(LinkChannel& link) {
+  Entry* e = find(link.id());
+  if (e == nullptr) return;
+  e->open = true;
+  e->last_active = clock_.now();
+  if (auto proven = link.peer_identity()) e->identity = proven;
+  else if (!e->outbound) e->identity.reset();
+  ++counters_.channels_opened;
+  switch_.on_channel_open(link.id(), e->outbound ? proto::ChannelRole::Initiator : proto::ChannelRole::Responder);
+  if (e->identity) {
+    // The first open channel to a relay serves its extends; a second one
+    // (both sides connected at once) idles out.
+    auto [pos, inserted] = by_identity_.try_emplace(*e->identity, link.id());
+    if (!inserted && find(pos->second) == nullptr) pos->second = link.id();
+    answer_waiters(*e->identity, pos->second, cell::DestroyReason::None);
+  }
+  run_actions();
+}
+
+void ChannelManager::on_link_cell(LinkChannel& link, const cell::CellView& c) {
+  Entry* e = find(link.id());
+  if (e == nullptr || !e->open) return;
+  ++counters_.cells_in;
+  e->last_active = clock_.now();
+  switch_.on_cell(link.id(), c);
+  run_actions();
+}
+
+void ChannelManager::on_link_bytes(LinkChannel&, std::size_t n, bool inbound) {
+  (inbound ? counters_.bytes_in : counters_.bytes_out) += n;
+}
+
+void ChannelManager::on_link_closed(LinkChannel& link, std::string_view reason) {
+  if (shutting_down_) return;
+  const std::uint64_t id = link.id();
+  auto it = channels_.find(id);
+  if (it == channels_.end()) return;
+  Entry e = std::move(it->second);
+  channels_.erase(it);
+  ++counters_.channels_closed;
+  if (e.open) {
+    if (e.identity) {
+      if (auto pos = by_identity_.find(*e.identity); pos != by_identity_.end() && pos->second == id) {
+        by_identity_.erase(pos);
+        // Another open channel to the same relay takes over, if there is one.
+        for (auto& [other, oe] : channels_)
+          if (oe.open && oe.identity == e.identity) {
+            by_identity_.emplace(*e.identity, other);
+            break;
+          }
+      }
+    }
+    switch_.on_channel_closed(id);
+  } else {
+    ++counters_.handshake_failures;
+    log(LogLevel::Info, std::string("channel closed before its handshake finished: ") + std::string(reason));
+    if (e.outbound && e.identity) {
+      auto pending = connecting_.find(*e.identity);
+      if (pending != connecting_.end() && pending->second.channel == id) {
+        const bool wrong_relay = link.failure() == proto::LinkFailure::IdentityMismatch;
+        answer_waiters(*e.identity, std::nullopt,
+                       wrong_relay ? cell::DestroyReason::OrIdentity : cell::DestroyReason::ConnectFailed);
+      }
+    }
+  }
+  run_actions();
+}
+
+// ---- the switch's actions ----------------------------------------------------
+
+void ChannelManager::run_actions() {
+  for (auto& a : switch_.take_actions()) actions_.push_back(std::move(a));
+  if (draining_) return;  // the outer call runs them, in order
+  draining_ = true;
+  while (!actions_.empty()) {
+    auto a = std::move(actions_.front());
+    actions_.pop_front();
+    execute(a);
+    for (auto& more : switch_.take_actions()) actions_.push_back(std::move(more));
+  }
+  draining_ = false;
+}
+
+void ChannelManager::execute(proto::SwitchAction& action) {
+  std::visit(
+      [&](auto& a) {
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<T, proto::SendCell>) {
+          send_cell(a);
+        } else if constexpr (std::is_same_v<T, proto::SendDestroy>) {
+          send_destroy(a.chan, a.circ, a.reason);
+        } else if constexpr (std::is_same_v<T, proto::OpenChannel>) {
+          open_channel(a);
+        } else if constexpr (std::is_same_v<T, proto::DeliverStreamMessage>) {
+          if (exit_ != nullptr) exit_->on_stream_message(a.circuit, a.stream, std::move(a.msg));
+        } else if constexpr (std::is_same_v<T, proto::CircuitWritable>) {
+          if (exit_ != nullptr) exit_->on_circuit_writable(a.circuit);
+        } else if constexpr (std::is_same_v<T, proto::CircuitClosed>) {
+          ++counters_.circuits_destroyed_by_reason[reason_slot(a.reason)];
+          if (exit_ != nullptr) exit_->on_circuit_closed(a.circuit, a.reason);
+        }
+      },
+      action);
+}
+
+void ChannelManager::send_cell(const proto::SendCell& s) {
+  Entry* e = find(s.chan);
+  if (e == nullptr || !e->open) return;  // the switch hears of the closed channel on its own
+  switch (e->link->send_cell(s.circ, s.cell)) {
+    case proto::MuxPush::Queued:
+      ++counters_.cells_out;
+      e->last_active = clock_.now();
+      return;
+    case proto::MuxPush::ControlQueueFull:
+      return;
+    case proto::MuxPush::CircuitQueueFull: {
+      // The peer does not read this circuit fast enough (tor's
+      // circ_max_cell_queue_size): the circuit goes, with RESOURCELIMIT both
+      // ways. The switch sees it as a DESTROY from this side and answers the
+      // other side itself.
+      ++counters_.circuit_queue_overflows;
+      const std::array<std::uint8_t, 1> body{static_cast<std::uint8_t>(cell::DestroyReason::ResourceLimit)};
+      switch_.on_cell(s.chan, cell::CellView{s.circ, cell::CellCommand::Destroy, body});
+      send_destroy(s.chan, s.circ, cell::DestroyReason::ResourceLimit);
+      return;
+    }
+  }
+}
+
+void ChannelManager::send_destroy(std::uint64_t chan, CircId circ, cell::DestroyReason reason) {
+  Entry* e = find(chan);
+  if (e == nullptr || !e->open) return;
+  // Cells still queued for a dead circuit would only be dropped by the peer.
+  e->link->channel().mux().detach(circ);
+  auto body = cell::encode_destroy_cell(cell::DestroyCell{reason});
+  if (!e->link->send_control(circ, cell::CellCommand::Destroy, body)) {
+    // The peer stopped reading channel-level cells: give up on the channel.
+    auto link = e->link;
+    link->close("control queue full");
+    return;
+  }
+  ++counters_.cells_out;
+}
+
+void ChannelManager::answer_waiters(const crypto::Ed25519Public& identity, std::optional<std::uint64_t> chan,
+                                    cell::DestroyReason failure) {
+  auto it = connecting_.find(identity);
+  if (it == connecting_.end()) return;
+  auto requests = std::move(it->second.requests);
+  connecting_.erase(it);
+  for (auto request : requests) {
+    if (chan) {
+      switch_.on_channel_ready(request, *chan);
+    } else {
+      ++counters_.connect_failures;
+      switch_.on_channel_failed(request, failure);
+    }
+  }
+}
+
+void ChannelManager::open_channel(const proto::OpenChannel& o) {
+  auto fail = [&](cell::DestroyReason reason) {
+    ++counters_.connect_failures;
+    switch_.on_channel_failed(o.request, reason);
+  };
+  if (o.identity == keys_.identity()) return fail(cell::DestroyReason::ConnectFailed);  // an extend to ourselves
+  if (auto chan = channel_to(o.identity)) return switch_.on_channel_ready(o.request, *chan);
+  if (auto it = connecting_.find(o.identity); it != connecting_.end()) {
+    it->second.requests.push_back(o.request);
+    return;
+  }
+  auto endpoints = endpoints_of(o.link_specs);
+  if (endpoints.empty()) return fail(cell::DestroyReason::ConnectFailed);
+  if (channels_in_use() >= config_.max_channels) return fail(cell::DestroyReason::ResourceLimit);
+  connecting_[o.identity].requests.push_back(o.request);
+  asio::co_spawn(io_, connect_relay(life_, o.identity, std::move(endpoints)), asio::detached);
+}
+
+// ---- idle channels, queries, CircuitOutput -------------------------------------
+
+void ChannelManager::arm_idle_timer() {
+  // Check a few times per idle period, within sane bounds.
+  auto period = config_.idle_timeout / 4;
+  period = std::clamp<std::chrono::milliseconds>(period, std::chrono::milliseconds(10), std::chrono::seconds(15));
+  idle_timer_.expires_after(period);
+  idle_timer_.async_wait([this, life = std::weak_ptr<int>(life_)](const boost::system::error_code& ec) {
+    if (ec || life.expired()) return;
+    close_idle_channels();
+    arm_idle_timer();
+  });
+}
+
+void ChannelManager::close_idle_channels() {
+  const auto now = clock_.now();
+  std::vector<std::shared_ptr<LinkChannel>> idle;
+  for (auto& [id, e] : channels_) {
+    if (!e.open) continue;
+    if (switch_.circuits_on(id) > 0) {
+      e.last_active = now;
+    } else if (now - e.last_active >= config_.idle_timeout) {
+      idle.push_back(e.link);
+    }
+  }
+  for (auto& link : idle) {
+    ++counters_.channels_closed_idle;
+    link->close("idle");
+  }
+}
+
+std::optional<std::uint64_t> ChannelManager::channel_to(const crypto::Ed25519Public& identity) const {
+  auto it = by_identity_.find(identity);
+  if (it == by_identity_.end()) return std::nullopt;
+  auto e = channels_.find(it->second);
+  if (e == channels_.end() || !e->second.open || !e->second.link->is_open()) return std::nullopt;
+  return it->second;
+}
+
+bool ChannelManager::close_channel(std::uint64_t id, std::string_view reason) {
+  Entry* e = find(id);
+  if (e == nullptr) return false;
+  auto link = e->link;
+  link->close(reason);
+  return true;
+}
+
+void ChannelManager::close_all_channels(std::string_view reason) {
+  std::vector<std::shared_ptr<LinkChannel>> all;
+  for (auto& [id, e] : channels_) all.push_back(e.link);
+  for (auto& link : all) link->close(reason);
+}
+
+RuntimeCounters ChannelManager::counters() const {
+  RuntimeCounters c = counters_;
+  for (const auto& [id, e] : channels_) {
+    if (!e.open) ++c.channels_opening;
+    else if (e.outbound) ++c.channels_outbound;
+    else ++c.channels_inbound;
+  }
+  for (const auto& [id, pending] : connecting_)
+    if (!pending.channel) ++c.connects_pending;
+  c.circuits = switch_.circuit_count();
+  c.circuits_created = switch_.stats().circuits_created;
+  c.circuits_closed = switch_.stats().circuits_closed;
+  return c;
+}
+
+bool ChannelManager::send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) {
+  const bool ok = switch_.send_to_client(circuit, stream, msg);
+  run_actions();
+  return ok;
+}
+
+bool ChannelManager::can_send_data(proto::CircuitHandle circuit) const { return switch_.can_send_data(circuit); }
+
+void ChannelManager::close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) {
+  switch_.close_circuit(circuit, reason);
+  run_actions();
+}
+
+void ChannelManager::log(LogLevel level, std::string_view message) const {
+  if (log_) log_(level, message);
+}
+
+}  // namespace conflux::net
