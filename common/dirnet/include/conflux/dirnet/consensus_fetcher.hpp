@@ -1,0 +1,100 @@
+#pragma once
+// Getting directory documents over the DirPort: the consensus from the
+// authorities, and a bridge's self descriptor from the bridge. Everything
+// fetched is verified before it is used: the consensus against the
+// configured authorities (majority rule) and the clock, a bridge descriptor
+// against the identity the client was configured with.
+//
+// When to refetch: a consensus made at VA is fresh until FU = VA +
+// interval, when the authorities make the next one, so asking before FU
+// only returns the same document. As tor's caches do (dir-spec 5.1), the
+// fetcher asks again shortly after FU, and retries with backoff until a
+// newer one is out (the held one stays in use until valid-until).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "conflux/bytes/result.hpp"
+#include "conflux/crypto/ed25519.hpp"
+#include "conflux/dir/consensus.hpp"
+#include "conflux/dir/descriptor.hpp"
+#include "conflux/dirnet/http_client.hpp"
+#include "conflux/net/asio.hpp"
+#include "conflux/net/clock.hpp"
+
+namespace conflux::dirnet {
+
+enum class FetchErrc : std::uint8_t {
+  NoSource,     // nothing to ask
+  Unreachable,  // every source failed at the HTTP level
+  NotFound,     // sources answered, none had the document (non-200)
+  Invalid,      // a document came but did not verify
+  NotNewer,     // valid, but not newer than what we hold
+};
+[[nodiscard]] std::string_view to_string(FetchErrc e) noexcept;
+
+struct ConsensusQuery {
+  std::vector<tcp::endpoint> sources;                 // authorities' DirPorts
+  std::vector<crypto::Ed25519Public> authorities;     // whose signatures count
+  dir::ConsensusCheck check;
+  HttpLimits http{std::chrono::milliseconds(30000), 8192, dir::kMaxConsensusSize};
+};
+
+// Asks the sources in random order and returns the first consensus that
+// verifies at the clock's now and has valid_after > `newer_than`. On
+// failure, the most telling error (Invalid over NotNewer over NotFound over
+// Unreachable). `clock` must outlive the call.
+[[nodiscard]] net::awaitable<Result<dir::Consensus, FetchErrc>> fetch_consensus(ConsensusQuery query,
+                                                                               const net::Clock& clock,
+                                                                               std::uint64_t newer_than = 0);
+
+// GET the bridge's self descriptor from its DirPort and verify it: parses,
+// certificate and signature verify at now, it says it is a bridge's, and
+// its identity is `expected`. `clock` must outlive the call.
+[[nodiscard]] net::awaitable<Result<dir::Descriptor, FetchErrc>> fetch_bridge_descriptor(
+    tcp::endpoint bridge, crypto::Ed25519Public expected, const net::Clock& clock, dir::DescriptorCheck check = {},
+    HttpLimits http = {std::chrono::milliseconds(10000), 8192, dir::kMaxDescriptorSize});
+
+struct FetcherOptions {
+  std::chrono::milliseconds retry_initial{1000};
+  std::chrono::milliseconds retry_max{60000};
+  // The refetch after fresh-until waits this long plus a random part of up
+  // to 1/8 of the interval, so clients do not all ask at once.
+  std::chrono::milliseconds after_fresh{1000};
+};
+
+class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
+ public:
+  static std::shared_ptr<ConsensusFetcher> create(net::asio::any_io_executor ex, const net::Clock& clock,
+                                                  ConsensusQuery query, FetcherOptions options = {});
+  ConsensusFetcher(net::asio::any_io_executor ex, const net::Clock& clock, ConsensusQuery query,
+                   FetcherOptions options);
+
+  void start();
+  void stop();
+
+  // The newest consensus that verified (it may have passed valid-until if
+  // no newer one could be fetched: check before use).
+  [[nodiscard]] const std::optional<dir::Consensus>& consensus() const noexcept { return consensus_; }
+  // Called with each newer consensus.
+  std::function<void(const dir::Consensus&)> on_consensus;
+
+  [[nodiscard]] std::uint64_t fetched() const noexcept { return fetched_; }
+  [[nodiscard]] std::uint64_t failed() const noexcept { return failed_; }
+
+ private:
+  net::awaitable<void> run();
+
+  const net::Clock& clock_;
+  ConsensusQuery query_;
+  FetcherOptions options_;
+  net::asio::steady_timer timer_;
+  std::optional<dir::Consensus> consensus_;
+  std::uint64_t fetched_ = 0, failed_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace conflux::dirnet

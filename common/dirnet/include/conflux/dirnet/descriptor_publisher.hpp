@@ -1,0 +1,102 @@
+#pragma once
+// A relay's descriptor: built from its keys and options, signed, and
+// uploaded to every authority in its DirAuthority lines, at start, every
+// `republish` and whenever what it says changes, each upload retried with
+// exponential backoff until it lands (a 4xx is final for that descriptor:
+// sending the same bytes again would get the same answer). A bridge
+// uploads nowhere: it only keeps a fresh descriptor for its DirPort's
+// GET .../descriptor/self (on_descriptor hands it to DirRoutes).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conflux/crypto/ed25519.hpp"
+#include "conflux/dir/descriptor.hpp"
+#include "conflux/dirnet/http_client.hpp"
+#include "conflux/net/asio.hpp"
+#include "conflux/net/clock.hpp"
+
+namespace conflux::keys {
+class RelayKeys;
+}
+
+namespace conflux::dirnet {
+
+// What a relay says about itself besides its keys (from RelayOptions).
+struct RelayInfo {
+  std::string nickname;
+  dir::Ipv4 ipv4{};
+  std::optional<dir::Ipv6> ipv6;
+  std::uint16_t or_port = 0;
+  std::uint16_t dir_port = 0;
+  dir::Bandwidth bandwidth;
+  std::string exit_policy = "reject 1-65535";  // summary (proto's exit policy summary)
+  std::vector<crypto::Ed25519Public> family;
+  std::string version;                          // platform becomes "conflux <version>"
+  // Link 4-5, Ed25519 link authentication (AUTH0003), relay cells with
+  // ntor (2) and ntor-v3 (4), authenticated SENDMEs.
+  std::string protocols = "Link=4-5 LinkAuth=3 Relay=2-4 FlowCtrl=1";
+  bool bridge = false;
+  friend bool operator==(const RelayInfo&, const RelayInfo&) = default;
+};
+
+// The signed descriptor at `now` (sans-I/O).
+[[nodiscard]] dir::Descriptor make_relay_descriptor(const RelayInfo& info, const keys::RelayKeys& keys,
+                                                    std::uint64_t now);
+
+struct PublisherOptions {
+  std::vector<tcp::endpoint> authorities;  // DirAuthority DirPorts
+  std::chrono::seconds republish{3600};
+  std::chrono::milliseconds retry_initial{1000};
+  std::chrono::milliseconds retry_max{60000};
+  HttpLimits http{std::chrono::milliseconds(10000), 8192, 4096};
+};
+
+class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublisher> {
+ public:
+  // `clock` and `keys` must outlive the publisher's coroutines; the keys may
+  // be renewed in place (the next descriptor uses them).
+  static std::shared_ptr<DescriptorPublisher> create(net::asio::any_io_executor ex, const net::Clock& clock,
+                                                     const keys::RelayKeys& keys, RelayInfo info,
+                                                     PublisherOptions options);
+  DescriptorPublisher(net::asio::any_io_executor ex, const net::Clock& clock, const keys::RelayKeys& keys,
+                      RelayInfo info, PublisherOptions options);
+
+  void start();
+  void stop();
+  // New facts (address, bandwidth, policy...): a new descriptor now if they differ.
+  void update(RelayInfo info);
+  // Re-sign and upload now (e.g. after the keys were renewed).
+  void republish_now();
+
+  // The current signed descriptor (canonical JSON); empty before start().
+  [[nodiscard]] const std::string& descriptor_text() const noexcept { return text_; }
+  std::function<void(const std::string&)> on_descriptor;
+
+  [[nodiscard]] std::uint64_t uploads_accepted() const noexcept { return accepted_; }
+  [[nodiscard]] std::uint64_t uploads_refused() const noexcept { return refused_; }
+  [[nodiscard]] std::uint64_t upload_attempts() const noexcept { return attempts_; }
+
+ private:
+  net::awaitable<void> loop();
+  net::awaitable<void> upload(tcp::endpoint to, std::string text, std::uint64_t generation);
+  void rebuild();
+
+  net::asio::any_io_executor ex_;
+  const net::Clock& clock_;
+  const keys::RelayKeys& keys_;
+  RelayInfo info_;
+  PublisherOptions options_;
+  net::asio::steady_timer timer_;
+  std::string text_;
+  std::uint64_t generation_ = 0;  // uploads of an older descriptor stop retrying
+  std::uint64_t accepted_ = 0, refused_ = 0, attempts_ = 0;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace conflux::dirnet

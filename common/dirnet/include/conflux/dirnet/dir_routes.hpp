@@ -1,0 +1,69 @@
+#pragma once
+// What the DirPort answers, sans-I/O: method + path + body in, status +
+// body out. The DirServer does the HTTP; this decides. Which paths exist
+// depends on the role: an authority (AuthorityState attached) takes uploads
+// and signatures and serves the consensus; a bridge (self descriptor set)
+// serves its own descriptor; every other path is 404, a known path with the
+// wrong method 405, a body above the path's cap 413, an invalid document 400.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "conflux/crypto/ed25519.hpp"
+
+namespace conflux::dirnet {
+
+class AuthorityState;
+
+enum class HttpMethod : std::uint8_t { Get, Post, Other };
+
+struct DirReply {
+  unsigned status = 200;
+  std::string body;
+  bool json = false;  // application/json, else text/plain
+};
+
+// Before the body is read: either an answer (404/405) or the body cap.
+struct RouteCheck {
+  std::optional<DirReply> early;
+  std::size_t body_limit = 0;
+};
+
+class DirRoutes {
+ public:
+  // An authority's state (null: not an authority). Must outlive the routes.
+  void set_authority(AuthorityState* state) noexcept { authority_ = state; }
+  // A bridge's own signed descriptor (empty: not served).
+  void set_self_descriptor(std::string text) { self_descriptor_ = std::move(text); }
+
+  // Called after an upload from an identity the authority did not hold (the
+  // service tests its reachability at once rather than at the next interval).
+  std::function<void(const crypto::Ed25519Public&)> on_new_relay;
+
+  [[nodiscard]] RouteCheck check(HttpMethod method, std::string_view target) const;
+  [[nodiscard]] DirReply handle(HttpMethod method, std::string_view target, std::string_view body,
+                                std::uint64_t now);
+
+  // Served requests by outcome, for logs and tests.
+  struct Counters {
+    std::uint64_t ok = 0, not_found = 0, rejected = 0;
+  };
+  [[nodiscard]] const Counters& counters() const noexcept { return counters_; }
+
+ private:
+  enum class Route : std::uint8_t { None, Upload, Consensus, Signature, Body, Self };
+  [[nodiscard]] Route route_for(std::string_view path) const;
+  DirReply count(DirReply r);
+
+  AuthorityState* authority_ = nullptr;
+  std::string self_descriptor_;
+  Counters counters_;
+};
+
+// A reply with a short plain-text reason (never a value from the request).
+[[nodiscard]] DirReply text_reply(unsigned status, std::string_view reason);
+
+}  // namespace conflux::dirnet

@@ -1,0 +1,168 @@
+#include "conflux/dirnet/authority_service.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "conflux/dir/authority.hpp"
+#include "conflux/dir/paths.hpp"
+#include "conflux/dirnet/consensus_fetcher.hpp"
+
+namespace conflux::dirnet {
+namespace asio = net::asio;
+using net::awaitable;
+using net::use_nothrow;
+
+namespace {
+
+constexpr std::chrono::milliseconds kDefaultProbeTimeout{5000};
+
+// Waits for a set of spawned coroutines: each calls done(), the last one
+// wakes the waiter.
+struct Countdown {
+  explicit Countdown(asio::any_io_executor ex) : timer(std::move(ex)) {}
+  asio::steady_timer timer;
+  std::size_t pending = 0;
+  void done() {
+    if (--pending == 0) timer.cancel();
+  }
+  awaitable<void> wait() {
+    if (pending == 0) co_return;
+    timer.expires_at(asio::steady_timer::time_point::max());
+    co_await timer.async_wait(use_nothrow);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<AuthorityService> AuthorityService::create(asio::any_io_executor ex, const net::Clock& clock,
+                                                           AuthorityState& state, AuthorityServiceOptions options,
+                                                           ReachabilityProbe probe) {
+  return std::make_shared<AuthorityService>(std::move(ex), clock, state, std::move(options), std::move(probe));
+}
+
+AuthorityService::AuthorityService(asio::any_io_executor ex, const net::Clock& clock, AuthorityState& state,
+                                   AuthorityServiceOptions options, ReachabilityProbe probe)
+    : ex_(ex),
+      clock_(clock),
+      state_(state),
+      options_(std::move(options)),
+      probe_(probe ? std::move(probe) : make_tls_probe(kDefaultProbeTimeout)),
+      tick_timer_(ex) {
+  if (options_.parallel_probes == 0) options_.parallel_probes = 1;
+}
+
+void AuthorityService::start() { asio::co_spawn(ex_, loop(), asio::detached); }
+
+void AuthorityService::stop() {
+  stopped_ = true;
+  tick_timer_.cancel();
+}
+
+void AuthorityService::probe_soon(const crypto::Ed25519Public& identity) {
+  if (stopped_ || soon_in_flight_ >= options_.parallel_probes) return;
+  for (auto& d : state_.relays()) {
+    if (d.identity == identity) {
+      ++soon_in_flight_;
+      asio::co_spawn(ex_, probe_one(std::move(d)),
+                     [self = shared_from_this()](std::exception_ptr) { --self->soon_in_flight_; });
+      return;
+    }
+  }
+}
+
+awaitable<void> AuthorityService::loop() {
+  auto self = shared_from_this();
+  const std::uint64_t interval = state_.options().params.interval;
+  while (!stopped_) {
+    const std::uint64_t now = clock_.unix_seconds();
+    const std::uint64_t va = dir::valid_after_for(now, interval);
+    if (built_va_ != va) {
+      built_va_ = va;
+      state_.expire(now);
+      co_await probe_all();
+      if (stopped_) co_return;
+      const std::string text = dir::encode_detached_signature(state_.build(va, clock_.unix_seconds()));
+      for (const AuthorityPeer& peer : options_.authorities)
+        if (peer.identity != state_.identity())
+          asio::co_spawn(ex_, send_signature(peer, text, va), asio::detached);
+      asio::co_spawn(ex_, catch_up(va), asio::detached);
+      if (on_built) on_built(va);
+    }
+    check_published();
+    tick_timer_.expires_after(options_.tick);
+    co_await tick_timer_.async_wait(use_nothrow);
+  }
+}
+
+awaitable<void> AuthorityService::probe_all() {
+  std::vector<dir::Descriptor> relays = state_.relays();
+  for (std::size_t i = 0; i < relays.size() && !stopped_; i += options_.parallel_probes) {
+    auto batch = std::make_shared<Countdown>(ex_);
+    const std::size_t end = std::min(relays.size(), i + options_.parallel_probes);
+    batch->pending = end - i;
+    for (std::size_t j = i; j < end; ++j)
+      asio::co_spawn(ex_, probe_one(std::move(relays[j])), [batch](std::exception_ptr) { batch->done(); });
+    co_await batch->wait();
+  }
+}
+
+awaitable<void> AuthorityService::probe_one(dir::Descriptor d) {
+  auto self = shared_from_this();
+  const bool reachable = co_await probe_(d);
+  if (stopped_) co_return;
+  ++probes_;
+  state_.observe(d.identity, clock_.unix_seconds(), reachable);
+}
+
+awaitable<void> AuthorityService::send_signature(AuthorityPeer peer, std::string text, std::uint64_t va) {
+  auto self = shared_from_this();
+  const auto max_delay = std::chrono::milliseconds(state_.options().params.interval * 1000 / 4 + 1);
+  auto delay = options_.signature_retry;
+  asio::steady_timer timer(ex_);
+  while (!stopped_ && state_.current_valid_after() == va) {
+    auto res = co_await http_post(peer.dir, std::string(dir::kConsensusSignature), text, options_.http);
+    if (stopped_) co_return;
+    if (res && res->status == 200) {
+      ++delivered_;
+      co_return;
+    }
+    // 409: the peer keeps it for when it builds this body (or computed
+    // another one); 400: it refuses it. Sending again changes neither.
+    if (res && (res->status == 409 || res->status == 400)) co_return;
+    timer.expires_after(delay);
+    co_await timer.async_wait(use_nothrow);
+    delay = std::min(delay * 2, max_delay);
+  }
+}
+
+awaitable<void> AuthorityService::catch_up(std::uint64_t va) {
+  auto self = shared_from_this();
+  asio::steady_timer timer(ex_);
+  timer.expires_after(std::chrono::milliseconds(state_.options().params.interval * 1000 / 2));
+  co_await timer.async_wait(use_nothrow);
+  if (stopped_ || state_.current_valid_after() != va) co_return;
+  const dir::Consensus* held = state_.published(clock_.unix_seconds());
+  if (held != nullptr && held->body.valid_after >= va) co_return;
+
+  ConsensusQuery query;
+  query.check = options_.fetch_check;
+  for (const AuthorityPeer& peer : options_.authorities) {
+    query.authorities.push_back(peer.identity);
+    if (peer.identity != state_.identity()) query.sources.push_back(peer.dir);
+  }
+  query.http.timeout = options_.http.timeout;
+  auto got = co_await fetch_consensus(std::move(query), clock_, held != nullptr ? held->body.valid_after : 0);
+  if (stopped_ || !got) co_return;
+  if (state_.adopt(std::move(*got), clock_.unix_seconds())) check_published();
+}
+
+void AuthorityService::check_published() {
+  const dir::Consensus* p = state_.published(clock_.unix_seconds());
+  if (p == nullptr) return;
+  if (published_va_ == p->body.valid_after && published_signatures_ == p->signatures.size()) return;
+  published_va_ = p->body.valid_after;
+  published_signatures_ = p->signatures.size();
+  if (on_published) on_published(*p);
+}
+
+}  // namespace conflux::dirnet

@@ -1,0 +1,134 @@
+#include "conflux/dirnet/consensus_fetcher.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "conflux/crypto/random.hpp"
+#include "conflux/dir/paths.hpp"
+
+namespace conflux::dirnet {
+namespace asio = net::asio;
+using net::awaitable;
+using net::use_nothrow;
+
+namespace {
+
+template <class T>
+void shuffle(std::vector<T>& v) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[crypto::random_uniform(i)]);
+}
+
+// Keeps the most telling failure across sources.
+void note(FetchErrc& worst, FetchErrc e) {
+  auto rank = [](FetchErrc x) {
+    switch (x) {
+      case FetchErrc::Invalid: return 4;
+      case FetchErrc::NotNewer: return 3;
+      case FetchErrc::NotFound: return 2;
+      case FetchErrc::Unreachable: return 1;
+      case FetchErrc::NoSource: return 0;
+    }
+    return 0;
+  };
+  if (rank(e) > rank(worst)) worst = e;
+}
+
+}  // namespace
+
+std::string_view to_string(FetchErrc e) noexcept {
+  switch (e) {
+    case FetchErrc::NoSource: return "no source";
+    case FetchErrc::Unreachable: return "unreachable";
+    case FetchErrc::NotFound: return "not found";
+    case FetchErrc::Invalid: return "invalid document";
+    case FetchErrc::NotNewer: return "not newer";
+  }
+  return "unknown";
+}
+
+awaitable<Result<dir::Consensus, FetchErrc>> fetch_consensus(ConsensusQuery query, const net::Clock& clock,
+                                                            std::uint64_t newer_than) {
+  FetchErrc worst = FetchErrc::NoSource;
+  shuffle(query.sources);
+  for (const auto& source : query.sources) {
+    auto res = co_await http_get(source, std::string(dir::kConsensus), query.http);
+    if (!res) {
+      note(worst, FetchErrc::Unreachable);
+      continue;
+    }
+    if (res->status != 200) {
+      note(worst, FetchErrc::NotFound);
+      continue;
+    }
+    auto c = dir::parse_consensus(res->body);
+    if (!c || !dir::verify_consensus(*c, query.authorities, clock.unix_seconds(), query.check)) {
+      note(worst, FetchErrc::Invalid);
+      continue;
+    }
+    if (c->body.valid_after <= newer_than) {
+      note(worst, FetchErrc::NotNewer);
+      continue;
+    }
+    co_return std::move(*c);
+  }
+  co_return Unexpected{worst};
+}
+
+awaitable<Result<dir::Descriptor, FetchErrc>> fetch_bridge_descriptor(tcp::endpoint bridge,
+                                                                      crypto::Ed25519Public expected,
+                                                                      const net::Clock& clock,
+                                                                      dir::DescriptorCheck check, HttpLimits http) {
+  auto res = co_await http_get(bridge, std::string(dir::kSelfDescriptor), http);
+  if (!res) co_return Unexpected{FetchErrc::Unreachable};
+  if (res->status != 200) co_return Unexpected{FetchErrc::NotFound};
+  auto d = dir::parse_and_verify_descriptor(res->body, clock.unix_seconds(), check);
+  // A descriptor that is not for the bridge we named is as bad as a forged one.
+  if (!d || !d->is_bridge || d->identity != expected) co_return Unexpected{FetchErrc::Invalid};
+  co_return std::move(*d);
+}
+
+std::shared_ptr<ConsensusFetcher> ConsensusFetcher::create(asio::any_io_executor ex, const net::Clock& clock,
+                                                           ConsensusQuery query, FetcherOptions options) {
+  return std::make_shared<ConsensusFetcher>(std::move(ex), clock, std::move(query), options);
+}
+
+ConsensusFetcher::ConsensusFetcher(asio::any_io_executor ex, const net::Clock& clock, ConsensusQuery query,
+                                   FetcherOptions options)
+    : clock_(clock), query_(std::move(query)), options_(options), timer_(std::move(ex)) {}
+
+void ConsensusFetcher::start() { asio::co_spawn(timer_.get_executor(), run(), asio::detached); }
+
+void ConsensusFetcher::stop() {
+  stopped_ = true;
+  timer_.cancel();
+}
+
+awaitable<void> ConsensusFetcher::run() {
+  auto self = shared_from_this();
+  auto backoff = options_.retry_initial;
+  while (!stopped_) {
+    const std::uint64_t held = consensus_ ? consensus_->body.valid_after : 0;
+    auto got = co_await fetch_consensus(query_, clock_, held);
+    if (stopped_) co_return;
+    std::chrono::milliseconds wait = backoff;
+    if (got) {
+      consensus_ = std::move(*got);
+      ++fetched_;
+      backoff = options_.retry_initial;
+      if (on_consensus) on_consensus(*consensus_);
+      const auto& b = consensus_->body;
+      const std::uint64_t now = clock_.unix_seconds();
+      const std::uint64_t interval = b.fresh_until - b.valid_after;
+      const auto jitter = std::chrono::milliseconds(crypto::random_uniform(interval * 1000 / 8 + 1));
+      const auto until_fresh = std::chrono::seconds(b.fresh_until > now ? b.fresh_until - now : 0);
+      wait = std::chrono::duration_cast<std::chrono::milliseconds>(until_fresh) + options_.after_fresh + jitter;
+    } else {
+      ++failed_;
+      backoff = std::min(backoff * 2, options_.retry_max);
+    }
+    timer_.expires_after(wait);
+    co_await timer_.async_wait(use_nothrow);
+  }
+}
+
+}  // namespace conflux::dirnet

@@ -1,0 +1,107 @@
+#include "conflux/dirnet/descriptor_publisher.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "conflux/dir/paths.hpp"
+#include "conflux/keys/relay_keys.hpp"
+
+namespace conflux::dirnet {
+namespace asio = net::asio;
+using net::awaitable;
+using net::use_nothrow;
+
+dir::Descriptor make_relay_descriptor(const RelayInfo& info, const keys::RelayKeys& keys, std::uint64_t now) {
+  dir::Descriptor d;
+  d.nickname = info.nickname;
+  d.identity = keys.identity();
+  d.signing_cert = keys.signing_cert_bytes();
+  d.ntor_onion_key = keys.onion_key().key.public_key();
+  d.ipv4 = info.ipv4;
+  d.ipv6 = info.ipv6;
+  d.or_port = info.or_port;
+  d.dir_port = info.dir_port;
+  d.bandwidth = info.bandwidth;
+  d.exit_policy = info.exit_policy;
+  d.family = info.family;
+  d.platform = "conflux " + info.version;
+  d.protocols = info.protocols;
+  d.published = now;
+  d.is_bridge = info.bridge;
+  return dir::sign_descriptor(std::move(d), keys.signing_key());
+}
+
+std::shared_ptr<DescriptorPublisher> DescriptorPublisher::create(asio::any_io_executor ex, const net::Clock& clock,
+                                                                 const keys::RelayKeys& keys, RelayInfo info,
+                                                                 PublisherOptions options) {
+  return std::make_shared<DescriptorPublisher>(std::move(ex), clock, keys, std::move(info), std::move(options));
+}
+
+DescriptorPublisher::DescriptorPublisher(asio::any_io_executor ex, const net::Clock& clock,
+                                         const keys::RelayKeys& keys, RelayInfo info, PublisherOptions options)
+    : ex_(ex), clock_(clock), keys_(keys), info_(std::move(info)), options_(std::move(options)), timer_(ex) {}
+
+void DescriptorPublisher::start() {
+  if (started_) return;
+  started_ = true;
+  asio::co_spawn(ex_, loop(), asio::detached);
+}
+
+void DescriptorPublisher::stop() {
+  stopped_ = true;
+  ++generation_;
+  timer_.cancel();
+}
+
+void DescriptorPublisher::update(RelayInfo info) {
+  if (info == info_) return;
+  info_ = std::move(info);
+  republish_now();
+}
+
+void DescriptorPublisher::republish_now() {
+  // The loop wakes early and publishes; before start() the first round will.
+  timer_.cancel();
+}
+
+void DescriptorPublisher::rebuild() {
+  text_ = dir::encode_descriptor(make_relay_descriptor(info_, keys_, clock_.unix_seconds()));
+  ++generation_;
+  if (on_descriptor) on_descriptor(text_);
+}
+
+awaitable<void> DescriptorPublisher::loop() {
+  auto self = shared_from_this();
+  while (!stopped_) {
+    rebuild();
+    if (!info_.bridge) {
+      for (const auto& to : options_.authorities) asio::co_spawn(ex_, upload(to, text_, generation_), asio::detached);
+    }
+    timer_.expires_after(options_.republish);
+    co_await timer_.async_wait(use_nothrow);  // cancelled by update()/republish_now()/stop()
+  }
+}
+
+awaitable<void> DescriptorPublisher::upload(tcp::endpoint to, std::string text, std::uint64_t generation) {
+  auto self = shared_from_this();
+  auto delay = options_.retry_initial;
+  asio::steady_timer retry(ex_);
+  while (!stopped_ && generation == generation_) {
+    ++attempts_;
+    auto res = co_await http_post(to, std::string(dir::kDescriptorUpload), text, options_.http);
+    if (stopped_) co_return;
+    if (res && res->status == 200) {
+      ++accepted_;
+      co_return;
+    }
+    if (res && res->status >= 400 && res->status < 500) {
+      ++refused_;
+      co_return;
+    }
+    retry.expires_after(delay);
+    co_await retry.async_wait(use_nothrow);
+    delay = std::min(delay * 2, options_.retry_max);
+  }
+}
+
+}  // namespace conflux::dirnet

@@ -1,0 +1,112 @@
+#include "conflux/dirnet/dir_routes.hpp"
+
+#include "conflux/dir/paths.hpp"
+#include "conflux/dirnet/authority_state.hpp"
+
+namespace conflux::dirnet {
+namespace {
+
+// The path without a query string (which no route takes, and which must
+// not make a known path unknown).
+std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+}  // namespace
+
+DirReply text_reply(unsigned status, std::string_view reason) {
+  DirReply r;
+  r.status = status;
+  r.body = std::string(reason);
+  r.body += '\n';
+  return r;
+}
+
+DirRoutes::Route DirRoutes::route_for(std::string_view path) const {
+  if (authority_ != nullptr) {
+    if (path == dir::kDescriptorUpload) return Route::Upload;
+    if (path == dir::kConsensus) return Route::Consensus;
+    if (path == dir::kConsensusSignature) return Route::Signature;
+    if (path == dir::kConsensusBody) return Route::Body;
+  }
+  if (!self_descriptor_.empty() && path == dir::kSelfDescriptor) return Route::Self;
+  return Route::None;
+}
+
+RouteCheck DirRoutes::check(HttpMethod method, std::string_view target) const {
+  RouteCheck c;
+  const Route r = route_for(path_of(target));
+  if (r == Route::None) {
+    c.early = text_reply(404, "not found");
+    return c;
+  }
+  const bool post = r == Route::Upload || r == Route::Signature;
+  if (method != (post ? HttpMethod::Post : HttpMethod::Get)) {
+    c.early = text_reply(405, "method not allowed");
+    return c;
+  }
+  c.body_limit = r == Route::Upload ? dir::kMaxUploadBody : r == Route::Signature ? dir::kMaxSignatureBody : 0;
+  return c;
+}
+
+DirReply DirRoutes::count(DirReply r) {
+  if (r.status == 200) ++counters_.ok;
+  else if (r.status == 404) ++counters_.not_found;
+  else ++counters_.rejected;
+  return r;
+}
+
+DirReply DirRoutes::handle(HttpMethod method, std::string_view target, std::string_view body, std::uint64_t now) {
+  RouteCheck c = check(method, target);
+  if (c.early) return count(std::move(*c.early));
+  if (body.size() > c.body_limit) return count(text_reply(413, "body too large"));
+  DirReply ok;
+  ok.json = true;
+  switch (route_for(path_of(target))) {
+    case Route::Upload: {
+      UploadOutcome up = authority_->upload(body, now);
+      switch (up.status) {
+        case UploadStatus::Accepted:
+          if (up.new_identity && on_new_relay) on_new_relay(up.identity);
+          return count(text_reply(200, "accepted"));
+        case UploadStatus::Kept:
+          return count(text_reply(200, "not newer; kept the one held"));
+        case UploadStatus::Full:
+          return count(text_reply(503, "too many relays"));
+        case UploadStatus::Rejected:
+          break;
+      }
+      std::string why = "descriptor rejected: ";
+      why += up.error ? dir::to_string(up.error->code) : "invalid";
+      return count(text_reply(400, why));
+    }
+    case Route::Consensus: {
+      auto text = authority_->published_text(now);
+      if (!text) return count(text_reply(404, "no consensus yet"));
+      ok.body = std::move(*text);
+      return count(std::move(ok));
+    }
+    case Route::Signature:
+      switch (authority_->add_signature(body, now)) {
+        case SignatureStatus::Added:
+          return count(text_reply(200, "signature added"));
+        case SignatureStatus::OtherBody:
+          return count(text_reply(409, "signature for another body"));
+        case SignatureStatus::Invalid:
+          return count(text_reply(400, "signature rejected"));
+      }
+      break;
+    case Route::Body: {
+      auto text = authority_->current_body_text();
+      if (!text) return count(text_reply(404, "no body yet"));
+      ok.body = std::move(*text);
+      return count(std::move(ok));
+    }
+    case Route::Self:
+      ok.body = self_descriptor_;
+      return count(std::move(ok));
+    case Route::None:
+      break;
+  }
+  return count(text_reply(404, "not found"));
+}
+
+}  // namespace conflux::dirnet

@@ -1,0 +1,409 @@
+// The directory over real sockets on 127.0.0.1, in one process: three
+// authorities, four relays (with TLS listeners on their ORPorts, so the
+// default probe has something to reach) and a bridge. Runs until a
+// consensus that 2 of 3 authorities signed lists the relays with their
+// flags, then fetches it as a client would; fetches and checks the bridge's
+// self descriptor; and throws garbage, forgeries, oversized and idle
+// connections at a DirPort, which keeps serving.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "conflux/dir/paths.hpp"
+#include "conflux/dirnet/authority_service.hpp"
+#include "conflux/dirnet/consensus_fetcher.hpp"
+#include "conflux/dirnet/descriptor_publisher.hpp"
+#include "conflux/dirnet/dir_server.hpp"
+#include "conflux/keys/relay_keys.hpp"
+#include "conflux/net/tls.hpp"
+
+using namespace conflux;
+using namespace conflux::dirnet;
+using namespace std::chrono_literals;
+namespace asio = net::asio;
+using net::use_nothrow;
+
+namespace {
+
+constexpr std::uint64_t kInterval = 2;
+const tcp::endpoint kLoopback(asio::ip::make_address("127.0.0.1"), 0);
+
+struct Loop {
+  asio::io_context io;
+  net::SystemClock clock;
+
+  // Runs the loop until `done` holds or `bound` passes; no fixed sleeps.
+  template <class Pred>
+  bool run_until(Pred done, std::chrono::milliseconds bound) {
+    const auto deadline = std::chrono::steady_clock::now() + bound;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      io.restart();
+      io.run_for(20ms);
+    }
+    return true;
+  }
+
+  template <class T>
+  T await(net::awaitable<T> a, std::chrono::milliseconds bound = 15s) {
+    // Result<T, E> has no default constructor, which co_spawn's value
+    // handler needs: the result goes through an optional instead.
+    std::optional<T> out;
+    asio::co_spawn(
+        io, [](net::awaitable<T> inner, std::optional<T>& slot) -> net::awaitable<void> {
+          slot.emplace(co_await std::move(inner));
+        }(std::move(a), out),
+        [](std::exception_ptr e) {
+          if (e) std::rethrow_exception(e);
+        });
+    REQUIRE(run_until([&] { return out.has_value(); }, bound));
+    return std::move(*out);
+  }
+};
+
+// A stand-in ORPort: accepts and completes TLS handshakes with the relay's
+// TLS certificate, then holds the connection until the peer closes it.
+struct OrPort {
+  asio::ssl::context ctx;
+  tcp::acceptor acceptor;
+  OrPort(asio::io_context& io, const keys::RelayKeys& k)
+      : ctx(net::make_tls_server_context({k.tls_certificate().cert_pem, k.tls_certificate().key_pem.str()})),
+        acceptor(io, kLoopback) {
+    asio::co_spawn(io, accept(), asio::detached);
+  }
+  net::awaitable<void> accept() {
+    for (;;) {
+      auto [ec, s] = co_await acceptor.async_accept(use_nothrow);
+      if (ec) co_return;
+      asio::co_spawn(acceptor.get_executor(), serve(net::TlsStream(std::move(s), ctx)), asio::detached);
+    }
+  }
+  static net::awaitable<void> serve(net::TlsStream tls) {
+    auto [ec] = co_await tls.async_handshake(asio::ssl::stream_base::server, use_nothrow);
+    if (ec) co_return;
+    std::array<char, 64> buf{};
+    (void)co_await tls.async_read_some(asio::buffer(buf), use_nothrow);
+  }
+};
+
+// Raw bytes to a DirPort; everything it answers until it closes.
+net::awaitable<std::string> raw_exchange(tcp::endpoint to, std::string request) {
+  tcp::socket s(co_await asio::this_coro::executor);
+  auto [cec] = co_await s.async_connect(to, use_nothrow);
+  if (cec) co_return "connect failed";
+  (void)co_await asio::async_write(s, asio::buffer(request), use_nothrow);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (out.size() < (1U << 20)) {
+    auto [ec, n] = co_await s.async_read_some(asio::buffer(buf), use_nothrow);
+    if (ec) break;
+    out.append(buf.data(), n);
+  }
+  co_return out;
+}
+
+RelayInfo relay_info(std::uint8_t n, std::uint16_t or_port, std::string policy) {
+  RelayInfo i;
+  i.nickname = "relay" + std::to_string(n);
+  i.ipv4 = {127, 0, 0, 1};
+  i.or_port = or_port;
+  i.bandwidth = {1'000'000, 2'000'000, 1'000'000};
+  i.exit_policy = std::move(policy);
+  i.version = "0.1.0-test";
+  return i;
+}
+
+struct Authority {
+  keys::RelayKeys keys;
+  DirRoutes routes;
+  std::shared_ptr<DirServer> server;
+  std::unique_ptr<AuthorityState> state;
+  std::shared_ptr<AuthorityService> service;
+};
+
+struct Relay {
+  keys::RelayKeys keys;
+  std::unique_ptr<OrPort> or_port;
+  std::shared_ptr<DescriptorPublisher> publisher;
+};
+
+struct Network : Loop {
+  std::deque<Authority> auths;
+  std::deque<Relay> relays;
+  std::vector<AuthorityPeer> peers;
+  std::vector<crypto::Ed25519Public> auth_ids;
+  std::vector<tcp::endpoint> auth_dirs;
+
+  explicit Network(int n = 3, ReachabilityProbe probe = {}) {
+    const std::uint64_t now = clock.unix_seconds();
+    for (int i = 0; i < n; ++i) {
+      auto& a = auths.emplace_back(Authority{keys::RelayKeys::generate(now), {}, {}, {}, {}});
+      a.server = std::move(DirServer::create(io.get_executor(), kLoopback, a.routes, clock).value());
+      peers.push_back({a.keys.identity(), a.server->local_endpoint()});
+      auth_ids.push_back(a.keys.identity());
+      auth_dirs.push_back(a.server->local_endpoint());
+    }
+    for (auto& a : auths) {
+      AuthorityOptions opt;
+      opt.params = authority_params(kInterval, true);
+      a.state = std::make_unique<AuthorityState>(a.keys, auth_ids, opt);
+      a.routes.set_authority(a.state.get());
+      AuthorityServiceOptions so;
+      so.authorities = peers;
+      so.tick = 50ms;
+      so.signature_retry = 100ms;
+      a.service = AuthorityService::create(io.get_executor(), clock, *a.state, so, probe);  // empty: TLS probe
+      a.routes.on_new_relay = [svc = a.service.get()](const crypto::Ed25519Public& id) { svc->probe_soon(id); };
+      a.server->start();
+      a.service->start();
+    }
+  }
+
+  Relay& add_relay(std::uint8_t n, std::string policy, bool bridge, DirRoutes* bridge_routes = nullptr) {
+    auto& r = relays.emplace_back(Relay{keys::RelayKeys::generate(clock.unix_seconds()), {}, {}});
+    r.or_port = std::make_unique<OrPort>(io, r.keys);
+    RelayInfo info = relay_info(n, r.or_port->acceptor.local_endpoint().port(), std::move(policy));
+    info.bridge = bridge;
+    PublisherOptions po;
+    po.authorities = auth_dirs;  // a bridge has them too, and must not use them
+    po.retry_initial = 100ms;
+    r.publisher = DescriptorPublisher::create(io.get_executor(), clock, r.keys, info, po);
+    if (bridge_routes != nullptr)
+      r.publisher->on_descriptor = [bridge_routes](const std::string& t) { bridge_routes->set_self_descriptor(t); };
+    r.publisher->start();
+    return r;
+  }
+
+  ~Network() {
+    for (auto& a : auths) {
+      a.service->stop();
+      a.server->stop();
+    }
+    for (auto& r : relays) r.publisher->stop();
+  }
+};
+
+bool lists(const dir::Consensus& c, const crypto::Ed25519Public& id) {
+  for (const auto& r : c.body.routers)
+    if (r.identity == id) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("three authorities publish a majority-signed consensus of the relays that uploaded", "[dirnet]") {
+  Network net;
+  for (std::uint8_t i = 1; i <= 4; ++i) net.add_relay(i, i == 1 ? "accept 80,443" : "reject 1-65535", false);
+
+  DirRoutes bridge_routes;
+  Relay& bridge = net.add_relay(9, "reject 1-65535", true, &bridge_routes);
+  auto bridge_server = DirServer::create(net.io.get_executor(), kLoopback, bridge_routes, net.clock).value();
+  bridge_server->start();
+
+  // Until one authority serves a consensus, signed by >= 2 of 3, listing all four.
+  const dir::Consensus* found = nullptr;
+  REQUIRE(net.run_until(
+      [&] {
+        for (auto& a : net.auths) {
+          const dir::Consensus* c = a.state->published(net.clock.unix_seconds());
+          if (c != nullptr && c->signatures.size() >= 2 && c->body.routers.size() == 4) {
+            found = c;
+            return true;
+          }
+        }
+        return false;
+      },
+      25s));
+  const std::uint64_t now = net.clock.unix_seconds();
+  auto counted = dir::verify_consensus(*found, net.auth_ids, now);
+  REQUIRE(counted);
+  CHECK(*counted >= 2);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& id = net.relays[i].keys.identity();
+    const dir::RouterEntry* e = nullptr;
+    for (const auto& r : found->body.routers)
+      if (r.identity == id) e = &r;
+    REQUIRE(e != nullptr);
+    CHECK(e->flags.running);
+    CHECK(e->flags.valid);
+    CHECK(e->flags.fast);
+    CHECK(e->flags.stable);
+    CHECK(e->flags.guard);
+    CHECK(e->flags.exit == (i == 0));
+    CHECK(e->bandwidth == 1000);  // KB/s from min(rate, observed)
+    CHECK(e->or_port == net.relays[i].or_port->acceptor.local_endpoint().port());
+  }
+  CHECK_FALSE(lists(*found, bridge.keys.identity()));
+  CHECK(bridge.publisher->upload_attempts() == 0);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(net.relays[i].publisher->uploads_accepted() == 3);
+
+  // A client fetches and verifies it (authorities tried in random order).
+  ConsensusQuery q{net.auth_dirs, net.auth_ids, {}, {}};
+  auto fetched = net.await(fetch_consensus(q, net.clock));
+  REQUIRE(fetched);
+  CHECK(fetched->body.routers.size() == 4);
+  CHECK_FALSE(lists(*fetched, bridge.keys.identity()));
+  // With the wrong authority set it does not verify.
+  ConsensusQuery strangers = q;
+  strangers.authorities = {keys::RelayKeys::generate(now).identity(), keys::RelayKeys::generate(now).identity()};
+  auto refused = net.await(fetch_consensus(strangers, net.clock));
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error() == FetchErrc::Invalid);
+
+  // The long-running fetcher gets one too, and then a newer one.
+  auto fetcher = ConsensusFetcher::create(net.io.get_executor(), net.clock, q, {100ms, 1s, 100ms});
+  std::vector<std::uint64_t> seen_va;
+  fetcher->on_consensus = [&](const dir::Consensus& c) { seen_va.push_back(c.body.valid_after); };
+  fetcher->start();
+  REQUIRE(net.run_until([&] { return seen_va.size() >= 2; }, 15s));
+  CHECK(seen_va[1] > seen_va[0]);
+  fetcher->stop();
+
+  // The bridge's descriptor comes from the bridge, verified against its identity.
+  const tcp::endpoint bridge_dir = bridge_server->local_endpoint();
+  auto bd = net.await(fetch_bridge_descriptor(bridge_dir, bridge.keys.identity(), net.clock));
+  REQUIRE(bd);
+  CHECK(bd->is_bridge);
+  CHECK(bd->identity == bridge.keys.identity());
+  CHECK(bd->platform == "conflux 0.1.0-test");
+  auto wrong = net.await(fetch_bridge_descriptor(bridge_dir, net.relays[0].keys.identity(), net.clock));
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error() == FetchErrc::Invalid);
+  // A relay's DirPort (here: an authority's) has no self descriptor.
+  auto none = net.await(fetch_bridge_descriptor(net.auth_dirs[0], bridge.keys.identity(), net.clock));
+  REQUIRE_FALSE(none);
+  CHECK(none.error() == FetchErrc::NotFound);
+
+  // Garbage and forgeries get 400 and the DirPort keeps serving.
+  const tcp::endpoint a0 = net.auth_dirs[0];
+  const HttpLimits limits{5000ms, 8192, dir::kMaxConsensusSize};
+  auto garbage = net.await(http_post(a0, std::string(dir::kDescriptorUpload), "\x01\x02 not a descriptor", limits));
+  REQUIRE(garbage);
+  CHECK(garbage->status == 400);
+  auto raw = net.await(raw_exchange(a0, std::string(300, '\xff') + "\r\n\r\n"));
+  CHECK(raw.rfind("HTTP/1.1 400", 0) == 0);
+  auto forged = dir::parse_descriptor(net.relays[1].publisher->descriptor_text()).value();
+  forged.exit_policy = "accept 1-65535";  // claims to be an exit, after signing
+  auto refused_upload = net.await(http_post(a0, std::string(dir::kDescriptorUpload), dir::encode_descriptor(forged), limits));
+  REQUIRE(refused_upload);
+  CHECK(refused_upload->status == 400);
+  CHECK(refused_upload->body.find("bad signature") != std::string::npos);
+  // The bridge's own descriptor is not accepted by an authority either.
+  auto bridge_upload = net.await(http_post(a0, std::string(dir::kDescriptorUpload), bridge.publisher->descriptor_text(), limits));
+  REQUIRE(bridge_upload);
+  CHECK(bridge_upload->status == 400);
+  CHECK(bridge_upload->body.find("bridge descriptor") != std::string::npos);
+  auto still = net.await(http_get(a0, std::string(dir::kConsensus), limits));
+  REQUIRE(still);
+  CHECK(still->status == 200);
+  auto relisted = dir::parse_consensus(still->body);
+  REQUIRE(relisted);
+  CHECK_FALSE(lists(*relisted, bridge.keys.identity()));
+  for (const auto& r : relisted->body.routers) CHECK(r.exit_policy != "accept 1-65535");
+  bridge_server->stop();
+}
+
+TEST_CASE("a DirPort bounds paths, methods, sizes, connections and time", "[dirnet]") {
+  Loop loop;
+  const auto k = keys::RelayKeys::generate(loop.clock.unix_seconds());
+  AuthorityOptions opt;
+  opt.params = authority_params(kInterval, true);
+  AuthorityState state(k, {k.identity()}, opt);
+  DirRoutes routes;
+  routes.set_authority(&state);
+  DirServerLimits lim;
+  lim.max_connections = 2;
+  lim.max_header = 1024;
+  lim.timeout = 300ms;
+  auto server = DirServer::create(loop.io.get_executor(), kLoopback, routes, loop.clock, lim).value();
+  server->start();
+  const tcp::endpoint at = server->local_endpoint();
+  const HttpLimits hl{3000ms, 8192, 1 << 20};
+
+  auto r = loop.await(http_get(at, "/robots.txt", hl));
+  REQUIRE(r);
+  CHECK(r->status == 404);
+  r = loop.await(http_get(at, std::string(dir::kDescriptorUpload), hl));
+  REQUIRE(r);
+  CHECK(r->status == 405);
+  r = loop.await(http_get(at, std::string(dir::kConsensus), hl));
+  REQUIRE(r);
+  CHECK(r->status == 404);  // nothing published yet
+  // A body above the path's cap: refused from its Content-Length, unread.
+  r = loop.await(http_post(at, std::string(dir::kDescriptorUpload), std::string(dir::kMaxUploadBody + 1, '{'), hl));
+  REQUIRE(r);
+  CHECK(r->status == 413);
+  r = loop.await(http_post(at, std::string(dir::kConsensusSignature), std::string(5000, 'x'), hl));
+  REQUIRE(r);
+  CHECK(r->status == 413);
+  // Chunked, so the cap is found while reading.
+  std::string chunked = "POST /conflux/v1/consensus-signature HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 6; ++i) chunked += "400\r\n" + std::string(0x400, 'y') + "\r\n";
+  chunked += "0\r\n\r\n";
+  CHECK(loop.await(raw_exchange(at, chunked)).rfind("HTTP/1.1 413", 0) == 0);
+  // A header above the cap.
+  CHECK(loop.await(raw_exchange(at, "GET / HTTP/1.1\r\nX: " + std::string(2000, 'a') + "\r\n\r\n"))
+            .rfind("HTTP/1.1 431", 0) == 0);
+  // Expect: 100-continue is honoured.
+  const auto desc = dir::encode_descriptor(make_relay_descriptor(relay_info(1, 9001, "reject 1-65535"), k, loop.clock.unix_seconds()));
+  auto cont = loop.await(raw_exchange(at, "POST /conflux/v1/descriptor HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                                          "Content-Length: " + std::to_string(desc.size()) + "\r\n\r\n" + desc));
+  CHECK(cont.rfind("HTTP/1.1 100 Continue", 0) == 0);
+  CHECK(cont.find("HTTP/1.1 200 OK") != std::string::npos);
+
+  // Two idle connections fill the server; a third is closed at once; the
+  // idle ones are closed at the deadline, and then it serves again.
+  tcp::socket idle1(loop.io), idle2(loop.io);
+  idle1.connect(at);
+  idle2.connect(at);
+  REQUIRE(loop.run_until([&] { return server->active_connections() == 2; }, 2s));
+  auto third = loop.await(raw_exchange(at, "GET /conflux/v1/consensus HTTP/1.1\r\n\r\n"));
+  CHECK(third.empty());
+  CHECK(server->refused_connections() == 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(loop.run_until([&] { return server->active_connections() == 0; }, 5s));
+  CHECK(std::chrono::steady_clock::now() - t0 < 3s);
+  r = loop.await(http_get(at, "/", hl));
+  REQUIRE(r);
+  CHECK(r->status == 404);
+  CHECK(routes.counters().ok == 1);
+  server->stop();
+}
+
+TEST_CASE("the reachability probe is pluggable; a lone authority is its own majority", "[dirnet]") {
+  // No ORPort listeners at all: the injected probe decides. Relay 2 is
+  // never reachable, so never Running, so never listed.
+  std::vector<std::uint16_t> unreachable_ports;
+  std::size_t probed = 0;
+  Network net(1, [&](const dir::Descriptor& d) -> net::awaitable<bool> {
+    ++probed;
+    for (auto p : unreachable_ports)
+      if (p == d.or_port) co_return false;
+    co_return true;
+  });
+  for (std::uint8_t i = 1; i <= 3; ++i) net.add_relay(i, "accept 80,443", false);
+  unreachable_ports.push_back(net.relays[1].or_port->acceptor.local_endpoint().port());
+  std::vector<std::uint64_t> built;
+  net.auths[0].service->on_built = [&](std::uint64_t va) { built.push_back(va); };
+
+  const dir::Consensus* c = nullptr;
+  REQUIRE(net.run_until(
+      [&] {
+        c = net.auths[0].state->published(net.clock.unix_seconds());
+        return c != nullptr && c->body.routers.size() == 2;
+      },
+      15s));
+  CHECK(c->signatures.size() == 1);
+  CHECK(dir::verify_consensus(*c, net.auth_ids, net.clock.unix_seconds()));
+  CHECK_FALSE(lists(*c, net.relays[1].keys.identity()));
+  CHECK(lists(*c, net.relays[0].keys.identity()));
+  CHECK(lists(*c, net.relays[2].keys.identity()));
+  for (const auto& r : c->body.routers) CHECK(r.flags.exit);
+  CHECK(probed >= 3);
+  CHECK(net.auths[0].service->probes_run() >= 3);
+  REQUIRE_FALSE(built.empty());
+  CHECK(built.back() % kInterval == 0);
+}
