@@ -1,0 +1,106 @@
+#pragma once
+// What the exit module is told (mode, policy, limits, timeouts, a log sink)
+// and what it reports (ExitStats, plain numbers for metrics).
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "conflux/cell/relay_header.hpp"
+#include "conflux/cell/relay_stream_msgs.hpp"
+#include "conflux/proto/exit_policy.hpp"
+#include "conflux/proto/flow_control.hpp"
+
+namespace conflux::exit {
+
+// A relay that is not an exit still gets BEGIN and RESOLVE cells (anyone can
+// send them to any hop that is last on a circuit); it refuses them all.
+enum class ExitMode : std::uint8_t { Exit, NotExit };
+
+// tor's severities; the program maps them onto its logging backend.
+enum class LogLevel : std::uint8_t { Debug, Info, Notice, Warn, Err };
+// Destination addresses and hostnames only ever appear at Debug.
+using LogFn = std::function<void(LogLevel, std::string_view)>;
+
+// DATA cells carry at most this many bytes.
+inline constexpr std::size_t kMaxDataLen = cell::kRelayBodyMaxLen;  // 498
+
+// A stream whose bytes for the server exceed this many cells' worth is
+// "backlogged": its SENDMEs wait until the socket drains (tor-spec 7.4, "less
+// than ten cell payloads remaining to be flushed").
+inline constexpr std::size_t kBacklogCells = 10;
+
+struct ExitLimits {
+  std::size_t max_streams_per_circuit = 256;  // includes pending RESOLVEs
+  std::size_t max_streams_total = 16384;      // includes streams still closing
+  std::size_t max_pending_dns = 512;          // BEGIN and RESOLVE lookups in flight
+  // Bytes from the client waiting for the server's socket. A client that
+  // respects its stream window can have at most 500 cells unacknowledged, and
+  // we only acknowledge while fewer than kBacklogCells are waiting, so an
+  // honest client never exceeds (500 + 10) cells; more is a window overrun.
+  std::size_t max_upstream_bytes = (proto::kStreamWindow.start + kBacklogCells) * kMaxDataLen;
+  // Server bytes read in one go (each read is also capped by the stream
+  // window), so a stalled circuit holds at most this much per stream.
+  std::size_t read_cells = 8;
+};
+
+struct ExitTimeouts {
+  std::chrono::milliseconds dns{10'000};
+  std::chrono::milliseconds connect{15'000};
+  // After an END: how long we keep flushing to the server and waiting for its
+  // FIN before the socket is closed anyway.
+  std::chrono::milliseconds linger{10'000};
+};
+
+struct ExitConfig {
+  ExitMode mode = ExitMode::NotExit;
+  // Built by the caller (proto::build_exit_policy); checked for every target.
+  proto::ExitPolicy policy;
+  // tor's IPv6Exit: without it, IPv6 destinations are refused and a BEGIN
+  // that does not accept IPv4 gets END EXITPOLICY.
+  bool ipv6_exit = false;
+  ExitLimits limits;
+  ExitTimeouts timeouts;
+  // TTLs we report. tor hands out only two values (clip_dns_ttl: 5 min or 1
+  // hour) so that TTLs do not reveal cache state; we do not see the DNS TTL
+  // at all, so names get the low one and IP literals the high one.
+  std::uint32_t dns_ttl = 300;
+  std::uint32_t literal_ttl = 3600;
+  LogFn log;  // may be empty
+};
+
+// END reasons 0..14 by value; slot 0 also counts values tor-spec does not list.
+inline constexpr std::size_t kEndReasonSlots = 15;
+
+[[nodiscard]] constexpr std::size_t end_reason_slot(cell::EndReason r) noexcept {
+  const auto v = static_cast<std::size_t>(r);
+  return v < kEndReasonSlots ? v : 0;
+}
+
+struct ExitStats {
+  // Gauges (now).
+  std::uint64_t streams_pending = 0;   // resolving or connecting
+  std::uint64_t streams_open = 0;      // connected, not yet ended
+  std::uint64_t streams_closing = 0;   // END exchanged, socket still flushing
+  std::uint64_t dns_pending = 0;
+  // Counters (since start).
+  std::uint64_t begins = 0;
+  std::uint64_t streams_connected = 0;
+  std::uint64_t resolves = 0;
+  std::uint64_t dns_failures = 0;      // lookups that failed or timed out
+  std::uint64_t bytes_to_servers = 0;  // client DATA written to sockets
+  std::uint64_t bytes_to_clients = 0;  // socket bytes sent as DATA
+  std::uint64_t ends_received = 0;
+  std::array<std::uint64_t, kEndReasonSlots> ends_sent{};  // by end_reason_slot()
+  std::uint64_t cells_dropped = 0;        // unknown stream, stream 0, ignored commands
+  std::uint64_t protocol_violations = 0;  // stream or circuit level
+  std::uint64_t circuits_killed = 0;      // closed by us with reason PROTOCOL
+
+  [[nodiscard]] std::uint64_t ends_sent_for(cell::EndReason r) const noexcept {
+    return ends_sent[end_reason_slot(r)];
+  }
+};
+
+}  // namespace conflux::exit

@@ -1,0 +1,378 @@
+// Relay messages in, per-circuit stream tables, limits, and the helpers
+// every path shares (sending, failing, finishing).
+#include <algorithm>
+#include <string>
+
+#include "exit_impl.hpp"
+
+namespace conflux::exit {
+
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+}  // namespace
+
+Stream::Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, bool resolve)
+    : circuit(c),
+      id(s),
+      resolve_only(resolve),
+      machine(proto::StreamMachine::exit_stream(resolve ? proto::StreamKind::Resolve : proto::StreamKind::Connect)),
+      resolver(io),
+      socket(io),
+      timer(io) {}
+
+ExitStreams::Impl::Impl(asio::io_context& io_ctx, proto::CircuitOutput& output, ExitConfig config)
+    : io(io_ctx), out(output), cfg(std::move(config)) {
+  cfg.limits.read_cells = std::max<std::size_t>(cfg.limits.read_cells, 1);
+}
+
+ExitStreams::Impl::~Impl() {
+  std::vector<StreamPtr> all;
+  for (auto& [h, c] : circuits)
+    for (auto& [id, s] : c.streams) all.push_back(s);
+  all.insert(all.end(), closing.begin(), closing.end());
+  for (auto& s : all) finish(s);
+}
+
+void ExitStreams::Impl::log(LogLevel level, std::string_view text) const {
+  if (cfg.log) cfg.log(level, text);
+}
+
+void ExitStreams::Impl::arm_timer(const StreamPtr& s, std::chrono::milliseconds after,
+                                  void (Impl::*on_expire)(StreamPtr)) {
+  s->timer.expires_after(after);
+  s->timer.async_wait([this, s, phase = s->phase, on_expire](const boost::system::error_code& ec) {
+    if (ec || s->closed || s->phase != phase) return;
+    (this->*on_expire)(s);
+  });
+}
+
+// ---- messages ----------------------------------------------------------------
+
+void ExitStreams::Impl::on_message(proto::CircuitHandle c, StreamId id, cell::RelayMsg msg) {
+  std::visit(Overloaded{
+                 [&](cell::BeginMsg& m) { on_begin(c, id, m); },
+                 [&](cell::BeginDirMsg&) {
+                   if (id == StreamId{0} || find(c, id)) {
+                     ++counters.cells_dropped;
+                     return;
+                   }
+                   // Tunnelled directory requests are not served (yet).
+                   refuse(c, id, cell::EndReason::NotDirectory);
+                 },
+                 [&](cell::DataMsg& m) { on_data(c, id, std::move(m.data)); },
+                 [&](cell::EndMsg& m) { on_end(c, id, m.reason); },
+                 [&](cell::SendmeMsg&) { on_sendme(c, id); },
+                 [&](cell::ResolveMsg& m) { on_resolve(c, id, std::move(m.name)); },
+                 [&](cell::ConnectedMsg&) { on_wrong_direction(c, id, true); },
+                 [&](cell::ResolvedMsg&) { on_wrong_direction(c, id, false); },
+                 // XON/XOFF on a circuit without congestion control, Conflux
+                 // and circuit commands: nothing for streams. tor drops them.
+                 [&](auto&) { ++counters.cells_dropped; },
+             },
+             msg);
+}
+
+void ExitStreams::Impl::on_begin(proto::CircuitHandle c, StreamId id, const cell::BeginMsg& m) {
+  if (id == StreamId{0} || find(c, id)) {
+    // tor drops a BEGIN for a stream it knows ("Begin cell for known
+    // stream. Dropping.") and keeps the circuit; so do we.
+    ++counters.cells_dropped;
+    ++counters.protocol_violations;
+    log(LogLevel::Info, "BEGIN on stream 0 or on a stream in use: dropped");
+    return;
+  }
+  ++counters.begins;
+  if (cfg.mode == ExitMode::NotExit) return refuse(c, id, cell::EndReason::ExitPolicy);
+  if (attached_on(c) >= cfg.limits.max_streams_per_circuit || total >= cfg.limits.max_streams_total) {
+    log(LogLevel::Info, "BEGIN refused: stream limit reached");
+    return refuse(c, id, cell::EndReason::ResourceLimit);
+  }
+  const FamilyChoice families = family_choice(m.flags, cfg.ipv6_exit);
+  // tor: "If you don't want IPv4, I can't help" (without IPv6Exit).
+  if (!families.any()) return refuse(c, id, cell::EndReason::ExitPolicy);
+
+  if (m.kind != cell::BeginAddrKind::Hostname) {
+    // tor connects to a literal address whatever the flags say.
+    auto addr = parse_ip_literal(m.host);
+    if (!addr) return refuse(c, id, cell::EndReason::TorProtocol);
+    StreamPtr s = add_stream(c, id, false);
+    s->port = m.port;
+    s->flags = m.flags;
+    s->addr = *addr;
+    s->ttl = cfg.literal_ttl;
+    log(LogLevel::Debug, "stream " + std::to_string(id.value()) + ": BEGIN " + m.host + ":" + std::to_string(m.port));
+    return connect_checked(s);
+  }
+  if (is_unresolvable_name(m.host)) return refuse(c, id, cell::EndReason::ResolveFailed);
+  // Refuse before any lookup when no address could be accepted on this port.
+  if (cfg.policy.check_port(m.port, families.only_family()) == proto::PortVerdict::Rejected) {
+    log(LogLevel::Info, "BEGIN refused by the exit policy (port)");
+    return refuse(c, id, cell::EndReason::ExitPolicy);
+  }
+  if (dns_pending >= cfg.limits.max_pending_dns) {
+    log(LogLevel::Info, "BEGIN refused: too many DNS lookups in flight");
+    return refuse(c, id, cell::EndReason::ResourceLimit);
+  }
+  StreamPtr s = add_stream(c, id, false);
+  s->port = m.port;
+  s->flags = m.flags;
+  log(LogLevel::Debug, "stream " + std::to_string(id.value()) + ": BEGIN " + m.host + ":" + std::to_string(m.port));
+  start_lookup(s, m.host);
+}
+
+void ExitStreams::Impl::on_resolve(proto::CircuitHandle c, StreamId id, std::string name) {
+  if (id == StreamId{0} || find(c, id)) {
+    ++counters.cells_dropped;  // tor: "resolve request for known stream; dropping"
+    return;
+  }
+  ++counters.resolves;
+  auto reply = [&](const cell::ResolvedMsg& msg) {
+    if (!out.send_to_client(c, id, msg)) drop_circuit(c);
+  };
+  // A non-exit does no lookups at all (tor: "If we're a non-exit, don't even
+  // do DNS lookups").
+  if (cfg.mode == ExitMode::NotExit) return reply(resolved_error(LookupFailure::NotFound, cfg.dns_ttl));
+  if (attached_on(c) >= cfg.limits.max_streams_per_circuit || total >= cfg.limits.max_streams_total) {
+    return reply(resolved_error(LookupFailure::Transient, cfg.dns_ttl));
+  }
+  StreamPtr s = add_stream(c, id, true);
+  log(LogLevel::Debug, "stream " + std::to_string(id.value()) + ": RESOLVE " + name);
+  start_resolve_request(s, name);
+}
+
+void ExitStreams::Impl::on_data(proto::CircuitHandle c, StreamId id, std::vector<std::uint8_t> data) {
+  StreamPtr s = find(c, id);
+  if (!s || s->resolve_only) {
+    ++counters.cells_dropped;  // tor-spec 6.2: DATA for unrecognized streams is dropped
+    return;
+  }
+  const bool backlogged = s->up_bytes >= kBacklogCells * kMaxDataLen;
+  const proto::StreamActions a = s->machine.on_data(backlogged);
+  if (a.deliver_data) {
+    if (s->up_bytes + data.size() > cfg.limits.max_upstream_bytes) {
+      // Only a client ignoring its stream window gets here.
+      ++counters.protocol_violations;
+      log(LogLevel::Info, "client overran a stream's buffer: closing the circuit");
+      return kill_circuit(c);
+    }
+    s->up_bytes += data.size();
+    s->up.push_back(std::move(data));
+  }
+  if (!act(s, a)) return;
+  if (a.deliver_data) pump_up(s);
+}
+
+void ExitStreams::Impl::on_end(proto::CircuitHandle c, StreamId id, cell::EndReason reason) {
+  StreamPtr s = find(c, id);
+  if (!s) {
+    ++counters.cells_dropped;
+    return;
+  }
+  ++counters.ends_received;
+  const proto::StreamActions a = s->machine.on_end(reason);
+  if (a.dropped) return;
+  // tor-spec 6.3: nothing more goes out for this stream. What the client
+  // sent still reaches the server, which then sees our FIN.
+  if (s->phase == Phase::Open) return begin_closing(s);
+  finish(s);
+}
+
+void ExitStreams::Impl::on_sendme(proto::CircuitHandle c, StreamId id) {
+  StreamPtr s = find(c, id);
+  if (!s || s->resolve_only) {
+    ++counters.cells_dropped;
+    return;
+  }
+  act(s, s->machine.on_sendme());
+}
+
+void ExitStreams::Impl::on_wrong_direction(proto::CircuitHandle c, StreamId id, bool connected) {
+  StreamPtr s = find(c, id);
+  if (!s) {
+    ++counters.cells_dropped;
+    return;
+  }
+  act(s, connected ? s->machine.on_connected() : s->machine.on_resolved());
+}
+
+void ExitStreams::Impl::on_writable(proto::CircuitHandle c) {
+  auto it = circuits.find(c);
+  if (it == circuits.end()) return;
+  std::vector<StreamPtr> streams;
+  streams.reserve(it->second.streams.size());
+  for (auto& [id, s] : it->second.streams) streams.push_back(s);
+  if (streams.empty()) return;
+  // Start with a different stream each time so none is always last.
+  std::rotate(streams.begin(), streams.begin() + static_cast<std::ptrdiff_t>(round_robin++ % streams.size()),
+              streams.end());
+  for (auto& s : streams) {
+    if (!out.can_send_data(c)) break;
+    pump_down(s);
+  }
+}
+
+// ---- tables --------------------------------------------------------------------
+
+StreamPtr ExitStreams::Impl::find(proto::CircuitHandle c, StreamId id) const {
+  auto it = circuits.find(c);
+  if (it == circuits.end()) return nullptr;
+  auto sit = it->second.streams.find(id);
+  return sit == it->second.streams.end() ? nullptr : sit->second;
+}
+
+std::size_t ExitStreams::Impl::attached_on(proto::CircuitHandle c) const {
+  auto it = circuits.find(c);
+  return it == circuits.end() ? 0 : it->second.streams.size();
+}
+
+StreamPtr ExitStreams::Impl::add_stream(proto::CircuitHandle c, StreamId id, bool resolve_only) {
+  auto s = std::make_shared<Stream>(io, c, id, resolve_only);
+  circuits[c].streams.emplace(id, s);
+  ++total;
+  ++pending;
+  return s;
+}
+
+void ExitStreams::Impl::refuse(proto::CircuitHandle c, StreamId id, cell::EndReason reason,
+                               std::optional<cell::RelayAddrTtl> addr) {
+  ++counters.ends_sent[end_reason_slot(reason)];
+  if (!out.send_to_client(c, id, cell::EndMsg{reason, addr})) drop_circuit(c);
+}
+
+bool ExitStreams::Impl::send(const StreamPtr& s, const cell::RelayMsg& msg) {
+  if (out.send_to_client(s->circuit, s->id, msg)) return true;
+  log(LogLevel::Info, "circuit gone while sending: dropping its streams");
+  drop_circuit(s->circuit);
+  finish(s);  // in case it was no longer in the circuit's table
+  return false;
+}
+
+bool ExitStreams::Impl::send_end(const StreamPtr& s, cell::EndReason reason,
+                                 std::optional<cell::RelayAddrTtl> addr) {
+  ++counters.ends_sent[end_reason_slot(reason)];
+  return send(s, cell::EndMsg{reason, addr});
+}
+
+bool ExitStreams::Impl::act(const StreamPtr& s, const proto::StreamActions& a) {
+  if (a.violation) {
+    ++counters.protocol_violations;
+    log(LogLevel::Info, std::string("stream protocol violation: ") + proto::to_string(*a.violation));
+  }
+  if (a.closes_circuit()) {
+    kill_circuit(s->circuit);
+    return false;
+  }
+  if (a.send_sendme && !send(s, cell::SendmeMsg{})) return false;
+  if (a.send_end) {
+    if (send_end(s, *a.send_end)) finish(s);
+    return false;
+  }
+  if (a.resume_reading) pump_down(s);
+  return !s->closed;
+}
+
+void ExitStreams::Impl::kill_circuit(proto::CircuitHandle c) {
+  ++counters.circuits_killed;
+  // Forget the streams first: closing may call back into on_circuit_closed.
+  drop_circuit(c);
+  out.close_circuit(c, cell::DestroyReason::Protocol);
+}
+
+void ExitStreams::Impl::drop_circuit(proto::CircuitHandle c) {
+  auto it = circuits.find(c);
+  if (it == circuits.end()) return;
+  std::vector<StreamPtr> streams;
+  for (auto& [id, s] : it->second.streams) streams.push_back(s);
+  circuits.erase(it);
+  for (auto& s : streams) {
+    if (s->connected) --open;
+    s->attached = false;
+    s->connected = false;
+    finish(s);
+  }
+}
+
+void ExitStreams::Impl::unlink(const StreamPtr& s) {
+  auto it = circuits.find(s->circuit);
+  if (it == circuits.end()) return;
+  auto sit = it->second.streams.find(s->id);
+  if (sit != it->second.streams.end() && sit->second == s) it->second.streams.erase(sit);
+  if (it->second.streams.empty()) circuits.erase(it);
+}
+
+void ExitStreams::Impl::detach(const StreamPtr& s) {
+  StreamPtr keep = s;
+  if (!keep->attached) return;
+  unlink(keep);
+  keep->attached = false;
+  if (keep->connected) --open;
+  keep->connected = false;
+  closing.insert(keep);
+}
+
+void ExitStreams::Impl::finish(const StreamPtr& s) {
+  StreamPtr keep = s;
+  if (keep->closed) return;
+  keep->closed = true;
+  if (keep->phase == Phase::Resolving || keep->phase == Phase::Connecting) --pending;
+  dns_done(keep);
+  if (keep->attached) {
+    if (keep->connected) --open;
+    unlink(keep);
+    keep->attached = false;
+  } else {
+    closing.erase(keep);
+  }
+  --total;
+  boost::system::error_code ignored;
+  keep->timer.cancel();
+  keep->resolver.cancel();
+  keep->socket.close(ignored);
+}
+
+void ExitStreams::Impl::fail(const StreamPtr& s, cell::EndReason reason, std::optional<cell::RelayAddrTtl> addr) {
+  StreamPtr keep = s;
+  (void)keep->machine.connect_failed(reason);
+  if (send_end(keep, reason, addr)) finish(keep);
+}
+
+// ---- the public face ----------------------------------------------------------
+
+ExitStreams::ExitStreams(boost::asio::io_context& io, proto::CircuitOutput& output, ExitConfig config)
+    : impl_(std::make_unique<Impl>(io, output, std::move(config))) {}
+
+ExitStreams::~ExitStreams() = default;
+
+void ExitStreams::on_stream_message(proto::CircuitHandle circuit, StreamId stream, cell::RelayMsg msg) {
+  impl_->on_message(circuit, stream, std::move(msg));
+}
+
+void ExitStreams::on_circuit_writable(proto::CircuitHandle circuit) { impl_->on_writable(circuit); }
+
+void ExitStreams::on_circuit_closed(proto::CircuitHandle circuit, cell::DestroyReason /*reason*/) {
+  impl_->drop_circuit(circuit);
+}
+
+void ExitStreams::set_policy(proto::ExitPolicy policy) { impl_->cfg.policy = std::move(policy); }
+
+ExitStats ExitStreams::stats() const {
+  ExitStats s = impl_->counters;
+  s.streams_pending = impl_->pending;
+  s.streams_open = impl_->open;
+  s.streams_closing = impl_->closing.size();
+  s.dns_pending = impl_->dns_pending;
+  return s;
+}
+
+std::size_t ExitStreams::streams_on(proto::CircuitHandle circuit) const { return impl_->attached_on(circuit); }
+
+std::size_t ExitStreams::stream_count() const { return impl_->total; }
+
+}  // namespace conflux::exit
