@@ -56,6 +56,7 @@ struct RelayOptions {
   bool ipv6_exit = false;
   bool bridge_relay = false;
   bool authoritative_directory = false;
+  bool testing_tor_network = false;       // TestingTorNetwork: flags for a network that just started
   std::vector<DirAuthorityLine> dir_authorities;
   std::uint64_t bandwidth_rate = kDefaultBandwidth;   // bytes per second
   std::uint64_t bandwidth_burst = kDefaultBandwidth;  // bytes

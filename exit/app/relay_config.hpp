@@ -1,0 +1,35 @@
+#pragma once
+// Start-up of conflux-relay before the event loop: command line, torrc,
+// --help/--version/--verify-config, log destinations and the exit policy,
+// each failure reported as tor does (file:line, exit status 1).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conflux/config/relay_options.hpp"
+#include "conflux/log/log.hpp"
+#include "conflux/proto/exit_policy_builder.hpp"
+
+namespace conflux::relay {
+
+inline constexpr const char* kVersion = "0.1.0";
+inline constexpr const char* kDefaultTorrc = "/etc/conflux/torrc";
+
+struct StartupConfig {
+  config::RelayOptions options;
+  proto::ExitPolicy exit_policy;
+};
+
+// Either a configuration to run with, or the exit status to end with (after
+// printing what the action asked for: help, version, option list, the
+// verify-config verdict, or errors).
+struct StartupDecision {
+  std::optional<StartupConfig> run;
+  int exit_status = 0;
+};
+
+StartupDecision decide_startup(int argc, const char* const* argv);
+
+std::vector<log::Destination> log_destinations(const config::RelayOptions& options);
+
+}  // namespace conflux::relay

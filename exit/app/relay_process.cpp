@@ -1,0 +1,228 @@
+#include "relay_process.hpp"
+
+#include <sstream>
+
+#include "conflux/keys/fingerprint.hpp"
+
+namespace conflux::relay {
+namespace {
+
+constexpr auto kHeartbeat = std::chrono::seconds(60);
+
+net::LogSink net_log() {
+  auto s = log::sink("channel");
+  return [s](net::LogLevel l, std::string_view m) { s(static_cast<log::Severity>(l), m); };
+}
+
+exit::LogFn exit_log() {
+  auto s = log::sink("exit");
+  return [s](exit::LogLevel l, std::string_view m) { s(static_cast<log::Severity>(l), m); };
+}
+
+net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
+  net::ChannelManagerConfig c;
+  c.max_channels = o.max_channels;
+  c.max_circuits_per_channel = o.max_circuits_per_channel;
+  c.bandwidth_rate = o.bandwidth_rate;
+  c.bandwidth_burst = o.bandwidth_burst;
+  for (const auto& a : o.addresses) {
+    if (a.is_v4()) {
+      c.advertised_addresses.emplace_back(cell::NetinfoIpv4{{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]}});
+    } else {
+      c.advertised_addresses.emplace_back(cell::NetinfoIpv6{a.bytes});
+    }
+  }
+  return c;
+}
+
+exit::ExitConfig exit_config(const StartupConfig& s) {
+  exit::ExitConfig c;
+  c.mode = s.options.is_exit() ? exit::ExitMode::Exit : exit::ExitMode::NotExit;
+  c.policy = s.exit_policy;
+  c.ipv6_exit = s.options.ipv6_exit;
+  c.log = exit_log();
+  return c;
+}
+
+}  // namespace
+
+RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, StartupConfig config,
+                           keys::RelayKeys keys)
+    : io_(io),
+      clock_(clock),
+      config_(std::move(config)),
+      keys_(std::move(keys)),
+      manager_(io, clock, keys_, nullptr, manager_config(config_.options), net_log()),
+      exit_(io, manager_, exit_config(config_)),
+      heartbeat_(io) {
+  manager_.set_exit_handler(&exit_);
+}
+
+RelayProcess::~RelayProcess() {
+  stop();
+  manager_.set_exit_handler(nullptr);
+}
+
+bool RelayProcess::start() {
+  if (!start_or_ports() || !start_directory()) return false;
+  log::write(log::Severity::Notice, std::string("Relay ") + config_.options.nickname + " is up as " +
+                                        (config_.options.is_exit() ? "an exit" : "a non-exit relay") +
+                                        (config_.options.bridge_relay ? " (bridge)" : "") +
+                                        (config_.options.authoritative_directory ? " and directory authority" : "") +
+                                        "; identity " + keys::identity_base64(keys_.identity()));
+  arm_heartbeat();
+  return true;
+}
+
+bool RelayProcess::start_or_ports() {
+  for (const auto& port : config_.options.or_ports) {
+    if (!port.enabled() || port.no_listen) continue;
+    auto addr = port.address ? net::asio::ip::make_address(port.address->to_string())
+                             : net::asio::ip::address(net::asio::ip::address_v4::any());
+    boost::system::error_code ec;
+    auto bound = manager_.listen({addr, port.is_auto ? std::uint16_t{0} : port.port}, ec);
+    if (!bound) {
+      log::write(log::Severity::Err, "Could not bind ORPort " + addr.to_string() + ":" +
+                                         std::to_string(port.port) + ": " + ec.message());
+      return false;
+    }
+    log::write(log::Severity::Notice, "Opened OR listener on " + bound->address().to_string() + ":" +
+                                          std::to_string(bound->port()));
+    if (or_port_ == 0 && !port.no_advertise) or_port_ = bound->port();
+  }
+  return true;
+}
+
+std::optional<dirnet::RelayInfo> RelayProcess::relay_info() const {
+  const auto& o = config_.options;
+  dirnet::RelayInfo info;
+  info.nickname = o.nickname;
+  // The advertised IPv4 address: Address, else the ORPort's own address.
+  std::optional<config::IpAddress> v4;
+  for (const auto& a : o.addresses)
+    if (a.is_v4()) v4 = a;
+  for (const auto& p : o.or_ports)
+    if (!v4 && p.address && p.address->is_v4() && !p.no_advertise) v4 = *p.address;
+  if (!v4) return std::nullopt;
+  std::copy_n(v4->bytes.begin(), 4, info.ipv4.begin());
+  for (const auto& a : o.addresses)
+    if (!a.is_v4()) info.ipv6 = a.bytes;
+  info.or_port = or_port_;
+  info.dir_port = dir_port_;
+  // Until bandwidth is measured, the relay reports its configured rate as
+  // observed (capped at 10 MB/s) so that a new network has usable weights.
+  const std::uint64_t cap = 10'000'000;
+  info.bandwidth = {o.bandwidth_rate, o.bandwidth_burst, std::min(o.bandwidth_rate, cap)};
+  info.exit_policy = config_.exit_policy.summary();
+  info.version = kVersion;
+  info.bridge = o.bridge_relay;
+  return info;
+}
+
+bool RelayProcess::start_directory() {
+  const auto& o = config_.options;
+  std::vector<dirnet::AuthorityPeer> peers;
+  std::vector<crypto::Ed25519Public> authority_ids;
+  std::vector<net::tcp::endpoint> authority_dirs;
+  for (const auto& a : o.dir_authorities) {
+    net::tcp::endpoint ep(net::asio::ip::make_address(a.dir.addr.to_string()), a.dir.port);
+    crypto::Ed25519Public id{};
+    std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
+    peers.push_back({id, ep});
+    authority_ids.push_back(id);
+    authority_dirs.push_back(ep);
+  }
+
+  if (o.authoritative_directory) {
+    dirnet::AuthorityOptions aopts;
+    aopts.params = dirnet::authority_params(static_cast<std::uint64_t>(o.consensus_interval.count()),
+                                            o.testing_tor_network);
+    authority_ = std::make_unique<dirnet::AuthorityState>(keys_, authority_ids, aopts);
+    routes_.set_authority(authority_.get());
+  }
+
+  for (const auto& port : o.dir_ports) {
+    if (!port.enabled() || port.no_listen) continue;
+    auto addr = port.address ? net::asio::ip::make_address(port.address->to_string())
+                             : net::asio::ip::address(net::asio::ip::address_v4::any());
+    auto server = dirnet::DirServer::create(io_.get_executor(), {addr, port.is_auto ? std::uint16_t{0} : port.port},
+                                            routes_, clock_);
+    if (!server) {
+      log::write(log::Severity::Err, "Could not bind DirPort " + addr.to_string() + ":" + std::to_string(port.port) +
+                                         ": " + server.error().message());
+      return false;
+    }
+    dir_server_ = *server;
+    dir_server_->start();
+    dir_port_ = dir_server_->local_endpoint().port();
+    log::write(log::Severity::Notice, "Opened Directory listener on " + dir_server_->local_endpoint().address().to_string() +
+                                          ":" + std::to_string(dir_port_));
+    break;  // one DirPort is served
+  }
+
+  if (authority_) {
+    dirnet::AuthorityServiceOptions sopts;
+    sopts.authorities = peers;
+    authority_service_ = dirnet::AuthorityService::create(io_.get_executor(), clock_, *authority_, sopts,
+                                                          dirnet::make_tls_probe(std::chrono::seconds(10)));
+    routes_.on_new_relay = [svc = std::weak_ptr(authority_service_)](const crypto::Ed25519Public& id) {
+      if (auto s = svc.lock()) s->probe_soon(id);
+    };
+    authority_service_->on_published = [](const dir::Consensus& c) {
+      log::write(log::Severity::Notice, "Published a consensus valid after " + std::to_string(c.body.valid_after) +
+                                            " listing " + std::to_string(c.body.routers.size()) + " relays");
+    };
+    authority_service_->start();
+  }
+
+  auto info = relay_info();
+  if (!info) {
+    log::write(log::Severity::Warn, "No IPv4 address to advertise (set Address or an ORPort address): "
+                                    "the descriptor is not published");
+    return true;
+  }
+  dirnet::PublisherOptions popts;
+  popts.authorities = authority_dirs;
+  publisher_ = dirnet::DescriptorPublisher::create(io_.get_executor(), clock_, keys_, *info, popts);
+  if (o.bridge_relay) {
+    publisher_->on_descriptor = [this](const std::string& text) { routes_.set_self_descriptor(text); };
+  }
+  publisher_->start();
+  return true;
+}
+
+void RelayProcess::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  heartbeat_.cancel();
+  if (publisher_) publisher_->stop();
+  if (authority_service_) authority_service_->stop();
+  if (dir_server_) dir_server_->stop();
+  manager_.stop_listening();
+  manager_.close_all_channels("shutting down");
+}
+
+void RelayProcess::log_counters(log::Severity severity) const {
+  auto c = manager_.counters();
+  auto e = exit_.stats();
+  std::ostringstream line;
+  line << "Heartbeat: " << c.circuits << " circuits open (" << c.circuits_created << " created, "
+       << c.circuits_closed << " closed), channels " << c.channels_inbound << " in / " << c.channels_outbound
+       << " out, cells " << c.cells_in << " in / " << c.cells_out << " out, bytes " << c.bytes_in << " in / "
+       << c.bytes_out << " out; streams " << e.streams_open << " open, " << e.streams_connected
+       << " connected since start; destroyed by reason:";
+  for (std::size_t r = 0; r < c.circuits_destroyed_by_reason.size(); ++r)
+    if (c.circuits_destroyed_by_reason[r] != 0) line << " " << r << "=" << c.circuits_destroyed_by_reason[r];
+  log::write(severity, line.str());
+}
+
+void RelayProcess::arm_heartbeat() {
+  heartbeat_.expires_after(kHeartbeat);
+  heartbeat_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopped_) return;
+    log_counters(log::Severity::Info);
+    arm_heartbeat();
+  });
+}
+
+}  // namespace conflux::relay

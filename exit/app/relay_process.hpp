@@ -1,0 +1,59 @@
+#pragma once
+// One running relay: the channel manager (ORPort, circuits), the exit module
+// and the directory services, with one owner (this object) for all of them.
+#include <memory>
+#include <optional>
+
+#include "conflux/dirnet/authority_service.hpp"
+#include "conflux/dirnet/authority_state.hpp"
+#include "conflux/dirnet/descriptor_publisher.hpp"
+#include "conflux/dirnet/dir_routes.hpp"
+#include "conflux/dirnet/dir_server.hpp"
+#include "conflux/exit/exit_streams.hpp"
+#include "conflux/keys/relay_keys.hpp"
+#include "conflux/log/log.hpp"
+#include "conflux/net/channel_manager.hpp"
+#include "conflux/net/clock.hpp"
+#include "relay_config.hpp"
+
+namespace conflux::relay {
+
+class RelayProcess {
+ public:
+  RelayProcess(net::asio::io_context& io, const net::Clock& clock, StartupConfig config, keys::RelayKeys keys);
+  ~RelayProcess();
+  RelayProcess(const RelayProcess&) = delete;
+  RelayProcess& operator=(const RelayProcess&) = delete;
+
+  // Opens the listeners and starts the services. False (after logging why)
+  // if a port cannot be bound.
+  bool start();
+  // Closes listeners and channels; circuits die with CHANNEL_CLOSED at peers.
+  void stop();
+  // One line of counters at `severity` (heartbeat, SIGUSR1, shutdown).
+  void log_counters(log::Severity severity) const;
+
+ private:
+  void arm_heartbeat();
+  bool start_or_ports();
+  bool start_directory();
+  [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;
+
+  net::asio::io_context& io_;
+  const net::Clock& clock_;
+  StartupConfig config_;
+  keys::RelayKeys keys_;
+  net::ChannelManager manager_;
+  exit::ExitStreams exit_;
+  net::asio::steady_timer heartbeat_;
+  std::uint16_t or_port_ = 0;   // as bound (ORPort auto picks one)
+  std::uint16_t dir_port_ = 0;
+  dirnet::DirRoutes routes_;
+  std::unique_ptr<dirnet::AuthorityState> authority_;
+  std::shared_ptr<dirnet::DirServer> dir_server_;
+  std::shared_ptr<dirnet::AuthorityService> authority_service_;
+  std::shared_ptr<dirnet::DescriptorPublisher> publisher_;
+  bool stopped_ = false;
+};
+
+}  // namespace conflux::relay
