@@ -9,15 +9,6 @@ namespace {
 
 constexpr auto kHeartbeat = std::chrono::seconds(60);
 
-net::LogSink net_log() {
-  auto s = log::sink("channel");
-  return [s](net::LogLevel l, std::string_view m) { s(static_cast<log::Severity>(l), m); };
-}
-
-exit::LogFn exit_log() {
-  auto s = log::sink("exit");
-  return [s](exit::LogLevel l, std::string_view m) { s(static_cast<log::Severity>(l), m); };
-}
 
 net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
   net::ChannelManagerConfig c;
@@ -40,7 +31,7 @@ exit::ExitConfig exit_config(const StartupConfig& s) {
   c.mode = s.options.is_exit() ? exit::ExitMode::Exit : exit::ExitMode::NotExit;
   c.policy = s.exit_policy;
   c.ipv6_exit = s.options.ipv6_exit;
-  c.log = exit_log();
+  c.log = log::sink("exit");
   return c;
 }
 
@@ -52,7 +43,7 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       clock_(clock),
       config_(std::move(config)),
       keys_(std::move(keys)),
-      manager_(io, clock, keys_, nullptr, manager_config(config_.options), net_log()),
+      manager_(io, clock, keys_, nullptr, manager_config(config_.options), log::sink("channel")),
       exit_(io, manager_, exit_config(config_)),
       heartbeat_(io) {
   manager_.set_exit_handler(&exit_);

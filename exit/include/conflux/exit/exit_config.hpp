@@ -8,6 +8,7 @@
 #include <functional>
 #include <string_view>
 
+#include "conflux/log/sink.hpp"
 #include "conflux/cell/relay_header.hpp"
 #include "conflux/cell/relay_stream_msgs.hpp"
 #include "conflux/proto/exit_policy.hpp"
@@ -19,10 +20,10 @@ namespace conflux::exit {
 // send them to any hop that is last on a circuit); it refuses them all.
 enum class ExitMode : std::uint8_t { Exit, NotExit };
 
-// tor's severities; the program maps them onto its logging backend.
-enum class LogLevel : std::uint8_t { Debug, Info, Notice, Warn, Err };
-// Destination addresses and hostnames only ever appear at Debug.
-using LogFn = std::function<void(LogLevel, std::string_view)>;
+// The project-wide logging vocabulary (common/log/sink.hpp). Destination
+// addresses and hostnames only ever appear at Debug.
+using LogLevel = log::Severity;
+using LogFn = log::Sink;
 
 // DATA cells carry at most this many bytes.
 inline constexpr std::size_t kMaxDataLen = cell::kRelayBodyMaxLen;  // 498

@@ -1,22 +1,16 @@
 #pragma once
-// Tor's five severities and where log lines go. Libraries take a Sink (a
-// plain function) so they stay independent of the logging backend; the
-// programs configure destinations once at start-up.
-//
-// Rule for every caller: no keys, nonces or destination addresses above
-// Debug.
+// Where log lines go (spdlog underneath). Programs configure destinations
+// once at start-up; libraries only see log::Sink (sink.hpp).
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "conflux/log/sink.hpp"
+
 namespace conflux::log {
 
-enum class Severity : std::uint8_t { Debug, Info, Notice, Warn, Err };
-
 [[nodiscard]] std::string_view to_string(Severity s) noexcept;
-
-using Sink = std::function<void(Severity, std::string_view)>;
 
 struct Destination {
   enum class Kind : std::uint8_t { Stdout, Stderr, File };

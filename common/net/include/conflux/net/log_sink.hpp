@@ -5,15 +5,15 @@
 //
 // Rule for every message: no keys, nonces or destination addresses above
 // Debug.
-#include <cstdint>
-#include <functional>
 #include <string_view>
+
+#include "conflux/log/sink.hpp"
 
 namespace conflux::net {
 
-enum class LogLevel : std::uint8_t { Debug, Info, Notice, Warn, Err };
-
-using LogSink = std::function<void(LogLevel, std::string_view)>;
+// The project-wide logging vocabulary (common/log/sink.hpp).
+using LogLevel = log::Severity;
+using LogSink = log::Sink;
 
 // Calls `sink` if it is set.
 inline void emit(const LogSink& sink, LogLevel level, std::string_view message) {
