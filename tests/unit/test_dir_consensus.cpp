@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "conflux/dir/authority.hpp"
-#include "conflux/dir/base64.hpp"
+#include "conflux/bytes/base64.hpp"
 #include "conflux/dir/consensus.hpp"
 #include "conflux/dir/signing_cert.hpp"
 

@@ -10,7 +10,7 @@
 #include "conflux/cell/ed25519_cert.hpp"
 #include "conflux/crypto/digest.hpp"
 #include "conflux/dir/authority.hpp"
-#include "conflux/dir/base64.hpp"
+#include "conflux/bytes/base64.hpp"
 #include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/fields.hpp"
 #include "conflux/dir/signing_cert.hpp"
@@ -75,17 +75,17 @@ TEST_CASE("base64: RFC 4648 vectors without padding, strict decoding", "[dir][ba
       {"foob", "Zm9vYg"}, {"fooba", "Zm9vYmE"}, {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, enc] : v) {
     const std::vector<std::uint8_t> bytes(plain.begin(), plain.end());
-    CHECK(base64_encode(bytes) == enc);
-    auto dec = base64_decode(enc);
+    CHECK(bytes::base64_encode(bytes) == enc);
+    auto dec = bytes::base64_decode(enc);
     REQUIRE(dec);
     CHECK(*dec == bytes);
   }
-  CHECK_FALSE(base64_decode("Zg=="));   // padding
-  CHECK_FALSE(base64_decode("Zh"));     // non-zero spare bits
-  CHECK_FALSE(base64_decode("Z"));      // impossible length
-  CHECK_FALSE(base64_decode("Zm9v\n")); // whitespace
-  CHECK_FALSE(base64_decode("Zm-v"));   // URL alphabet
-  CHECK(*base64_decode("+/8") == std::vector<std::uint8_t>{0xfb, 0xff});
+  CHECK_FALSE(bytes::base64_decode("Zg=="));   // padding
+  CHECK_FALSE(bytes::base64_decode("Zh"));     // non-zero spare bits
+  CHECK_FALSE(bytes::base64_decode("Z"));      // impossible length
+  CHECK_FALSE(bytes::base64_decode("Zm9v\n")); // whitespace
+  CHECK_FALSE(bytes::base64_decode("Zm-v"));   // URL alphabet
+  CHECK(*bytes::base64_decode("+/8") == std::vector<std::uint8_t>{0xfb, 0xff});
 }
 
 TEST_CASE("fields: policy summaries, protocols, nicknames, addresses", "[dir][fields]") {
@@ -143,22 +143,22 @@ TEST_CASE("fields: policy summaries, protocols, nicknames, addresses", "[dir][fi
 TEST_CASE("descriptor: canonical JSON, exactly what is signed", "[dir][descriptor]") {
   Relay relay;
   Descriptor d = relay.signed_descriptor();
-  const std::string family0 = base64_encode(std::min(key_from(8).public_key(), key_from(9).public_key()));
-  const std::string family1 = base64_encode(std::max(key_from(8).public_key(), key_from(9).public_key()));
+  const std::string family0 = bytes::base64_encode(std::min(key_from(8).public_key(), key_from(9).public_key()));
+  const std::string family1 = bytes::base64_encode(std::max(key_from(8).public_key(), key_from(9).public_key()));
   // Sorted keys, no whitespace outside strings, family sorted by key bytes.
   const std::string expected_unsigned =
       R"({"bandwidth":{"burst":2000000,"observed":500000,"rate":1000000},"bridge":false,)"
       R"("dir_port":9030,"exit_policy":"accept 80,443","family":[")" + family0 + R"(",")" + family1 +
-      R"("],"identity":")" + base64_encode(relay.identity.public_key()) +
+      R"("],"identity":")" + bytes::base64_encode(relay.identity.public_key()) +
       R"(","ipv4":"127.0.0.1","ipv6":"2001:db8::1","nickname":"relay1","ntor_onion_key":")" +
-      base64_encode(d.ntor_onion_key) + R"(","or_port":9001,"platform":"Conflux 0.1.0 on Linux",)"
+      bytes::base64_encode(d.ntor_onion_key) + R"(","or_port":9001,"platform":"Conflux 0.1.0 on Linux",)"
       R"("protocols":"Link=4-5 Relay=2-4 FlowCtrl=1-2 Conflux=1","published":1699999940,)"
-      R"("signing_cert":")" + base64_encode(relay.cert) + R"("})";
+      R"("signing_cert":")" + bytes::base64_encode(relay.cert) + R"("})";
   const auto signed_bytes = descriptor_signed_bytes(d);
   CHECK(std::string(signed_bytes.begin(), signed_bytes.end()) ==
         "conflux-descriptor-v1\n" + expected_unsigned);
   const std::string expected_full = expected_unsigned.substr(0, expected_unsigned.size() - 1) +
-                                    R"(,"signature":")" + base64_encode(d.signature) + R"("})";
+                                    R"(,"signature":")" + bytes::base64_encode(d.signature) + R"("})";
   // "signature" sorts between "published" and "signing_cert".
   Json full = Json::parse(expected_full);
   CHECK(encode_descriptor(d) == full.dump());

@@ -3,22 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "conflux/bytes/base64.hpp"
 #include "conflux/bytes/hex.hpp"
 #include "conflux/config/torrc_parser.hpp"
 
 namespace conflux::config {
 namespace {
-
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int b64_value(char c) noexcept {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
 
 bool is_alnum(char c) noexcept {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
@@ -70,40 +60,15 @@ ValueResult<Ed25519Id> parse_ed25519_id(std::string_view text) {
   }
   if (text.size() != 43)
     return Unexpected{std::string("an Ed25519 identity is 64 hex digits or 43 base64 characters")};
-  std::uint32_t acc = 0;
-  int bits = 0;
-  std::size_t out = 0;
-  for (char c : text) {
-    int v = b64_value(c);
-    if (v < 0) return Unexpected{std::string("invalid base64 character in Ed25519 identity")};
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      id[out++] = static_cast<std::uint8_t>((acc >> bits) & 0xffU);
-    }
-  }
-  // 43 * 6 = 258 bits: two bits left over, which a canonical encoding zeroes.
-  if (out != id.size() || (acc & ((1U << bits) - 1U)) != 0)
-    return Unexpected{std::string("non-canonical base64 Ed25519 identity")};
+  auto raw = bytes::base64_decode(text);
+  // 43 characters carry 258 bits: a canonical encoding zeroes the spare two.
+  if (!raw || raw->size() != id.size())
+    return Unexpected{std::string("invalid or non-canonical base64 Ed25519 identity")};
+  std::copy(raw->begin(), raw->end(), id.begin());
   return id;
 }
 
-std::string ed25519_id_to_base64(const Ed25519Id& id) {
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (auto b : id) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(kB64[(acc >> bits) & 0x3fU]);
-    }
-  }
-  if (bits > 0) out.push_back(kB64[(acc << (6 - bits)) & 0x3fU]);
-  return out;
-}
+std::string ed25519_id_to_base64(const Ed25519Id& id) { return bytes::base64_encode(id); }
 
 ValueResult<Severity> parse_severity(std::string_view text) {
   static constexpr std::pair<std::string_view, Severity> kNames[] = {

@@ -2,7 +2,7 @@
 #include <limits>
 
 #include "conflux/crypto/digest.hpp"
-#include "conflux/dir/base64.hpp"
+#include "conflux/bytes/base64.hpp"
 #include "conflux/dir/consensus.hpp"
 #include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/signing_cert.hpp"
@@ -30,13 +30,13 @@ bool valid_param_name(std::string_view s) {
 
 Json keys_json(const std::vector<crypto::Ed25519Public>& keys) {
   Json a = Json::array();
-  for (const auto& k : keys) a.push_back(base64_encode(k));
+  for (const auto& k : keys) a.push_back(bytes::base64_encode(k));
   return a;
 }
 
 Json router_json(const RouterEntry& r) {
   Json j = Json::object();
-  j["identity"] = base64_encode(r.identity);
+  j["identity"] = bytes::base64_encode(r.identity);
   j["nickname"] = r.nickname;
   j["ipv4"] = format_ipv4(r.ipv4);
   if (r.ipv6) j["ipv6"] = format_ipv6(*r.ipv6);
@@ -47,11 +47,11 @@ Json router_json(const RouterEntry& r) {
     if (r.flags.*member) flags.push_back(std::string(name));
   j["flags"] = std::move(flags);
   j["bandwidth"] = r.bandwidth;
-  j["ntor_onion_key"] = base64_encode(r.ntor_onion_key);
+  j["ntor_onion_key"] = bytes::base64_encode(r.ntor_onion_key);
   j["exit_policy"] = r.exit_policy;
   j["protocols"] = r.protocols;
   j["family"] = keys_json(r.family);
-  j["descriptor_digest"] = base64_encode(r.descriptor_digest);
+  j["descriptor_digest"] = bytes::base64_encode(r.descriptor_digest);
   j["published"] = r.published;
   return j;
 }
@@ -77,9 +77,9 @@ Json body_json(const ConsensusBody& b) {
 }
 
 Json signature_json(const ConsensusSignature& s) {
-  return Json{{"identity", base64_encode(s.identity)},
-              {"signing_cert", base64_encode(s.signing_cert)},
-              {"signature", base64_encode(s.signature)}};
+  return Json{{"identity", bytes::base64_encode(s.identity)},
+              {"signing_cert", bytes::base64_encode(s.signing_cert)},
+              {"signature", bytes::base64_encode(s.signature)}};
 }
 
 // A list of Ed25519 keys, strictly ascending.
@@ -261,7 +261,7 @@ DirResult<Consensus> parse_consensus(std::string_view text) {
 
 std::string encode_detached_signature(const DetachedSignature& s) {
   Json j = signature_json(s.signature);
-  j["digest"] = base64_encode(s.digest);
+  j["digest"] = bytes::base64_encode(s.digest);
   return detail::dump(j);
 }
 

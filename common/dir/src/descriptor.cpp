@@ -4,7 +4,7 @@
 
 #include "conflux/cell/ed25519_cert.hpp"
 #include "conflux/crypto/digest.hpp"
-#include "conflux/dir/base64.hpp"
+#include "conflux/bytes/base64.hpp"
 #include "conflux/dir/signing_cert.hpp"
 #include "json_doc.hpp"
 
@@ -22,9 +22,9 @@ std::vector<crypto::Ed25519Public> normalized_family(std::vector<crypto::Ed25519
 Json unsigned_json(const Descriptor& d) {
   Json j = Json::object();
   j["nickname"] = d.nickname;
-  j["identity"] = base64_encode(d.identity);
-  j["signing_cert"] = base64_encode(d.signing_cert);
-  j["ntor_onion_key"] = base64_encode(d.ntor_onion_key);
+  j["identity"] = bytes::base64_encode(d.identity);
+  j["signing_cert"] = bytes::base64_encode(d.signing_cert);
+  j["ntor_onion_key"] = bytes::base64_encode(d.ntor_onion_key);
   j["ipv4"] = format_ipv4(d.ipv4);
   if (d.ipv6) j["ipv6"] = format_ipv6(*d.ipv6);
   j["or_port"] = d.or_port;
@@ -33,7 +33,7 @@ Json unsigned_json(const Descriptor& d) {
                         {"observed", d.bandwidth.observed}};
   j["exit_policy"] = d.exit_policy;
   Json fam = Json::array();
-  for (const auto& k : normalized_family(d.family)) fam.push_back(base64_encode(k));
+  for (const auto& k : normalized_family(d.family)) fam.push_back(bytes::base64_encode(k));
   j["family"] = std::move(fam);
   j["platform"] = d.platform;
   j["protocols"] = d.protocols;
@@ -47,7 +47,7 @@ Json unsigned_json(const Descriptor& d) {
 
 std::string encode_descriptor(const Descriptor& d) {
   Json j = unsigned_json(d);
-  j["signature"] = base64_encode(d.signature);
+  j["signature"] = bytes::base64_encode(d.signature);
   return detail::dump(j);
 }
 

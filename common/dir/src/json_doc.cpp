@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "conflux/dir/base64.hpp"
+#include "conflux/bytes/base64.hpp"
 
 namespace conflux::dir::detail {
 namespace {
@@ -108,7 +108,7 @@ std::vector<std::uint8_t> ObjectReader::blob(std::string_view key, std::size_t m
     fail(DirErrc::BadValue, key);
     return {};
   }
-  auto v = base64_decode(s);
+  auto v = bytes::base64_decode(s);
   if (!v || v->empty()) {
     fail(DirErrc::BadValue, key);
     return {};
@@ -122,7 +122,7 @@ void ObjectReader::finish() {
 
 std::optional<std::vector<std::uint8_t>> decode_b64_fixed(const std::string& s, std::size_t n) {
   if (s.size() != (n * 4 + 2) / 3) return std::nullopt;
-  auto v = base64_decode(s);
+  auto v = bytes::base64_decode(s);
   if (!v || v->size() != n) return std::nullopt;
   return v;
 }

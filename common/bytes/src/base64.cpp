@@ -1,8 +1,8 @@
-#include "conflux/dir/base64.hpp"
+#include "conflux/bytes/base64.hpp"
 
 #include <array>
 
-namespace conflux::dir {
+namespace conflux::bytes {
 namespace {
 
 constexpr std::string_view kAlphabet =
@@ -19,7 +19,7 @@ constexpr auto kTable = make_table();
 
 }  // namespace
 
-std::string base64_encode(bytes::ByteSpan data) {
+std::string base64_encode(ByteSpan data) {
   std::string out;
   out.reserve((data.size() * 4 + 2) / 3);
   std::size_t i = 0;
@@ -65,4 +65,4 @@ std::optional<std::vector<std::uint8_t>> base64_decode(std::string_view text) {
   return out;
 }
 
-}  // namespace conflux::dir
+}  // namespace conflux::bytes

@@ -11,9 +11,9 @@
 
 #include "conflux/bytes/reader.hpp"
 
-namespace conflux::dir {
+namespace conflux::bytes {
 
-std::string base64_encode(bytes::ByteSpan data);
+std::string base64_encode(ByteSpan data);
 std::optional<std::vector<std::uint8_t>> base64_decode(std::string_view text);
 
-}  // namespace conflux::dir
+}  // namespace conflux::bytes
