@@ -117,7 +117,9 @@ void configure(const std::vector<Destination>& destinations) {
   f->add_flag<TorLevelFlag>('*').set_pattern("%b %d %H:%M:%S.%e [%*] %v");
   l->set_formatter(std::move(f));
   l->set_level(spdlog::level::trace);
-  l->flush_on(spdlog::level::warn);
+  // Every line reaches its file at once, as tor writes its logs: an operator
+  // tailing the log (or a test reading a SIGUSR1 heartbeat) sees it now.
+  l->flush_on(spdlog::level::trace);
   std::lock_guard lock(g_mutex);
   g_logger = std::move(l);
 }
