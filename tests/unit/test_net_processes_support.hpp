@@ -135,6 +135,7 @@ class Child {
   }
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }  // -1 once reaped
   [[nodiscard]] std::string output_text() const { return read_text(output_); }
 
   void signal(int sig) const {
