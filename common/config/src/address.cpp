@@ -18,19 +18,6 @@ std::string shown(std::string_view v) {
   return out;
 }
 
-std::vector<std::string_view> words(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    std::size_t j = i;
-    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 }  // namespace
 
 IpAddress IpAddress::v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) noexcept {
@@ -90,7 +77,7 @@ ValueResult<AddrPort> parse_addr_port(std::string_view text) {
 }
 
 ValueResult<PortConfig> parse_port_config(std::string_view text, PortFlags flags) {
-  auto w = words(text);
+  auto w = split_words(text);
   if (w.empty()) return Unexpected{std::string("missing port")};
   PortConfig pc;
   std::string_view port_text = w[0];

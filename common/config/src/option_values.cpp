@@ -20,19 +20,6 @@ bool is_hex(std::string_view s) noexcept {
   });
 }
 
-std::vector<std::string_view> words(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    std::size_t j = i;
-    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 std::string shown(std::string_view v) {
   std::string out;
   for (char c : v.substr(0, 40)) out.push_back((c >= 0x20 && c < 0x7f) ? c : '?');
@@ -92,7 +79,7 @@ std::string_view to_string(Severity s) noexcept {
 }
 
 ValueResult<LogSpec> parse_log(std::string_view text) {
-  auto w = words(text);
+  auto w = split_words(text);
   if (w.size() < 2) return Unexpected{std::string("expected SEVERITY[-SEVERITY] stdout|stderr|syslog|file PATH")};
   LogSpec spec;
   std::string_view range = w[0];
@@ -129,7 +116,7 @@ ValueResult<LogSpec> parse_log(std::string_view text) {
 }
 
 ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text) {
-  auto w = words(text);
+  auto w = split_words(text);
   if (w.size() < 3) return Unexpected{std::string("expected NICKNAME [orport=PORT] ADDRESS:DIRPORT ED25519_ID")};
   DirAuthorityLine line;
   auto nick = parse_nickname(w[0]);

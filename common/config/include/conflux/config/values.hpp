@@ -12,6 +12,9 @@
 
 namespace conflux::config {
 
+// The space/tab-separated words of an option value (empty words dropped).
+[[nodiscard]] std::vector<std::string_view> split_words(std::string_view text);
+
 template <class T>
 using ValueResult = Result<T, std::string>;
 
