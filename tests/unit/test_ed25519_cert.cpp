@@ -1,5 +1,5 @@
-// Tor certificates: the Ed25519 certificate (cert-spec 2.1) and the
-// RSA->Ed25519 cross-certificate (cert-spec 2.3).
+// Tor's Ed25519 certificate (cert-spec 2.1). The RSA->Ed25519
+// cross-certificate (cert-spec 2.3) is in test_rsa_crosscert.cpp.
 //
 // Real certificates, which prove byte compatibility with tor:
 //  - a type-4, a type-5 and a type-7 certificate from one relay's CERTS cell
@@ -8,9 +8,6 @@
 //  - the identity-ed25519 (type 4) and ntor-onion-key-crosscert (type 10)
 //    certificates of the public relay "destiny", published 2015-08-22 (stem's
 //    test/unit/descriptor/data/server_descriptor_with_ed25519, base64 there).
-#include <openssl/evp.h>
-#include <openssl/rsa.h>
-#include <openssl/x509.h>
 
 #include <memory>
 #include <string>
@@ -19,72 +16,18 @@
 
 #include "conflux/cell/cert_type.hpp"
 #include "conflux/cell/ed25519_cert.hpp"
-#include "conflux/cell/rsa_crosscert.hpp"
 #include "conflux/crypto/digest.hpp"
 #include "conflux/crypto/ed25519.hpp"
+#include "cert_test_vectors.hpp"
 #include "test_support.hpp"
 
 using namespace conflux;
 using namespace conflux::cell;
 using conflux::test::hex;
 using conflux::test::unhex;
+using namespace conflux::test::certs;
 
 namespace {
-
-crypto::Ed25519Public key32(std::string_view h) {
-  auto v = unhex(h);
-  REQUIRE(v.size() == 32);
-  crypto::Ed25519Public k{};
-  std::copy(v.begin(), v.end(), k.begin());
-  return k;
-}
-
-crypto::Ed25519Keypair keypair(std::uint8_t fill) {
-  std::array<std::uint8_t, 32> seed{};
-  seed.fill(fill);
-  return crypto::Ed25519Keypair::from_seed(seed);
-}
-
-// --- chutney relay (CERTS cell) -------------------------------------------
-const char* const kChutneyIdentity = "DCB604DB2034B00FD16986D4ADB9D16B21CB4E4457A33DEC0F538903683E96E9";
-const char* const kChutneySigning = "F82294B866A31F01FC5D0DA8572850A9B929545C3266558D7D2316E3B74172B0";
-const char* const kChutneyTlsDigest = "B4FD606B64E4CBD466B8D76CB131069BAE6F3AA1878857C9F624E31D77A799B8";
-constexpr std::uint64_t kChutneyNow = 1601000000;  // 2020-09-25
-
-const char* const kChutneyType4 =
-    "01"        // VERSION
-    "04"        // CERT_TYPE: Ed25519 signing key, signed by the identity
-    "0006CC2A"  // EXPIRATION_DATE, hours
-    "01"        // CERT_KEY_TYPE: Ed25519 key
-    "F82294B866A31F01FC5D0DA8572850A9B929545C3266558D7D2316E3B74172B0"  // CERTIFIED_KEY
-    "01"        // N_EXTENSIONS
-    "0020" "04" "00"  // ExtLength 32, ExtType 4 (signed-with-ed25519-key), ExtFlags 0
-    "DCB604DB2034B00FD16986D4ADB9D16B21CB4E4457A33DEC0F538903683E96E9"  // the identity key
-    "FF1A5203FA27F86EF7528D89A0845D2520166E340754FFEA2AAE0F612B7CE5DA"  // SIGNATURE
-    "094A0236CDAC45034B0B6842C18E7F6B51B93A3CF7E60663B8AD061C30A62602";
-
-const char* const kChutneyType5 =
-    "01" "05" "0006C98A"
-    "03"  // CERT_KEY_TYPE: SHA-256 of an X.509 certificate
-    "B4FD606B64E4CBD466B8D76CB131069BAE6F3AA1878857C9F624E31D77A799B8"
-    "00"  // no extensions
-    "7173E5F8068431D0D3F5EE16B4C9FFD59DF373E152A87281BAE744AA5FCF7217"
-    "1BF4B27C4E8FC1C6A9FC5CA11058BC49647063D7903CFD9F512F89099B27BC0C";
-
-const char* const kChutneyType7 =
-    "DCB604DB2034B00FD16986D4ADB9D16B21CB4E4457A33DEC0F538903683E96E9"  // ED25519_KEY
-    "0006DA3A"  // EXPIRATION_DATE, hours
-    "80"        // SIGLEN = 128 (RSA1024)
-    "5CF6006F9179066534DE6B45AD47A5C469063EE462762723396DC9F25452A0A5"
-    "2DA3F5087DD239F2A311F6B0D4DFEFF4ABD089DC3D0237A0ABAB19EB2045B91C"
-    "DCAF04BE0A72D548A27BF2E77BD876ECFE5E1BE622350DA6BF31F6E306ED8964"
-    "88DD5B39409B23FC3EB7B2C9F7328EB18DA36D54D80575899EA6507CCBFCDF1F";
-
-// The relay's RSA identity key, PKCS#1 RSAPublicKey DER.
-const char* const kChutneyRsaPublic =
-    "30818902818100d38b1e6ceb946e0db0751f4cbace3dcb9688b6c25304227b4710c35afb73627e50500f5913e158b6"
-    "21802612d1c75827003703338375237552eb3cd3c12f6ab3604e60c1a2d26bb1fbad206ff023969a90909d6a65a545"
-    "8a5312c26ebd3a3dad30302d4515cdcd264146ac18e6fc60a04bd3ec327f04294d96ba5aa25b464c3f0203010001";
 
 // --- relay "destiny", 2015 ---------------------------------------------------
 const char* const kDestinyMasterKey = "67a6b551a6d22be376d63e8d9f233a37b8ecb07e832baf2a6ba5b9b81e10a464";
@@ -103,11 +46,6 @@ const char* const kDestinyNtorCrossCert =
     "78f820faa6fa8b31bdb29fbd11de674b9a82114f66befa5153d8c2e2b837e55c"
     "5bbe72ab6bee152b054c226a6a63c1dcf21d4b3eab6f1e14e05de2ae8ced2c04";
 
-Ed25519Cert decode_ok(std::string_view h) {
-  auto c = decode_ed25519_cert(unhex(h));
-  REQUIRE(c.has_value());
-  return *c;
-}
 
 std::vector<std::uint8_t> encode_ok(const Ed25519Cert& c) {
   auto e = encode_ed25519_cert(c);
@@ -129,53 +67,6 @@ Ed25519CertBody body_of(CertType t, CertKeyType kt, std::uint8_t key_fill, std::
   b.expiration_hours = exp;
   b.certified_key.fill(key_fill);
   return b;
-}
-
-// --- OpenSSL helpers for the RSA tests (only the tests touch OpenSSL) ------
-struct PkeyFree {
-  void operator()(EVP_PKEY* k) const noexcept { EVP_PKEY_free(k); }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
-
-PkeyPtr rsa_keygen(unsigned bits) {
-  PkeyPtr k(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", static_cast<std::size_t>(bits)));
-  REQUIRE(k);
-  return k;
-}
-
-template <class F>
-std::vector<std::uint8_t> der(EVP_PKEY* k, F i2d) {
-  int n = i2d(k, nullptr);
-  REQUIRE(n > 0);
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(n));
-  unsigned char* p = out.data();
-  REQUIRE(i2d(k, &p) == n);
-  return out;
-}
-std::vector<std::uint8_t> private_der(EVP_PKEY* k) {  // PKCS#1 RSAPrivateKey for RSA keys
-  return der(k, [](EVP_PKEY* key, unsigned char** p) { return i2d_PrivateKey(key, p); });
-}
-std::vector<std::uint8_t> pkcs1_public_der(EVP_PKEY* k) {
-  return der(k, [](EVP_PKEY* key, unsigned char** p) { return i2d_PublicKey(key, p); });
-}
-std::vector<std::uint8_t> spki_der(EVP_PKEY* k) {
-  return der(k, [](EVP_PKEY* key, unsigned char** p) { return i2d_PUBKEY(key, p); });
-}
-
-// An RSA signature with a DigestInfo(SHA-256) wrapper: what a naive
-// RSA_sign / EVP_DigestSign would produce, and what tor would not accept.
-std::vector<std::uint8_t> digestinfo_signature(EVP_PKEY* k, std::span<const std::uint8_t> digest) {
-  std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, k, nullptr),
-                                                                  &EVP_PKEY_CTX_free);
-  REQUIRE(ctx);
-  REQUIRE(EVP_PKEY_sign_init(ctx.get()) == 1);
-  REQUIRE(EVP_PKEY_CTX_set_rsa_padding(ctx.get(), RSA_PKCS1_PADDING) == 1);
-  REQUIRE(EVP_PKEY_CTX_set_signature_md(ctx.get(), EVP_sha256()) == 1);
-  std::vector<std::uint8_t> sig(static_cast<std::size_t>(EVP_PKEY_get_size(k)));
-  std::size_t len = sig.size();
-  REQUIRE(EVP_PKEY_sign(ctx.get(), sig.data(), &len, digest.data(), digest.size()) == 1);
-  sig.resize(len);
-  return sig;
 }
 
 }  // namespace
@@ -565,137 +456,4 @@ TEST_CASE("expiration hours round up, as tor's CEIL_DIV", "[cert]") {
 TEST_CASE("certificate errors have names", "[cert]") {
   CHECK(to_string(CertError::Expired) == "expired");
   CHECK(to_string(CertError::UnknownCriticalExtension) == "unknown extension affecting validation");
-}
-
-// ============================================================================
-// RSA->Ed25519 cross-certificates
-// ============================================================================
-
-TEST_CASE("a real type-7 cross-certificate decodes, re-encodes and verifies", "[cert][rsa]") {
-  const auto bytes = unhex(kChutneyType7);
-  REQUIRE(bytes.size() == 32 + 4 + 1 + 128);
-  auto cc = decode_rsa_crosscert(bytes);
-  REQUIRE(cc.has_value());
-  CHECK(cc->ed25519_key == key32(kChutneyIdentity));
-  CHECK(cc->expiration_hours == 0x0006DA3Au);
-  CHECK(cc->signature.size() == 128);
-  CHECK(hex(std::span(cc->signature).first(4)) == "5cf6006f");
-  auto e = encode_rsa_crosscert(*cc);
-  REQUIRE(e.has_value());
-  CHECK(*e == bytes);
-
-  const auto rsa = unhex(kChutneyRsaPublic);
-  auto v = verify_rsa_crosscert(*cc, rsa, kChutneyNow);
-  REQUIRE(v.has_value());
-  CHECK(*v == key32(kChutneyIdentity));  // the identity the type-4 cert carries in extension 4
-  CHECK(*v == *decode_ok(kChutneyType4).signed_with_key());
-
-  // One changed modulus byte: a different key, and the signature fails.
-  auto wrong = rsa;
-  wrong[100] ^= 0x01;
-  CHECK(verify_rsa_crosscert(*cc, wrong, kChutneyNow).error() == CertError::BadSignature);
-  // Expiry is to the second.
-  CHECK(verify_rsa_crosscert(*cc, rsa, 0x0006DA3Aull * 3600).has_value());
-  CHECK(verify_rsa_crosscert(*cc, rsa, 0x0006DA3Aull * 3600 + 1).error() == CertError::Expired);
-  // A changed subject key breaks the signature.
-  RsaCrosscert t = *cc;
-  t.ed25519_key[0] ^= 1;
-  CHECK(verify_rsa_crosscert(t, rsa, kChutneyNow).error() == CertError::BadSignature);
-  t = *cc;
-  t.expiration_hours += 1;
-  CHECK(verify_rsa_crosscert(t, rsa, kChutneyNow).error() == CertError::BadSignature);
-  t = *cc;
-  t.signature[64] ^= 0x10;
-  CHECK(verify_rsa_crosscert(t, rsa, kChutneyNow).error() == CertError::BadSignature);
-  // Not a key at all.
-  CHECK(verify_rsa_crosscert(*cc, std::vector<std::uint8_t>{0x30, 0x00}, kChutneyNow).error() ==
-        CertError::BadRsaKey);
-  CHECK(verify_rsa_crosscert(*cc, {}, kChutneyNow).error() == CertError::BadRsaKey);
-  auto trailing = rsa;
-  trailing.push_back(0);
-  CHECK(verify_rsa_crosscert(*cc, trailing, kChutneyNow).error() == CertError::BadRsaKey);
-}
-
-TEST_CASE("the cross-certificate digest covers prefix, key and expiration only", "[cert][rsa]") {
-  crypto::Ed25519Public k{};
-  k.fill(0xAB);
-  std::string msg = "Tor TLS RSA/Ed25519 cross-certificate";
-  std::vector<std::uint8_t> m(msg.begin(), msg.end());
-  m.insert(m.end(), k.begin(), k.end());
-  for (std::uint8_t b : {std::uint8_t{0x00}, std::uint8_t{0x07}, std::uint8_t{0x5B}, std::uint8_t{0xCD}})
-    m.push_back(b);
-  CHECK(rsa_crosscert_digest(k, 0x00075BCDu) == crypto::sha256(m));
-}
-
-TEST_CASE("sign then verify a cross-certificate with a fresh 1024-bit RSA key", "[cert][rsa]") {
-  PkeyPtr rsa = rsa_keygen(1024);
-  const auto priv = private_der(rsa.get());
-  const auto pub1 = pkcs1_public_der(rsa.get());
-  const auto spki = spki_der(rsa.get());
-  const auto ed = keypair(0x5A).public_key();
-
-  auto cc = sign_rsa_crosscert(ed, 480000, priv);
-  REQUIRE(cc.has_value());
-  CHECK(cc->signature.size() == 128);
-  auto e = encode_rsa_crosscert(*cc);
-  REQUIRE(e.has_value());
-  REQUIRE(e->size() == 165);
-  CHECK(hex(std::span(*e).first(37)) == hex(ed) + "0007530080");  // key | 480000 | SIGLEN 0x80
-  auto d = decode_rsa_crosscert(*e);
-  REQUIRE(d.has_value());
-  CHECK(*d == *cc);
-
-  CHECK(verify_rsa_crosscert(*d, pub1, 1000).value() == ed);
-  CHECK(verify_rsa_crosscert(*d, spki, 1000).value() == ed);
-  CHECK(verify_rsa_crosscert(*d, pub1, 480000ull * 3600 + 1).error() == CertError::Expired);
-
-  // Another RSA key did not sign it.
-  PkeyPtr other = rsa_keygen(1024);
-  CHECK(verify_rsa_crosscert(*d, pkcs1_public_der(other.get()), 1000).error() == CertError::BadSignature);
-
-  SECTION("a DigestInfo-wrapped signature of the same digest is not tor's format") {
-    RsaCrosscert t = *cc;
-    t.signature = digestinfo_signature(rsa.get(), rsa_crosscert_digest(ed, 480000));
-    REQUIRE(t.signature.size() == 128);
-    CHECK(verify_rsa_crosscert(t, pub1, 1000).error() == CertError::BadSignature);
-  }
-  SECTION("SIGLEN must be the modulus size") {
-    RsaCrosscert t = *cc;
-    t.signature.pop_back();
-    CHECK(verify_rsa_crosscert(t, pub1, 1000).error() == CertError::BadSignature);
-    t.signature.clear();
-    CHECK(verify_rsa_crosscert(t, pub1, 1000).error() == CertError::BadSignature);
-  }
-  SECTION("a public key is no private key") {
-    CHECK(sign_rsa_crosscert(ed, 1, pub1).error() == CertError::BadRsaKey);
-  }
-}
-
-TEST_CASE("an RSA key too large for a one-byte SIGLEN cannot sign a cross-certificate", "[cert][rsa]") {
-  PkeyPtr rsa = rsa_keygen(2048);
-  CHECK(sign_rsa_crosscert(keypair(1).public_key(), 1, private_der(rsa.get())).error() == CertError::TooLarge);
-}
-
-TEST_CASE("cross-certificate framing errors", "[cert][rsa]") {
-  const auto bytes = unhex(kChutneyType7);
-  for (std::size_t n = 0; n < bytes.size(); ++n) {
-    auto d = decode_rsa_crosscert(std::span(bytes).first(n));
-    REQUIRE_FALSE(d.has_value());
-    CHECK(d.error() == DecodeError::Truncated);
-  }
-  auto longer = bytes;
-  longer.push_back(0);
-  CHECK(decode_rsa_crosscert(longer).error() == DecodeError::TrailingBytes);
-
-  // SIGLEN 0 is well formed (and never verifies).
-  auto empty = decode_rsa_crosscert(unhex(std::string(kChutneyIdentity) + "00000001" "00"));
-  REQUIRE(empty.has_value());
-  CHECK(empty->signature.empty());
-  CHECK(encode_rsa_crosscert(*empty).value() == unhex(std::string(kChutneyIdentity) + "00000001" "00"));
-
-  RsaCrosscert big;
-  big.signature.resize(256);
-  CHECK(encode_rsa_crosscert(big).error() == CertError::TooLarge);
-  big.signature.resize(255);
-  CHECK(encode_rsa_crosscert(big).value().size() == 37 + 255);
 }
