@@ -1,8 +1,8 @@
 // tor1 relay cell crypto (tor-spec 5.2.2, 5.5, 6.1): key layout, a known
 // answer pinned by an independent implementation, layered 3-hop round trips in
 // both directions, recognition at exactly the addressed hop, digest restore
-// after a non-matching cell, SENDME v1 digests, typed misuse errors and an
-// allocation-free per-cell path.
+// after a non-matching cell, SENDME v1 digests and typed misuse errors. The
+// allocation bound is in test_relay_crypto_alloc.cpp.
 #include <catch2/catch.hpp>
 
 #include <openssl/crypto.h>
@@ -20,163 +20,14 @@
 #include "conflux/crypto/digest.hpp"
 #include "conflux/crypto/random.hpp"
 #include "conflux/crypto/relay_crypto.hpp"
+#include "relay_crypto_test_support.hpp"
 #include "test_support.hpp"
 
 using namespace conflux;
 using namespace conflux::crypto;
 using conflux::test::hex;
 using conflux::test::unhex;
-
-// ---------------------------------------------------------------------------
-// Allocation counting: every operator new in this binary and every OpenSSL
-// allocation (hooked before main, before OpenSSL allocates anything).
-namespace {
-std::size_t g_allocs = 0;
-void* counting_malloc(std::size_t n, const char*, int) {
-  ++g_allocs;
-  return std::malloc(n);
-}
-void* counting_realloc(void* p, std::size_t n, const char*, int) {
-  ++g_allocs;
-  return std::realloc(p, n);
-}
-void counting_free(void* p, const char*, int) { std::free(p); }
-const bool g_openssl_hooked = CRYPTO_set_mem_functions(counting_malloc, counting_realloc, counting_free) == 1;
-}  // namespace
-
-// Every non-aligned form is replaced, so that new and delete always pair up
-// (the sanitizer runtime would otherwise supply some of them).
-namespace {
-void* counted_new(std::size_t n) noexcept {
-  ++g_allocs;
-  return std::malloc(n == 0 ? 1 : n);
-}
-void* counted_new_or_throw(std::size_t n) {
-  if (void* p = counted_new(n)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-void* operator new(std::size_t n) { return counted_new_or_throw(n); }
-void* operator new[](std::size_t n) { return counted_new_or_throw(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_new(n); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_new(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-
-namespace {
-
-using Payload = std::array<std::uint8_t, kRelayPayloadLen>;
-
-// Compile-time misuse: only an exactly-509-byte buffer is a relay payload.
-static_assert(std::is_convertible_v<Payload&, RelayPayload>);
-static_assert(!std::is_convertible_v<std::array<std::uint8_t, 508>&, RelayPayload>);
-static_assert(!std::is_convertible_v<std::array<std::uint8_t, 510>&, RelayPayload>);
-static_assert(!std::is_convertible_v<std::span<std::uint8_t>, RelayPayload>);
-static_assert(!std::is_convertible_v<const Payload&, RelayPayload>);
-
-RelayCryptoKeys keys_from(std::span<const std::uint8_t> material) {
-  auto k = RelayCryptoKeys::from_key_material(material);
-  REQUIRE(k.has_value());
-  return *k;
-}
-
-RelayCryptoKeys random_keys() {
-  auto m = random_array<RelayCryptoKeys::kMaterialLen>();
-  return keys_from(m);
-}
-
-Payload to_payload(const std::vector<std::uint8_t>& v) {
-  REQUIRE(v.size() == kRelayPayloadLen);
-  Payload p{};
-  std::copy(v.begin(), v.end(), p.begin());
-  return p;
-}
-
-// A relay cell the way the cell layer would build it, with deliberately
-// non-zero Recognized and Digest fields so that sealing must overwrite them.
-Payload make_plain(std::uint8_t cmd, std::uint16_t stream, std::string_view data, unsigned fill) {
-  Payload p{};
-  p[0] = cmd;
-  p[1] = 0xaa;
-  p[2] = 0xaa;
-  p[3] = static_cast<std::uint8_t>(stream >> 8);
-  p[4] = static_cast<std::uint8_t>(stream);
-  p[5] = 0xde;
-  p[6] = 0xad;
-  p[7] = 0xbe;
-  p[8] = 0xef;
-  p[9] = static_cast<std::uint8_t>(data.size() >> 8);
-  p[10] = static_cast<std::uint8_t>(data.size());
-  std::copy(data.begin(), data.end(), p.begin() + 11);
-  // Padding: 4 zero bytes then a deterministic pattern standing in for random.
-  for (std::size_t i = 11 + data.size() + 4; i < p.size(); ++i) p[i] = static_cast<std::uint8_t>(i * fill);
-  return p;
-}
-
-Payload random_payload() {
-  Payload p{};
-  random_bytes(p);
-  return p;
-}
-
-// The plaintext the receiving hop must see: the sender's bytes with
-// Recognized = 0 and Digest = first 4 bytes of the running digest.
-Payload sealed_form(Payload p, const SendmeDigest& d) {
-  p[1] = p[2] = 0;
-  std::copy_n(d.begin(), 4, p.begin() + 5);
-  return p;
-}
-
-Payload zeroed_fields(Payload p) {
-  p[1] = p[2] = 0;
-  std::fill_n(p.begin() + 5, 4, std::uint8_t{0});
-  return p;
-}
-
-// A client and the three relays of its circuit, each relay holding only its
-// own hop's keys.
-struct Circuit3 {
-  ClientRelayCrypto client;
-  std::vector<RelayHopCrypto> relays;
-
-  explicit Circuit3(const std::array<RelayCryptoKeys, 3>& keys) {
-    relays.reserve(3);
-    for (std::size_t i = 0; i < 3; ++i) {
-      auto h = client.add_hop(keys[i]);
-      REQUIRE(h.has_value());
-      REQUIRE(h->value() == i + 1);
-      relays.emplace_back(keys[i]);
-    }
-  }
-
-  // Sends a client cell down the circuit. Returns the 1-based index of the
-  // relay that recognized it (0 if none did) and records every verdict.
-  std::size_t deliver_forward(Payload& p, std::array<ForwardVerdict, 3>& verdicts, std::size_t& seen_by) {
-    seen_by = 0;
-    for (std::size_t i = 0; i < 3; ++i) {
-      ++seen_by;
-      verdicts[i] = relays[i].decrypt_forward(p);
-      if (verdicts[i] == ForwardVerdict::Recognized) return i + 1;
-    }
-    return 0;
-  }
-
-  // Relay `origin` (1-based) originates a cell toward the client; the relays
-  // between it and the client add their layers.
-  SendmeDigest send_backward(std::size_t origin, Payload& p) {
-    const SendmeDigest d = relays[origin - 1].originate_backward(p);
-    for (std::size_t i = origin - 1; i > 0; --i) relays[i - 1].relay_backward(p);
-    return d;
-  }
-};
-
-std::array<RelayCryptoKeys, 3> three_random_keys() { return {random_keys(), random_keys(), random_keys()}; }
-
-}  // namespace
+using namespace conflux::test::relay_crypto;
 
 // ---------------------------------------------------------------------------
 
@@ -568,54 +419,4 @@ TEST_CASE("client misuse and protocol errors are typed", "[relay_crypto][errors]
   auto g = client.decrypt_inbound(p);
   REQUIRE_FALSE(g.has_value());
   CHECK(g.error() == RelayCryptoError::NotRecognized);
-}
-
-TEST_CASE("the per-cell path allocates only OpenSSL's digest copies, a bounded number", "[relay_crypto][alloc]") {
-  // OpenSSL 3.0 allocates a provider context on every EVP_MD_CTX_copy_ex; we
-  // stay on EVP, so a sealed cell costs one such copy (peek) and a
-  // recognized cell two (checkpoint + peek). Cells that are only decrypted
-  // and forwarded, and everything outside OpenSSL, allocate nothing.
-  REQUIRE(g_openssl_hooked);
-  Circuit3 c(three_random_keys());
-  std::array<ForwardVerdict, 3> verdicts{};
-  std::size_t seen_by = 0;
-  Payload p = random_payload();
-  Payload b{};
-
-  const std::size_t before = g_allocs;
-  std::size_t ok = 0;
-  constexpr int kRounds = 100;
-  for (int i = 0; i < kRounds; ++i) {
-    auto s = c.client.encrypt_outbound(HopNum(3), p);  // 1 copy (seal)
-    ok += s.has_value() ? 1u : 0u;
-    ok += c.deliver_forward(p, verdicts, seen_by) == 3 ? 1u : 0u;  // 2 copies at hop 3
-    b = p;
-    (void)c.send_backward(3, b);                                   // 1 copy (seal)
-    auto from = c.client.decrypt_inbound(b);                       // 2 copies at hop 3
-    ok += from.has_value() ? 1u : 0u;
-  }
-  const std::size_t per_round = (g_allocs - before) / kRounds;
-  CHECK(ok == 3 * kRounds);
-  // Hops 1 and 2 see Recognized != 0 except with probability 2^-16 per
-  // cell, so a round is 6 copies and rarely more.
-  CHECK(per_round <= 6);
-
-  RelayHopCrypto relay(random_keys());
-  Payload garbage = random_payload();
-  garbage[1] = 0xff;  // after decryption Recognized is random: check many cells
-  const std::size_t f0 = g_allocs;
-  std::size_t recognized = 0;
-  for (int i = 0; i < 1000; ++i) recognized += relay.decrypt_forward(garbage) == ForwardVerdict::Recognized ? 1u : 0u;
-  CHECK(recognized == 0);
-  CHECK(g_allocs - f0 <= 4);  // only if some cell decrypted to Recognized == 0 (p = 2^-16 each)
-
-  // The counters do see both kinds of allocation (so the bounds above mean
-  // something): operator new, and OpenSSL's EVP digest copy.
-  const std::size_t c0 = g_allocs;
-  auto v = std::make_unique<int>(1);
-  CHECK(g_allocs == c0 + 1);
-  Sha1 evp;
-  const std::size_t c1 = g_allocs;
-  Sha1 evp_copy = evp;
-  CHECK(g_allocs > c1);
 }
