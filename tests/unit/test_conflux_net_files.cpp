@@ -1,0 +1,239 @@
+// conflux-net's generated files: torrcs, network.json, test files and the
+// file server's decisions.
+#include <catch2/catch.hpp>
+
+#include "conflux/crypto/digest.hpp"
+#include "conflux/bytes/hex.hpp"
+#include "conflux/netspec/http_files.hpp"
+#include "conflux/netspec/network_file.hpp"
+#include "conflux/netspec/test_files.hpp"
+#include "conflux/netspec/torrc.hpp"
+
+using namespace conflux::netspec;
+
+namespace {
+
+const std::string kAuthId = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo";
+const std::string kBridgeId = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+
+TorrcInputs inputs() {
+  TorrcInputs in;
+  in.net_dir = "/n";
+  in.authorities = {{"auth1", 5001, 5002, kAuthId}};
+  in.bridges = {{6001, kBridgeId}};
+  in.file_port = 8080;
+  in.consensus_interval = 10;
+  return in;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
+  const auto in = inputs();
+  const std::string dir_auth = "DirAuthority auth1 orport=5001 127.0.0.1:5002 " + kAuthId;
+  CHECK(dir_authority_lines(in.authorities) == dir_auth + "\n");
+
+  ProcessPlan auth{"auth1", Role::Authority, true, "", false, true, {5001, 5002, 0, 0, 0}};
+  const auto a = render_torrc(auth, in);
+  for (const auto* l : {"Nickname auth1", "ORPort 127.0.0.1:5001", "DirPort 127.0.0.1:5002", "AuthoritativeDirectory 1",
+                        "ConsensusInterval 10 seconds", "TestingTorNetwork 1", "DataDirectory /n/auth1/data",
+                        "Log notice file /n/auth1/notice.log"})
+    CHECK(has_line(a, l));
+  CHECK(has_line(a, dir_auth));
+
+  ProcessPlan relay{"relay1", Role::Relay, true, "", false, true, {7001, 0, 0, 0, 0}};
+  const auto r = render_torrc(relay, in);
+  CHECK(has_line(r, "ORPort 127.0.0.1:7001"));
+  CHECK(has_line(r, dir_auth));
+  CHECK(r.find("DirPort") == std::string::npos);
+  CHECK(r.find("Exit") == std::string::npos);
+  CHECK(r.find("BandwidthRate") == std::string::npos);
+
+  auto in2 = in;
+  in2.exit_policy = {"accept *:443"};
+  ProcessPlan exit{"exit1", Role::Exit, true, "", false, true, {7002, 0, 0, 0, 0}};
+  const auto e = render_torrc(exit, in2);
+  CHECK(has_line(e, "ExitRelay 1"));
+  CHECK(has_line(e, "ExitPolicyRejectPrivate 0"));
+  // In order: the file server, the spec's lines, then nothing else.
+  const auto p1 = e.find("ExitPolicy accept 127.0.0.1:8080\n");
+  const auto p2 = e.find("ExitPolicy accept *:443\n");
+  const auto p3 = e.find("ExitPolicy reject *:*\n");
+  REQUIRE(p1 != std::string::npos);
+  REQUIRE(p2 != std::string::npos);
+  REQUIRE(p3 != std::string::npos);
+  CHECK(p1 < p2);
+  CHECK(p2 < p3);
+
+  ProcessPlan bridge{"slow", Role::Bridge, true, "100 KBytes", false, true, {6001, 6002, 0, 0, 0}};
+  const auto b = render_torrc(bridge, in);
+  CHECK(has_line(b, "BridgeRelay 1"));
+  CHECK(has_line(b, "DirPort 127.0.0.1:6002"));
+  CHECK(has_line(b, "BandwidthRate 100 KBytes"));
+  CHECK(has_line(b, "BandwidthBurst 100 KBytes"));
+  CHECK(b.find("DirAuthority") == std::string::npos);
+
+  ProcessPlan proxy{"proxy", Role::Proxy, true, "", false, true, {0, 0, 9050, 9051, 0}};
+  const auto x = render_torrc(proxy, in);
+  for (const auto* l : {"SocksPort 127.0.0.1:9050", "MetricsPort 127.0.0.1:9051", "UseBridges 0",
+                        "EnforceDistinctSubnets 0", "TestingTorNetwork 1", "ConfluxEnabled 1",
+                        "DataDirectory /n/proxy/data", "Log notice file /n/proxy/notice.log"})
+    CHECK(has_line(x, l));
+  CHECK(has_line(x, dir_auth));
+  CHECK(x.find("Bridge ") == std::string::npos);
+  CHECK(x.find("Nickname") == std::string::npos);
+  CHECK(x.find("ORPort") == std::string::npos);
+
+  ProcessPlan bproxy{"proxy-bridges", Role::Proxy, false, "", true, false, {0, 0, 9052, 9053, 0}};
+  const auto y = render_torrc(bproxy, in);
+  CHECK(has_line(y, "UseBridges 1"));
+  CHECK(has_line(y, "Bridge 127.0.0.1:6001 " + kBridgeId));
+  CHECK(has_line(y, "ConfluxEnabled 0"));
+
+  CHECK(render_torrc({"fileserver", Role::FileServer, true, "", false, true, {}}, in).empty());
+}
+
+TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_file]") {
+  NetworkInfo info;
+  info.state = "ready";
+  info.dir = "/n";
+  info.created = 1700000000;
+  info.up_pid = 4242;
+  info.proxy = ProxyAddresses{"proxy", "127.0.0.1:9050", "http://127.0.0.1:9051/metrics"};
+  info.file_server = "http://127.0.0.1:8080/";
+  info.files = {{"1MiB.bin", 1048576, "http://127.0.0.1:8080/1MiB.bin", std::string(64, 'a')}};
+  ProcessRecord r;
+  r.name = "relay1";
+  r.role = Role::Relay;
+  r.started = true;
+  r.pid = 1234;
+  r.start_time = 987654;
+  r.binary = "/b/conflux-relay";
+  r.args = {"-f", "/n/relay1/torrc"};
+  r.ports.or_port = 7001;
+  r.identity = kAuthId;
+  r.dir = "/n/relay1";
+  r.torrc = "/n/relay1/torrc";
+  r.data_dir = "/n/relay1/data";
+  r.log = "/n/relay1/notice.log";
+  r.output = "/n/relay1/output.log";
+  info.processes.push_back(r);
+  ProcessRecord idle = r;
+  idle.name = "proxy-bridges";
+  idle.role = Role::Proxy;
+  idle.started = false;
+  idle.pid = 0;
+  idle.identity.clear();
+  idle.ports = {0, 0, 9052, 9053, 0};
+  info.processes.push_back(idle);
+
+  const auto text = encode_network(info);
+  auto back = decode_network(text);
+  REQUIRE(back.has_value());
+  CHECK(*back == info);
+  CHECK(text.find("\"socks\": \"127.0.0.1:9050\"") != std::string::npos);
+
+  info.proxy.reset();
+  auto no_proxy = decode_network(encode_network(info));
+  REQUIRE(no_proxy.has_value());
+  CHECK_FALSE(no_proxy->proxy.has_value());
+
+  // pids that kill() treats specially never come out of a decode.
+  for (std::int64_t bad : {-1, 0, 1, 4194305}) {
+    auto copy = info;
+    copy.processes[0].pid = bad;
+    CHECK_FALSE(decode_network(encode_network(copy)).has_value());
+  }
+  CHECK_FALSE(decode_network("").has_value());
+  CHECK_FALSE(decode_network("{}").has_value());
+  CHECK_FALSE(decode_network("[1]").has_value());
+  CHECK_FALSE(decode_network(R"({"version": 2})").has_value());
+  std::string wrong_role = text;
+  wrong_role.replace(wrong_role.find("\"relay\""), 7, "\"client\"");
+  CHECK_FALSE(decode_network(wrong_role).has_value());
+  std::string wrong_type = text;
+  wrong_type.replace(wrong_type.find("\"started\": true"), 15, "\"started\": 1");
+  CHECK_FALSE(decode_network(wrong_type).has_value());
+  std::string wrong_port = text;
+  wrong_port.replace(wrong_port.find("\"or\": 7001"), 10, "\"or\": 70001");
+  CHECK_FALSE(decode_network(wrong_port).has_value());
+}
+
+TEST_CASE("test files: deterministic, seekable, per name and seed", "[conflux_net][files]") {
+  std::vector<std::uint8_t> whole(1000), part(101);
+  fill_test_bytes(1, "a.bin", 0, whole);
+  fill_test_bytes(1, "a.bin", 333, part);
+  CHECK(std::equal(part.begin(), part.end(), whole.begin() + 333));
+  std::vector<std::uint8_t> again(1000), other_name(1000), other_seed(1000);
+  fill_test_bytes(1, "a.bin", 0, again);
+  fill_test_bytes(1, "b.bin", 0, other_name);
+  fill_test_bytes(2, "a.bin", 0, other_seed);
+  CHECK(again == whole);
+  CHECK(other_name != whole);
+  CHECK(other_seed != whole);
+
+  // Streaming in chunks gives the bytes and the SHA-256 of the whole.
+  const FileSpec f{"c.bin", 3 * 1024 * 1024 + 5};
+  std::vector<std::uint8_t> streamed;
+  std::size_t chunks = 0;
+  const auto hex = generate_test_file(9, f, [&](std::span<const std::uint8_t> c) {
+    streamed.insert(streamed.end(), c.begin(), c.end());
+    ++chunks;
+  });
+  CHECK(chunks == 4);
+  REQUIRE(streamed.size() == f.size);
+  std::vector<std::uint8_t> direct(f.size);
+  fill_test_bytes(9, "c.bin", 0, direct);
+  CHECK(streamed == direct);
+  CHECK(hex == conflux::bytes::to_hex(conflux::crypto::sha256(direct)));
+  CHECK(hex.size() == 64);
+  // An empty file hashes as empty.
+  CHECK(generate_test_file(1, {"e", 0}, [](std::span<const std::uint8_t>) { FAIL("no chunk expected"); }) ==
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  // The default 1 MiB file is what the docs and main.sh expect.
+  const auto one_mib = generate_test_file(1, {"1MiB.bin", 1024 * 1024}, [](std::span<const std::uint8_t>) {});
+  CHECK(one_mib.size() == 64);
+}
+
+TEST_CASE("the index page", "[conflux_net][files]") {
+  const auto html = index_html({{"a<b>.bin", 5, "ff"}});
+  CHECK(html.find("<title>" + std::string(kIndexTitle) + "</title>") != std::string::npos);
+  CHECK(html.find(std::string(kIndexColour)) != std::string::npos);
+  CHECK(html.find("a&lt;b&gt;.bin") != std::string::npos);
+  CHECK(html.find("a<b>") == std::string::npos);
+}
+
+TEST_CASE("file server: targets, types and ranges", "[conflux_net][http]") {
+  CHECK(file_for_target("/") == "index.html");
+  CHECK(file_for_target("/?x=1") == "index.html");
+  CHECK(file_for_target("/1MiB.bin") == "1MiB.bin");
+  CHECK(file_for_target("/a_b-c.txt?q") == "a_b-c.txt");
+  for (const char* bad : {"", "x", "/..", "/../etc/passwd", "/a/b", "/.hidden", "/%2e%2e", "http://h/a", "/a b",
+                          "//a", "/a\\b"})
+    CHECK_FALSE(file_for_target(bad).has_value());
+  CHECK_FALSE(file_for_target("/" + std::string(256, 'a')).has_value());
+
+  CHECK(content_type_for("index.html") == "text/html; charset=utf-8");
+  CHECK(content_type_for("x.json") == "application/json");
+  CHECK(content_type_for("1MiB.bin") == "application/octet-stream");
+  CHECK(content_type_for(".html") == "application/octet-stream");
+
+  using K = RangeKind;
+  CHECK(decide_range("", 100).kind == K::Whole);
+  CHECK(decide_range("bytes=0-9", 100) == RangeDecision{K::Partial, {0, 9}});
+  CHECK(decide_range("Bytes= 10-", 100) == RangeDecision{K::Partial, {10, 99}});
+  CHECK(decide_range("bytes=-10", 100) == RangeDecision{K::Partial, {90, 99}});
+  CHECK(decide_range("bytes=-1000", 100) == RangeDecision{K::Partial, {0, 99}});
+  CHECK(decide_range("bytes=50-1000", 100) == RangeDecision{K::Partial, {50, 99}});
+  CHECK(decide_range("bytes=100-", 100).kind == K::Unsatisfiable);
+  CHECK(decide_range("bytes=-0", 100).kind == K::Unsatisfiable);
+  CHECK(decide_range("bytes=0-", 0).kind == K::Unsatisfiable);
+  // Not understood: the whole file.
+  for (const char* ignored : {"bytes=9-1", "bytes=0-1,5-6", "items=0-1", "bytes=", "bytes=-", "bytes=a-b",
+                              "bytes=99999999999999999999-", "bytes=1-2-3", "bytes"})
+    CHECK(decide_range(ignored, 100).kind == K::Whole);
+}

@@ -1,0 +1,85 @@
+#pragma once
+// The network conflux-net starts, as the user writes it in a JSON spec file
+// (docs/CONFLUX-NET.md). Every field is optional: a missing one keeps the
+// default network's value, so `{"proxies": []}` is the default network
+// without a proxy. Unknown fields are errors (a typo must not be ignored).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conflux/bytes/result.hpp"
+
+namespace conflux::netspec {
+
+struct BridgeSpec {
+  std::string name;            // its nickname: 1-19 letters and digits
+  std::string bandwidth_rate;  // torrc BandwidthRate value ("100 KBytes"); empty = the relay's default
+  bool operator==(const BridgeSpec&) const = default;
+};
+
+struct ProxySpec {
+  std::string name;          // its directory under DIR: letters, digits, '-'
+  bool start = true;         // false: only its torrc is written, for the user to start
+  bool use_bridges = false;  // UseBridges 1 with a Bridge line for every bridge
+  bool conflux = true;       // ConfluxEnabled
+  bool operator==(const ProxySpec&) const = default;
+};
+
+struct FileSpec {
+  std::string name;  // served as /NAME
+  std::uint64_t size = 0;
+  bool operator==(const FileSpec&) const = default;
+};
+
+struct NetSpec {
+  unsigned authorities = 1;
+  unsigned relays = 6;  // how many relays, exits included
+  unsigned exits = 2;   // how many of them are exits
+  std::string relay_bandwidth_rate;  // empty = the relay's default
+  unsigned consensus_interval = 10;  // seconds (ConsensusInterval; 10 is the smallest)
+  // Extra exit policy lines ("accept *:443"), after the file server's accept
+  // and before the final "reject *:*".
+  std::vector<std::string> exit_policy;
+  std::vector<BridgeSpec> bridges;
+  std::vector<ProxySpec> proxies;
+  std::vector<FileSpec> files;
+  std::uint64_t file_seed = 1;  // test-file contents depend only on seed and name
+  bool operator==(const NetSpec&) const = default;
+};
+
+// The default network: 1 authority, 6 relays of which 2 exits, a
+// bridge at 100 KiB/s and one at 1 MiB/s, one proxy without bridges (and one
+// with bridges, written but not started), files of 320 KiB, 1, 5 and 50 MiB.
+[[nodiscard]] NetSpec default_spec();
+
+// Limits that keep a mistake from starting hundreds of processes or writing
+// gigabytes.
+inline constexpr unsigned kMaxAuthorities = 5;
+inline constexpr unsigned kMaxRelays = 64;
+inline constexpr unsigned kMaxBridges = 16;
+inline constexpr unsigned kMaxProxies = 8;
+inline constexpr std::size_t kMaxFiles = 32;
+inline constexpr std::uint64_t kMaxFileSize = 1ULL << 30;
+inline constexpr std::uint64_t kMaxTotalFileSize = 2ULL << 30;
+inline constexpr std::size_t kMaxSpecSize = 1 << 20;
+
+struct SpecError {
+  unsigned line = 0;    // 1-based line in the spec text; 0 when unknown
+  std::string pointer;  // JSON pointer of the field ("/bridges/1/bandwidth_rate"), empty for syntax errors
+  std::string message;
+  // "FILE:LINE: /pointer: message".
+  [[nodiscard]] std::string to_string(std::string_view file) const;
+  bool operator==(const SpecError&) const = default;
+};
+
+// Parses and validates a spec; the first problem found is the error.
+[[nodiscard]] Result<NetSpec, SpecError> parse_spec(std::string_view json_text);
+
+// Checks a spec built in code (parse_spec runs the same checks).
+[[nodiscard]] Result<NetSpec, SpecError> validate_spec(NetSpec spec);
+
+// The spec as JSON with every field written out (DIR/spec.json, --print-spec).
+[[nodiscard]] std::string encode_spec(const NetSpec& spec);
+
+}  // namespace conflux::netspec

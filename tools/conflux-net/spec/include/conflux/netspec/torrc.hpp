@@ -1,0 +1,42 @@
+#pragma once
+// The torrc of every relay and proxy in a conflux-net network. Everything
+// listens on 127.0.0.1 only. Options and their meaning: docs/CONFIG.md
+// (relays) and the proxy's documentation; the choices are explained in
+// torrc.cpp.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "conflux/netspec/plan.hpp"
+
+namespace conflux::netspec {
+
+struct AuthorityRef {
+  std::string name;
+  std::uint16_t or_port = 0;
+  std::uint16_t dir_port = 0;
+  std::string identity;  // Ed25519 identity, base64 without padding (keys::identity_base64)
+};
+
+struct BridgeRef {
+  std::uint16_t or_port = 0;
+  std::string identity;  // as in AuthorityRef
+};
+
+struct TorrcInputs {
+  std::filesystem::path net_dir;
+  std::vector<AuthorityRef> authorities;
+  std::vector<BridgeRef> bridges;
+  std::uint16_t file_port = 0;  // the file server, which every exit accepts
+  unsigned consensus_interval = 10;
+  std::vector<std::string> exit_policy;  // extra lines, before "reject *:*"
+};
+
+// "DirAuthority NAME orport=P 127.0.0.1:D ID" lines, one per authority.
+[[nodiscard]] std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities);
+
+// The torrc for `p` (a relay role or a proxy); empty for the file server.
+[[nodiscard]] std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in);
+
+}  // namespace conflux::netspec

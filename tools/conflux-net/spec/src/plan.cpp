@@ -1,0 +1,90 @@
+#include "conflux/netspec/plan.hpp"
+
+#include <array>
+
+namespace conflux::netspec {
+
+namespace {
+constexpr std::array<std::string_view, 6> kRoleNames = {"fileserver", "authority", "relay", "exit", "bridge", "proxy"};
+}
+
+std::string_view to_string(Role r) noexcept { return kRoleNames[static_cast<std::size_t>(r)]; }
+
+std::optional<Role> role_from_string(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < kRoleNames.size(); ++i)
+    if (kRoleNames[i] == s) return static_cast<Role>(i);
+  return std::nullopt;
+}
+
+bool is_relay_role(Role r) noexcept {
+  return r == Role::Authority || r == Role::Relay || r == Role::Exit || r == Role::Bridge;
+}
+
+std::vector<ProcessPlan> plan_processes(const NetSpec& spec) {
+  std::vector<ProcessPlan> plan;
+  plan.push_back({std::string(kFileServerName), Role::FileServer, true, {}, false, true, {}});
+  for (unsigned i = 1; i <= spec.authorities; ++i)
+    plan.push_back({"auth" + std::to_string(i), Role::Authority, true, {}, false, true, {}});
+  for (unsigned i = 1; i <= spec.relays - spec.exits; ++i)
+    plan.push_back({"relay" + std::to_string(i), Role::Relay, true, spec.relay_bandwidth_rate, false, true, {}});
+  for (unsigned i = 1; i <= spec.exits; ++i)
+    plan.push_back({"exit" + std::to_string(i), Role::Exit, true, spec.relay_bandwidth_rate, false, true, {}});
+  for (const auto& b : spec.bridges) plan.push_back({b.name, Role::Bridge, true, b.bandwidth_rate, false, true, {}});
+  for (const auto& x : spec.proxies) plan.push_back({x.name, Role::Proxy, x.start, {}, x.use_bridges, x.conflux, {}});
+  return plan;
+}
+
+namespace {
+std::size_t ports_of(Role r) {
+  switch (r) {
+    case Role::Authority:
+    case Role::Bridge:
+    case Role::Proxy:
+      return 2;
+    case Role::Relay:
+    case Role::Exit:
+    case Role::FileServer:
+      return 1;
+  }
+  return 0;
+}
+}  // namespace
+
+std::size_t ports_needed(const std::vector<ProcessPlan>& plan) {
+  std::size_t n = 0;
+  for (const auto& p : plan) n += ports_of(p.role);
+  return n;
+}
+
+void assign_ports(std::vector<ProcessPlan>& plan, std::span<const std::uint16_t> ports) {
+  std::size_t next = 0;
+  auto take = [&] { return next < ports.size() ? ports[next++] : std::uint16_t{0}; };
+  for (auto& p : plan) {
+    p.ports = {};
+    switch (p.role) {
+      case Role::FileServer:
+        p.ports.http_port = take();
+        break;
+      case Role::Authority:
+      case Role::Bridge:
+        p.ports.or_port = take();
+        p.ports.dir_port = take();
+        break;
+      case Role::Relay:
+      case Role::Exit:
+        p.ports.or_port = take();
+        break;
+      case Role::Proxy:
+        p.ports.socks_port = take();
+        p.ports.metrics_port = take();
+        break;
+    }
+  }
+}
+
+ProcessPaths paths_for(const std::filesystem::path& net_dir, std::string_view name) {
+  const auto dir = net_dir / name;
+  return {dir, dir / "torrc", dir / "data", dir / "notice.log", dir / "output.log"};
+}
+
+}  // namespace conflux::netspec

@@ -1,0 +1,328 @@
+#include "conflux/netspec/spec.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "conflux/config/values.hpp"
+#include "conflux/netspec/json_lines.hpp"
+#include "conflux/netspec/plan.hpp"
+
+namespace conflux::netspec {
+
+using Json = nlohmann::json;
+
+std::string SpecError::to_string(std::string_view file) const {
+  std::string out(file);
+  if (line != 0) out += ":" + std::to_string(line);
+  out += ": ";
+  if (!pointer.empty()) out += pointer + ": ";
+  return out + message;
+}
+
+NetSpec default_spec() {
+  NetSpec s;
+  // issue 5 measures one bridge at 100 KiB/s and one at 1 MiB/s (tor's
+  // "KBytes" and "MByte" are 1024-based).
+  s.bridges = {{"bridge100k", "100 KBytes"}, {"bridge1m", "1 MByte"}};
+  s.proxies = {{"proxy", true, false, true}, {"proxy-bridges", false, true, true}};
+  s.files = {{"320KiB.bin", 320 * 1024}, {"1MiB.bin", 1024 * 1024}, {"5MiB.bin", 5 * 1024 * 1024},
+             {"50MiB.bin", 50 * 1024 * 1024}};
+  return s;
+}
+
+namespace {
+
+using Check = std::optional<SpecError>;
+
+class Context {
+ public:
+  explicit Context(const LineIndex* index) : index_(index) {}
+  [[nodiscard]] SpecError error(const std::string& pointer, std::string message) const {
+    return {index_ ? line_of(*index_, pointer) : 0, pointer, std::move(message)};
+  }
+
+ private:
+  const LineIndex* index_;
+};
+
+bool is_nickname(std::string_view s) {
+  return !s.empty() && s.size() <= 19 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
+
+bool is_proxy_name(std::string_view s) {
+  return !s.empty() && s.size() <= 32 && s.front() != '-' && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-';
+  });
+}
+
+bool is_file_name(std::string_view s) {
+  return !s.empty() && s.size() <= 64 && s.front() != '.' && s != "index.html" &&
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
+         });
+}
+
+// Text that goes into a torrc line as is: printable ASCII only, so no value
+// can end its line and start another option.
+bool is_torrc_text(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+Check check_rate(const Context& cx, const std::string& pointer, const std::string& rate) {
+  if (rate.empty()) return std::nullopt;
+  if (!is_torrc_text(rate)) return cx.error(pointer, "control characters in a bandwidth rate");
+  auto bytes = config::parse_memunit(rate);
+  if (!bytes) return cx.error(pointer, "not a bandwidth rate (\"100 KBytes\", \"1 MByte\"): " + bytes.error());
+  if (*bytes == 0 || *bytes > 2147483647) return cx.error(pointer, "a bandwidth rate must be 1 byte to 2147483647 bytes");
+  return std::nullopt;
+}
+
+Check validate(const NetSpec& s, const Context& cx) {
+  if (s.authorities < 1 || s.authorities > kMaxAuthorities)
+    return cx.error("/authorities", "must be 1 to " + std::to_string(kMaxAuthorities));
+  if (s.relays > kMaxRelays) return cx.error("/relays", "at most " + std::to_string(kMaxRelays));
+  if (s.exits > s.relays) return cx.error("/exits", "more exits than relays (exits are counted among the relays)");
+  if (auto e = check_rate(cx, "/relay_bandwidth_rate", s.relay_bandwidth_rate)) return e;
+  if (s.consensus_interval < 10 || s.consensus_interval > 86400 || 86400 % s.consensus_interval != 0)
+    return cx.error("/consensus_interval", "seconds, 10 to 86400, dividing a day");
+  for (std::size_t i = 0; i < s.exit_policy.size(); ++i) {
+    const auto& line = s.exit_policy[i];
+    const auto p = "/exit_policy/" + std::to_string(i);
+    if (!is_torrc_text(line)) return cx.error(p, "control characters in an exit policy line");
+    if (line.rfind("accept ", 0) != 0 && line.rfind("reject ", 0) != 0)
+      return cx.error(p, "an exit policy line starts with \"accept \" or \"reject \"");
+  }
+
+  // Every process has a directory named after it, so names are unique
+  // (ignoring case, as file systems and people may).
+  std::set<std::string> names;
+  for (unsigned i = 1; i <= s.authorities; ++i) names.insert("auth" + std::to_string(i));
+  for (unsigned i = 1; i <= s.relays - s.exits; ++i) names.insert("relay" + std::to_string(i));
+  for (unsigned i = 1; i <= s.exits; ++i) names.insert("exit" + std::to_string(i));
+  names.insert(std::string(kFilesDirName));
+  names.insert(std::string(kFileServerName));
+  auto taken = [&](const std::string& name) { return !names.insert(lower(name)).second; };
+
+  if (s.bridges.size() > kMaxBridges) return cx.error("/bridges", "at most " + std::to_string(kMaxBridges));
+  for (std::size_t i = 0; i < s.bridges.size(); ++i) {
+    const auto p = "/bridges/" + std::to_string(i);
+    const auto& b = s.bridges[i];
+    if (!is_nickname(b.name)) return cx.error(p + "/name", "a bridge's name is its nickname: 1-19 letters and digits");
+    if (taken(b.name)) return cx.error(p + "/name", "the name '" + b.name + "' is already used");
+    if (auto e = check_rate(cx, p + "/bandwidth_rate", b.bandwidth_rate)) return e;
+  }
+
+  if (s.proxies.size() > kMaxProxies) return cx.error("/proxies", "at most " + std::to_string(kMaxProxies));
+  for (std::size_t i = 0; i < s.proxies.size(); ++i) {
+    const auto p = "/proxies/" + std::to_string(i);
+    const auto& x = s.proxies[i];
+    if (!is_proxy_name(x.name))
+      return cx.error(p + "/name", "a proxy's name: 1-32 letters, digits and '-', not starting with '-'");
+    if (taken(x.name)) return cx.error(p + "/name", "the name '" + x.name + "' is already used");
+    if (x.use_bridges && s.bridges.empty()) return cx.error(p + "/use_bridges", "the spec has no bridges");
+    if (!x.use_bridges && (s.relays < 3 || s.exits < 1))
+      return cx.error(p, "a proxy needs at least 3 relays, one of them an exit");
+    if (x.use_bridges && (s.relays < 2 || s.exits < 1))
+      return cx.error(p, "a bridge-using proxy needs at least 2 relays, one of them an exit");
+  }
+
+  if (s.files.size() > kMaxFiles) return cx.error("/files", "at most " + std::to_string(kMaxFiles));
+  std::set<std::string> file_names;
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < s.files.size(); ++i) {
+    const auto p = "/files/" + std::to_string(i);
+    const auto& f = s.files[i];
+    if (!is_file_name(f.name))
+      return cx.error(p + "/name", "1-64 letters, digits, '.', '_' and '-', not starting with '.', not index.html");
+    if (!file_names.insert(f.name).second) return cx.error(p + "/name", "the file '" + f.name + "' is already listed");
+    if (f.size > kMaxFileSize) return cx.error(p + "/size", "at most " + std::to_string(kMaxFileSize) + " bytes");
+    total += f.size;
+    if (total > kMaxTotalFileSize)
+      return cx.error(p + "/size", "the files add up to more than " + std::to_string(kMaxTotalFileSize) + " bytes");
+  }
+  return std::nullopt;
+}
+
+// ---- reading JSON fields, each error naming its pointer ----
+
+Check check_keys(const Context& cx, const Json& obj, const std::string& pointer,
+                 std::initializer_list<std::string_view> known) {
+  if (!obj.is_object()) return cx.error(pointer.empty() ? "/" : pointer, "expected an object");
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string list;
+    for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    return cx.error(pointer + "/" + pointer_token(key), "unknown field (known: " + list + ")");
+  }
+  return std::nullopt;
+}
+
+Check read_uint(const Context& cx, const Json& obj, std::string_view key, const std::string& pointer,
+                std::uint64_t max, std::uint64_t& out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  const auto p = pointer + "/" + std::string(key);
+  if (!it->is_number_unsigned()) return cx.error(p, "expected a whole number >= 0");
+  const auto v = it->get<std::uint64_t>();
+  if (v > max) return cx.error(p, "at most " + std::to_string(max));
+  out = v;
+  return std::nullopt;
+}
+
+Check read_unsigned(const Context& cx, const Json& obj, std::string_view key, const std::string& pointer,
+                    unsigned& out) {
+  std::uint64_t v = out;
+  if (auto e = read_uint(cx, obj, key, pointer, 1'000'000, v)) return e;
+  out = static_cast<unsigned>(v);
+  return std::nullopt;
+}
+
+Check read_string(const Context& cx, const Json& obj, std::string_view key, const std::string& pointer,
+                  std::string& out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  if (!it->is_string()) return cx.error(pointer + "/" + std::string(key), "expected a string");
+  out = it->get<std::string>();
+  return std::nullopt;
+}
+
+Check read_bool(const Context& cx, const Json& obj, std::string_view key, const std::string& pointer, bool& out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  if (!it->is_boolean()) return cx.error(pointer + "/" + std::string(key), "expected true or false");
+  out = it->get<bool>();
+  return std::nullopt;
+}
+
+// An array field; `each` reads one element at its pointer.
+template <class T, class F>
+Check read_array(const Context& cx, const Json& obj, std::string_view key, std::size_t max, std::vector<T>& out,
+                 F each) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  const auto p = "/" + std::string(key);
+  if (!it->is_array()) return cx.error(p, "expected an array");
+  if (it->size() > max) return cx.error(p, "at most " + std::to_string(max) + " entries");
+  out.clear();
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    T item{};
+    if (auto e = each((*it)[i], p + "/" + std::to_string(i), item)) return e;
+    out.push_back(std::move(item));
+  }
+  return std::nullopt;
+}
+
+Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
+  if (auto e = check_keys(cx, j, "",
+                          {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
+                           "exit_policy", "bridges", "proxies", "files", "file_seed"}))
+    return e;
+  if (auto e = read_unsigned(cx, j, "authorities", "", s.authorities)) return e;
+  if (auto e = read_unsigned(cx, j, "relays", "", s.relays)) return e;
+  if (auto e = read_unsigned(cx, j, "exits", "", s.exits)) return e;
+  if (auto e = read_string(cx, j, "relay_bandwidth_rate", "", s.relay_bandwidth_rate)) return e;
+  if (auto e = read_unsigned(cx, j, "consensus_interval", "", s.consensus_interval)) return e;
+  if (auto e = read_uint(cx, j, "file_seed", "", UINT64_MAX, s.file_seed)) return e;
+  if (auto e = read_array(cx, j, "exit_policy", 64, s.exit_policy,
+                          [&](const Json& v, const std::string& p, std::string& out) -> Check {
+                            if (!v.is_string()) return cx.error(p, "expected a string");
+                            out = v.get<std::string>();
+                            return std::nullopt;
+                          }))
+    return e;
+  if (auto e = read_array(cx, j, "bridges", kMaxBridges, s.bridges,
+                          [&](const Json& v, const std::string& p, BridgeSpec& b) -> Check {
+                            if (auto e2 = check_keys(cx, v, p, {"name", "bandwidth_rate"})) return e2;
+                            if (!v.contains("name")) return cx.error(p, "a bridge needs a \"name\"");
+                            if (auto e2 = read_string(cx, v, "name", p, b.name)) return e2;
+                            return read_string(cx, v, "bandwidth_rate", p, b.bandwidth_rate);
+                          }))
+    return e;
+  if (auto e = read_array(cx, j, "proxies", kMaxProxies, s.proxies,
+                          [&](const Json& v, const std::string& p, ProxySpec& x) -> Check {
+                            x = ProxySpec{};
+                            if (auto e2 = check_keys(cx, v, p, {"name", "start", "use_bridges", "conflux"})) return e2;
+                            if (!v.contains("name")) return cx.error(p, "a proxy needs a \"name\"");
+                            if (auto e2 = read_string(cx, v, "name", p, x.name)) return e2;
+                            if (auto e2 = read_bool(cx, v, "start", p, x.start)) return e2;
+                            if (auto e2 = read_bool(cx, v, "use_bridges", p, x.use_bridges)) return e2;
+                            return read_bool(cx, v, "conflux", p, x.conflux);
+                          }))
+    return e;
+  return read_array(cx, j, "files", kMaxFiles, s.files,
+                    [&](const Json& v, const std::string& p, FileSpec& f) -> Check {
+                      if (auto e2 = check_keys(cx, v, p, {"name", "size"})) return e2;
+                      if (!v.contains("name") || !v.contains("size"))
+                        return cx.error(p, "a file needs a \"name\" and a \"size\"");
+                      if (auto e2 = read_string(cx, v, "name", p, f.name)) return e2;
+                      const auto& size = v["size"];
+                      if (size.is_string()) {
+                        auto bytes = config::parse_memunit(size.get<std::string>());
+                        if (!bytes) return cx.error(p + "/size", "not a size (bytes, or \"5 MB\"): " + bytes.error());
+                        f.size = *bytes;
+                        return std::nullopt;
+                      }
+                      return read_uint(cx, v, "size", p, kMaxFileSize, f.size);
+                    });
+}
+
+}  // namespace
+
+Result<NetSpec, SpecError> parse_spec(std::string_view json_text) {
+  if (json_text.size() > kMaxSpecSize)
+    return Unexpected{SpecError{0, "", "larger than " + std::to_string(kMaxSpecSize) + " bytes"}};
+  Json j;
+  try {
+    j = Json::parse(json_text.begin(), json_text.end());
+  } catch (const Json::parse_error& e) {
+    // nlohmann's message says "parse error at line L, column C: why"; keep
+    // the why and give the line our way.
+    std::string why = e.what();
+    if (auto at = why.find(": ", why.find("column")); at != std::string::npos) why = why.substr(at + 2);
+    // e.byte is the 1-based offset of the last character read.
+    const auto before = json_text.substr(0, std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, json_text.size()));
+    const auto line = static_cast<unsigned>(std::count(before.begin(), before.end(), '\n')) + 1;
+    return Unexpected{SpecError{line, "", "invalid JSON: " + why}};
+  }
+  const LineIndex index = index_json_lines(json_text);
+  const Context cx(&index);
+  NetSpec s = default_spec();
+  if (auto e = read_spec(cx, j, s)) return Unexpected{std::move(*e)};
+  if (auto e = validate(s, cx)) return Unexpected{std::move(*e)};
+  return s;
+}
+
+Result<NetSpec, SpecError> validate_spec(NetSpec spec) {
+  if (auto e = validate(spec, Context(nullptr))) return Unexpected{std::move(*e)};
+  return spec;
+}
+
+std::string encode_spec(const NetSpec& s) {
+  nlohmann::ordered_json j;
+  j["authorities"] = s.authorities;
+  j["relays"] = s.relays;
+  j["exits"] = s.exits;
+  j["relay_bandwidth_rate"] = s.relay_bandwidth_rate;
+  j["consensus_interval"] = s.consensus_interval;
+  j["exit_policy"] = s.exit_policy;
+  j["bridges"] = nlohmann::ordered_json::array();
+  for (const auto& b : s.bridges) j["bridges"].push_back({{"name", b.name}, {"bandwidth_rate", b.bandwidth_rate}});
+  j["proxies"] = nlohmann::ordered_json::array();
+  for (const auto& x : s.proxies)
+    j["proxies"].push_back({{"name", x.name}, {"start", x.start}, {"use_bridges", x.use_bridges}, {"conflux", x.conflux}});
+  j["files"] = nlohmann::ordered_json::array();
+  for (const auto& f : s.files) j["files"].push_back({{"name", f.name}, {"size", f.size}});
+  j["file_seed"] = s.file_seed;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace conflux::netspec

@@ -1,0 +1,74 @@
+#include "conflux/netspec/torrc.hpp"
+
+namespace conflux::netspec {
+
+namespace {
+
+std::string loopback(std::uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
+
+std::string common_lines(const ProcessPlan& p, const TorrcInputs& in) {
+  const auto paths = paths_for(in.net_dir, p.name);
+  return "# Written by conflux-net for the " + std::string(to_string(p.role)) + " '" + p.name + "'.\n" +
+         "DataDirectory " + paths.data_dir.string() + "\nLog notice file " + paths.log.string() +
+         // Authorities flag fresh relays Guard, Stable and Fast at once, and
+         // proxies relax the rules a one-machine network cannot meet.
+         "\nTestingTorNetwork 1\n";
+}
+
+std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
+  std::string t = common_lines(p, in) + "Nickname " + p.name + "\nORPort " + loopback(p.ports.or_port) + "\n";
+  if (!p.bandwidth_rate.empty()) {
+    // Burst = rate, so the rate holds from the first second (the default
+    // 1 GB burst would let a slow bridge run fast for a long while).
+    t += "BandwidthRate " + p.bandwidth_rate + "\nBandwidthBurst " + p.bandwidth_rate + "\n";
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
+  std::string t;
+  for (const auto& a : authorities)
+    t += "DirAuthority " + a.name + " orport=" + std::to_string(a.or_port) + " " + loopback(a.dir_port) + " " +
+         a.identity + "\n";
+  return t;
+}
+
+std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
+  switch (p.role) {
+    case Role::FileServer:
+      return {};
+    case Role::Authority:
+      return relay_lines(p, in) + "DirPort " + loopback(p.ports.dir_port) +
+             "\nAuthoritativeDirectory 1\nConsensusInterval " + std::to_string(in.consensus_interval) +
+             " seconds\n" + dir_authority_lines(in.authorities);
+    case Role::Relay:
+      return relay_lines(p, in) + dir_authority_lines(in.authorities);
+    case Role::Exit: {
+      // Everything is on 127.0.0.1, which the default policy rejects as
+      // private: accept exactly the file server (and what the spec adds).
+      std::string t = relay_lines(p, in) + dir_authority_lines(in.authorities) +
+                      "ExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicy accept " + loopback(in.file_port) + "\n";
+      for (const auto& line : in.exit_policy) t += "ExitPolicy " + line + "\n";
+      return t + "ExitPolicy reject *:*\n";
+    }
+    case Role::Bridge:
+      // A bridge publishes to no authority; clients fetch its descriptor
+      // from its own DirPort (tunnelled with BEGIN_DIR).
+      return relay_lines(p, in) + "BridgeRelay 1\nDirPort " + loopback(p.ports.dir_port) + "\n";
+    case Role::Proxy: {
+      std::string t = common_lines(p, in) + "SocksPort " + loopback(p.ports.socks_port) + "\nMetricsPort " +
+                      loopback(p.ports.metrics_port) + "\n" + dir_authority_lines(in.authorities) +
+                      "UseBridges " + (p.use_bridges ? "1" : "0") + "\n";
+      if (p.use_bridges)
+        for (const auto& b : in.bridges) t += "Bridge " + loopback(b.or_port) + " " + b.identity + "\n";
+      // Every relay shares 127.0.0.1: the one-relay-per-/16 rule would leave
+      // no path at all.
+      return t + "EnforceDistinctSubnets 0\nConfluxEnabled " + (p.conflux ? "1" : "0") + "\n";
+    }
+  }
+  return {};
+}
+
+}  // namespace conflux::netspec
