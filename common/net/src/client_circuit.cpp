@@ -31,6 +31,16 @@ bool ClientCircuit::create(const HopTarget& first) {
   return true;
 }
 
+bool ClientCircuit::create_fast() {
+  if (state_ != State::Idle) return false;
+  auto start = crypto::FastClient::start();
+  auto body = cell::encode_create_fast_cell(cell::CreateFastCell{start.x});
+  if (!sink_(id_, cell::CellCommand::CreateFast, body)) return false;
+  pending_fast_.emplace(std::move(start.state));
+  state_ = State::Extending;
+  return true;
+}
+
 bool ClientCircuit::extend(const HopTarget& next) {
   if (state_ != State::Ready || early_left_ == 0) return false;
   auto start = crypto::NtorV3Client::start(next.identity, next.onion_key, kNoExtensions,
@@ -79,6 +89,7 @@ void ClientCircuit::destroy(cell::DestroyReason reason) {
   (void)sink_(id_, cell::CellCommand::Destroy, body);
   state_ = State::Closed;
   pending_.reset();
+  pending_fast_.reset();
 }
 
 void ClientCircuit::fail(std::string why) {
@@ -91,6 +102,8 @@ void ClientCircuit::on_cell(const cell::CellView& c) {
   switch (c.command) {
     case cell::CellCommand::Created2:
       return on_created2(c.payload);
+    case cell::CellCommand::CreatedFast:
+      return on_created_fast(c.payload);
     case cell::CellCommand::Relay:
       return on_relay(c.payload);
     case cell::CellCommand::Destroy: {
@@ -98,6 +111,7 @@ void ClientCircuit::on_cell(const cell::CellView& c) {
       destroyed_ = d ? d->reason : cell::DestroyReason::None;
       state_ = State::Closed;
       pending_.reset();
+      pending_fast_.reset();
       return;
     }
     default:
@@ -109,8 +123,11 @@ void ClientCircuit::on_cell(const cell::CellView& c) {
 bool ClientCircuit::add_hop(bytes::ByteSpan reply) {
   auto done = pending_->finish(reply, crypto::RelayCryptoKeys::kMaterialLen);
   pending_.reset();
-  if (!done) return false;
-  auto keys = crypto::RelayCryptoKeys::from_key_material(done->keys.view());
+  return done && add_hop(done->keys);
+}
+
+bool ClientCircuit::add_hop(const crypto::KeyMaterial& material) {
+  auto keys = crypto::RelayCryptoKeys::from_key_material(material.view());
   if (!keys || !crypto_.add_hop(*keys)) return false;
   // Flow-control windows belong to the last hop, which just changed.
   package_ = proto::CircuitSendmeSender{};
@@ -123,6 +140,15 @@ void ClientCircuit::on_created2(bytes::ByteSpan payload) {
   if (!pending_ || hops() != 0) return fail("unexpected CREATED2");
   auto created = cell::decode_created2_cell(payload);
   if (!created || !add_hop(created->hdata)) return fail("first hop handshake failed");
+}
+
+void ClientCircuit::on_created_fast(bytes::ByteSpan payload) {
+  if (!pending_fast_ || hops() != 0) return fail("unexpected CREATED_FAST");
+  // finish() checks KH in constant time; a mismatch means the relay did not
+  // see our X (or someone tampered with the reply): DESTROY PROTOCOL.
+  auto done = pending_fast_->finish(payload, crypto::RelayCryptoKeys::kMaterialLen);
+  pending_fast_.reset();
+  if (!done || !add_hop(*done)) return fail("first hop CREATE_FAST handshake failed");
 }
 
 void ClientCircuit::on_relay(bytes::ByteSpan payload) {

@@ -4,6 +4,7 @@
 
 #include "conflux/cell/create_cells.hpp"
 #include "conflux/cell/relay_header.hpp"
+#include "conflux/crypto/create_fast.hpp"
 #include "conflux/crypto/relay_crypto.hpp"
 #include "conflux/proto/flow_control_sendme.hpp"
 #include "conflux/proto/relay_early.hpp"
@@ -116,7 +117,14 @@ struct CircuitSwitch::Impl {
     if (auto it = channels.find(s.chan); it != channels.end()) it->second.release(s.id);
   }
 
+  // Claims the client's circuit ID for a CREATE*; false (with the DESTROY
+  // tor would send, if any) when the ID cannot be used.
+  bool register_create(ChannelId chan, CircId id);
+  void fail_create(ChannelId chan, CircId id);
+  void add_circuit(ChannelId chan, CircId id, const crypto::KeyMaterial& material, cell::CellCommand reply_cmd,
+                   bytes::ByteSpan reply);
   void on_create2(ChannelId chan, CircId id, bytes::ByteSpan payload);
+  void on_create_fast(ChannelId chan, CircId id, bytes::ByteSpan payload);
   void on_created2(Circuit& c, bytes::ByteSpan payload);
   void on_relay_from_client(Circuit& c, bytes::ByteSpan payload, bool early);
   void on_relay_from_exit(Circuit& c, bytes::ByteSpan payload, bool early);
@@ -125,38 +133,54 @@ struct CircuitSwitch::Impl {
   bool originate(Circuit& c, StreamId stream, const cell::RelayMsg& msg);
 };
 
-void CircuitSwitch::Impl::on_create2(ChannelId chan, CircId id, bytes::ByteSpan payload) {
+bool CircuitSwitch::Impl::register_create(ChannelId chan, CircId id) {
   auto table = channels.find(chan);
-  if (table == channels.end()) return;
+  if (table == channels.end()) return false;
   auto registered = table->second.register_peer(id);
-  if (!registered) {
-    switch (registered.error()) {
-      case CircIdError::InUse:
-        return;  // tor drops a CREATE for a circuit it already has
-      case CircIdError::LimitReached:
-      case CircIdError::Exhausted:
-        destroy(chan, id, cell::DestroyReason::ResourceLimit);
-        return;
-      case CircIdError::Zero:
-      case CircIdError::WrongHalf:
-        ++stats.protocol_violations;
-        destroy(chan, id, cell::DestroyReason::Protocol);
-        return;
-    }
+  if (registered) return true;
+  switch (registered.error()) {
+    case CircIdError::InUse:
+      return false;  // tor drops a CREATE for a circuit it already has
+    case CircIdError::LimitReached:
+    case CircIdError::Exhausted:
+      destroy(chan, id, cell::DestroyReason::ResourceLimit);
+      return false;
+    case CircIdError::Zero:
+    case CircIdError::WrongHalf:
+      ++stats.protocol_violations;
+      destroy(chan, id, cell::DestroyReason::Protocol);
+      return false;
   }
-  auto fail = [&] {
-    ++stats.handshake_failures;
-    table->second.release(id);
-    destroy(chan, id, cell::DestroyReason::Protocol);
-  };
+  return false;
+}
+
+void CircuitSwitch::Impl::fail_create(ChannelId chan, CircId id) {
+  ++stats.handshake_failures;
+  if (auto table = channels.find(chan); table != channels.end()) table->second.release(id);
+  destroy(chan, id, cell::DestroyReason::Protocol);
+}
+
+void CircuitSwitch::Impl::add_circuit(ChannelId chan, CircId id, const crypto::KeyMaterial& material,
+                                      cell::CellCommand reply_cmd, bytes::ByteSpan reply) {
+  auto relay_keys = crypto::RelayCryptoKeys::from_key_material(material.view());
+  if (!relay_keys) return fail_create(chan, id);
+  const CircuitHandle h = next_handle++;
+  circuits.emplace(h, std::make_unique<Circuit>(h, Side{chan, id}, *relay_keys));
+  by_side[{chan, id.value()}] = h;
+  ++stats.circuits_created;
+  send(Side{chan, id}, reply_cmd, reply);
+}
+
+void CircuitSwitch::Impl::on_create2(ChannelId chan, CircId id, bytes::ByteSpan payload) {
+  if (!register_create(chan, id)) return;
   auto create = cell::decode_create2_cell(payload);
-  if (!create) return fail();
+  if (!create) return fail_create(chan, id);
 
   std::vector<std::uint8_t> reply;
   std::optional<crypto::KeyMaterial> material;
   if (create->htype == kHtypeNtor) {
     auto done = crypto::ntor_server_handshake(keys.ntor, create->hdata, crypto::RelayCryptoKeys::kMaterialLen);
-    if (!done) return fail();
+    if (!done) return fail_create(chan, id);
     reply.assign(done->reply.begin(), done->reply.end());
     material.emplace(std::move(done->keys));
   } else if (create->htype == kHtypeNtorV3) {
@@ -166,22 +190,25 @@ void CircuitSwitch::Impl::on_create2(ChannelId chan, CircId id, bytes::ByteSpan 
         keys.ntor_v3, create->hdata, crypto::kNtorV3CircuitVerification,
         [](std::span<const std::uint8_t>) { return std::optional<std::vector<std::uint8_t>>(std::vector<std::uint8_t>{0}); },
         crypto::RelayCryptoKeys::kMaterialLen);
-    if (!done) return fail();
+    if (!done) return fail_create(chan, id);
     reply = std::move(done->reply);
     material.emplace(std::move(done->keys));
   } else {
-    return fail();
+    return fail_create(chan, id);
   }
-  auto relay_keys = crypto::RelayCryptoKeys::from_key_material(material->view());
-  if (!relay_keys) return fail();
   auto created = cell::encode_created2_cell(cell::Created2Cell{reply});
-  if (!created) return fail();
+  if (!created) return fail_create(chan, id);
+  add_circuit(chan, id, *material, cell::CellCommand::Created2, *created);
+}
 
-  const CircuitHandle h = next_handle++;
-  circuits.emplace(h, std::make_unique<Circuit>(h, Side{chan, id}, *relay_keys));
-  by_side[{chan, id.value()}] = h;
-  ++stats.circuits_created;
-  send(Side{chan, id}, cell::CellCommand::Created2, *created);
+// CREATE_FAST only ever arrives from the previous hop, and the switch never
+// sends one onward, so a fast circuit here is always a client's first hop,
+// as tor requires. The TLS link authenticated us; X only freshens the keys.
+void CircuitSwitch::Impl::on_create_fast(ChannelId chan, CircId id, bytes::ByteSpan payload) {
+  if (!register_create(chan, id)) return;
+  auto done = crypto::fast_server_handshake(payload, crypto::RelayCryptoKeys::kMaterialLen);
+  if (!done) return fail_create(chan, id);
+  add_circuit(chan, id, done->keys, cell::CellCommand::CreatedFast, done->reply);
 }
 
 void CircuitSwitch::Impl::on_created2(Circuit& c, bytes::ByteSpan payload) {
@@ -310,6 +337,7 @@ void CircuitSwitch::on_channel_closed(ChannelId chan) {
 void CircuitSwitch::on_cell(ChannelId chan, const cell::CellView& cell) {
   using cell::CellCommand;
   if (cell.command == CellCommand::Create2) return impl_->on_create2(chan, cell.circ_id, cell.payload);
+  if (cell.command == CellCommand::CreateFast) return impl_->on_create_fast(chan, cell.circ_id, cell.payload);
   Circuit* c = impl_->find(chan, cell.circ_id);
   if (c == nullptr) return;  // a cell racing a DESTROY: tor drops it too
   const bool from_client = c->p.chan == chan && c->p.id == cell.circ_id;
@@ -330,8 +358,9 @@ void CircuitSwitch::on_cell(ChannelId chan, const cell::CellView& cell) {
       return from_client ? impl_->close(*c, reason, chan, std::nullopt) : impl_->close(*c, reason, std::nullopt, chan);
     }
     default:
-      // CREATE/CREATE_FAST (no TAP, no CREATE_FAST here), CREATED on the
-      // wrong side, or a channel-level command on a circuit.
+      // CREATE (no TAP here), CREATED_FAST (we never send CREATE_FAST
+      // onward), CREATED on the wrong side, or a channel-level command on a
+      // circuit.
       return impl_->violation(*c);
   }
 }

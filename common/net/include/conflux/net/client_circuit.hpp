@@ -1,6 +1,7 @@
 #pragma once
 // A small client-side circuit, sans-I/O: builds a circuit hop by hop with
-// ntor-v3 (CREATE2 to the first relay, then EXTEND2 in RELAY_EARLY cells),
+// ntor-v3 (CREATE2 to the first relay, or CREATE_FAST when its onion key is
+// not known yet, then EXTEND2 in RELAY_EARLY cells),
 // keeps the tor1 crypto of every hop, and sends and receives relay messages.
 // Cells go out through a sink (e.g. ClientLink::send); the caller feeds the
 // cells of this circuit to on_cell(). Circuit-level SENDMEs (v1) are sent
@@ -21,6 +22,7 @@
 #include "conflux/cell/destroy_cell.hpp"
 #include "conflux/cell/relay_link_spec.hpp"
 #include "conflux/cell/relay_msg.hpp"
+#include "conflux/crypto/create_fast.hpp"
 #include "conflux/crypto/ed25519.hpp"
 #include "conflux/crypto/ntor_v3.hpp"
 #include "conflux/crypto/relay_crypto.hpp"
@@ -54,6 +56,11 @@ class ClientCircuit {
 
   // CREATE2 (ntor-v3) to the first hop. False if not Idle or the cell did not go out.
   bool create(const HopTarget& first);
+  // CREATE_FAST to the first hop (tor-spec 5.1.3): no onion key needed; the
+  // link's TLS handshake is what authenticated the relay. Used for a one-hop
+  // circuit to a bridge to fetch its descriptor (BEGIN_DIR). False if not
+  // Idle or the cell did not go out.
+  bool create_fast();
   // EXTEND2 to the last hop, asking it to extend to `next`. Only when Ready.
   bool extend(const HopTarget& next);
   // A relay message to `hop` (RELAY cell). DATA needs an open package window.
@@ -79,8 +86,10 @@ class ClientCircuit {
  private:
   bool send_relay(HopNum hop, StreamId stream, const cell::RelayMsg& msg, bool early);
   void on_created2(bytes::ByteSpan payload);
+  void on_created_fast(bytes::ByteSpan payload);
   void on_relay(bytes::ByteSpan payload);
   bool add_hop(bytes::ByteSpan reply);
+  bool add_hop(const crypto::KeyMaterial& material);
   void fail(std::string why);
 
   CircId id_;
@@ -89,6 +98,7 @@ class ClientCircuit {
   State state_ = State::Idle;
   crypto::ClientRelayCrypto crypto_;
   std::optional<crypto::NtorV3ClientState> pending_;
+  std::optional<crypto::FastClientState> pending_fast_;  // between CREATE_FAST and CREATED_FAST
   unsigned early_left_ = 8;  // RELAY_EARLY budget (tor-spec 5.6)
   proto::CircuitSendmeSender package_;    // DATA we send to the last hop
   proto::CircuitSendmeReceiver deliver_;  // DATA the last hop sends us

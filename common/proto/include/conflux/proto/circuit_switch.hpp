@@ -1,13 +1,14 @@
 #pragma once
 // The relay's circuit switch, sans-I/O: cells in from channels, actions out.
 //
-// It answers CREATE2 (ntor and ntor-v3), peels or adds one tor1 layer on
-// RELAY cells and forwards them, extends circuits on EXTEND2 (asking the
-// runtime for a channel to the named relay), propagates DESTROY with its
-// reason in both directions, enforces the RELAY_EARLY rules and per-channel
-// circuit limits, and hands stream messages that are addressed to this hop
-// to the exit module. The runtime owns channels and sockets; this object
-// owns circuits.
+// It answers CREATE2 (ntor and ntor-v3) and CREATE_FAST (a client's first
+// hop when it lacks our onion key, e.g. to fetch a bridge's descriptor),
+// peels or adds one tor1 layer on RELAY cells and forwards them, extends
+// circuits on EXTEND2 (asking the runtime for a channel to the named relay),
+// propagates DESTROY with its reason in both directions, enforces the
+// RELAY_EARLY rules and per-channel circuit limits, and hands stream
+// messages that are addressed to this hop to the exit module. The runtime
+// owns channels and sockets; this object owns circuits.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -100,7 +101,7 @@ class CircuitSwitch {
   // The channel is gone: every circuit on it is destroyed (the other side
   // gets DESTROY with reason CHANNEL_CLOSED).
   void on_channel_closed(ChannelId chan);
-  // A circuit cell (CREATE2, CREATED2, RELAY, RELAY_EARLY, DESTROY, ...).
+  // A circuit cell (CREATE2, CREATE_FAST, CREATED2, RELAY, RELAY_EARLY, DESTROY, ...).
   void on_cell(ChannelId chan, const cell::CellView& cell);
 
   // Answers to OpenChannel.
