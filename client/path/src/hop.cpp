@@ -1,0 +1,40 @@
+#include "conflux/path/hop.hpp"
+
+namespace conflux::path {
+
+Hop hop_from(const dir::RouterEntry& r) {
+  Hop h;
+  h.identity = r.identity;
+  h.nickname = r.nickname;
+  h.ntor_onion_key = r.ntor_onion_key;
+  h.ipv4 = r.ipv4;
+  h.ipv6 = r.ipv6;
+  h.or_port = r.or_port;
+  h.exit_policy = r.exit_policy;
+  h.protocols = r.protocols;
+  h.family = r.family;
+  return h;
+}
+
+Hop hop_from(const dir::Descriptor& d, const std::optional<BridgeAddress>& configured) {
+  Hop h;
+  h.identity = d.identity;
+  h.nickname = d.nickname;
+  h.ntor_onion_key = d.ntor_onion_key;
+  if (configured) {
+    h.ipv4 = configured->ipv4;
+    h.ipv6 = configured->ipv6;
+    h.or_port = configured->or_port;
+  } else {
+    h.ipv4 = d.ipv4;
+    h.ipv6 = d.ipv6;
+    h.or_port = d.or_port;
+  }
+  h.exit_policy = d.exit_policy;
+  h.protocols = d.protocols;
+  h.family = d.family;
+  h.is_bridge = true;
+  return h;
+}
+
+}  // namespace conflux::path
