@@ -73,6 +73,9 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
   ConsensusFetcher(net::asio::any_io_executor ex, const net::Clock& clock, ConsensusQuery query,
                    FetcherOptions options);
 
+  // A consensus from a cache, already verified by the caller: held as if
+  // fetched, so the first fetch asks only for a newer one. Before start().
+  void seed(dir::Consensus c) { consensus_ = std::move(c); }
   void start();
   void stop();
 

@@ -1,0 +1,111 @@
+#pragma once
+// One client circuit as the proxy sees it: a net::ClientCircuit that builds
+// itself hop by hop along a chosen path, then carries the streams attached
+// to it. Owned by the CircuitPool; streams register and are told when the
+// circuit can send again or is gone, so nobody holds a dangling pointer.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conflux/cell/destroy_cell.hpp"
+#include "conflux/cell/relay_msg.hpp"
+#include "conflux/net/client_circuit.hpp"
+#include "conflux/net/clock.hpp"
+
+namespace conflux::client {
+
+// What a stream attached to a circuit is told.
+class StreamEvents {
+ public:
+  virtual ~StreamEvents() = default;
+  virtual void on_stream_msg(const cell::RelayMsg& msg) = 0;
+  // The circuit may accept DATA again (circuit window reopened).
+  virtual void on_circuit_writable() = 0;
+  // The circuit is gone; the stream must not use it any more.
+  virtual void on_circuit_closed(std::string_view why) = 0;
+};
+
+// One relay of a path, with what building through it needs.
+struct PathHop {
+  net::HopTarget target;
+  std::string nickname;
+  std::string exit_policy;  // the consensus' summary ("accept 80,443"), exits only
+};
+
+struct CircuitInfo {
+  std::uint64_t serial = 0;     // the pool's name for it (logs, metrics)
+  std::vector<PathHop> path;    // guard (or bridge), middle, exit; or one hop for a directory circuit
+  bool one_hop_fast = false;    // CREATE_FAST to a first hop whose onion key is unknown (bridges)
+  std::string isolation;        // set when the first stream attaches
+};
+
+class Circuit {
+ public:
+  enum class Phase : std::uint8_t { Building, Open, Closed };
+  using Clock = std::chrono::steady_clock;
+  struct Hooks {
+    std::function<void(Circuit&)> built;                     // every hop added
+    std::function<void(Circuit&, std::string_view)> closed;  // once, whatever the phase
+  };
+
+  // `clock` must outlive the circuit.
+  Circuit(CircuitInfo info, CircId id, net::ClientCircuit::CellSink sink, Hooks hooks, const net::Clock& clock);
+  // Streams still attached are told the circuit is gone.
+  ~Circuit();
+  Circuit(const Circuit&) = delete;
+  Circuit& operator=(const Circuit&) = delete;
+
+  // The link to the first hop is open: send the first handshake.
+  void start();
+  // A cell for this circuit from the link.
+  void on_cell(const cell::CellView& c);
+  // The link died under the circuit.
+  void link_closed(std::string_view why);
+  // Closes with DESTROY (tor's reason for a client's own close: FINISHED or NONE).
+  void close(cell::DestroyReason reason, std::string_view why);
+
+  // Streams. attach() picks a free stream ID and remembers the sink.
+  [[nodiscard]] std::optional<StreamId> attach(StreamEvents& events);
+  void detach(StreamId id);
+  bool send(StreamId id, const cell::RelayMsg& msg);
+  [[nodiscard]] bool can_send_data() const { return phase_ == Phase::Open && inner_.can_send_data(); }
+  [[nodiscard]] std::size_t stream_count() const noexcept { return streams_.size(); }
+  [[nodiscard]] std::uint64_t streams_attached() const noexcept { return streams_attached_; }
+
+  [[nodiscard]] Phase phase() const noexcept { return phase_; }
+  [[nodiscard]] CircId id() const noexcept { return inner_.id(); }
+  [[nodiscard]] const CircuitInfo& info() const noexcept { return info_; }
+  [[nodiscard]] CircuitInfo& info() noexcept { return info_; }
+  [[nodiscard]] Clock::time_point launched_at() const noexcept { return launched_; }
+  [[nodiscard]] std::optional<Clock::time_point> built_at() const noexcept { return built_at_; }
+  // When the first stream attached (tor's "dirty" timestamp).
+  [[nodiscard]] std::optional<Clock::time_point> dirty_since() const noexcept { return dirty_since_; }
+  [[nodiscard]] const PathHop& exit_hop() const { return info_.path.back(); }
+  [[nodiscard]] HopNum last_hop() const noexcept { return HopNum{static_cast<std::uint8_t>(info_.path.size())}; }
+
+ private:
+  void after_cell();
+  void extend_next();
+  void finish(std::string why);
+  void deliver_inbox();
+
+  CircuitInfo info_;
+  const net::Clock& clock_;
+  net::ClientCircuit inner_;
+  Hooks hooks_;
+  Phase phase_ = Phase::Building;
+  Clock::time_point launched_;
+  std::optional<Clock::time_point> built_at_;
+  std::optional<Clock::time_point> dirty_since_;
+  std::map<std::uint16_t, StreamEvents*> streams_;
+  std::uint16_t next_stream_ = 1;
+  std::uint64_t streams_attached_ = 0;
+  bool could_send_ = true;
+  bool finishing_ = false;
+};
+
+}  // namespace conflux::client

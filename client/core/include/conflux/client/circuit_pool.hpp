@@ -1,0 +1,122 @@
+#pragma once
+// Which circuit a stream uses, and when circuits are built and retired
+// (tor's circuituse.c, path-spec 2.1): circuits are built ahead of need
+// (preemptive), a stream takes an open circuit whose exit allows its port
+// and whose isolation matches (building one if none does), a circuit stops
+// taking streams MaxCircuitDirtiness after its first one and is closed when
+// its last stream goes, and a build that takes longer than the timeout is
+// abandoned and tried again elsewhere.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "conflux/client/link_pool.hpp"
+#include "conflux/client/wakeup.hpp"
+
+namespace conflux::client {
+
+// What a stream needs of a circuit.
+struct StreamNeeds {
+  std::optional<std::uint16_t> port;      // nullopt: any exit (RESOLVE)
+  std::string isolation;                  // streams with different keys never share a circuit
+  std::set<LinkPool::Identity> avoid_exits;  // exits that refused this stream already
+};
+
+struct PathRequest {
+  std::optional<std::uint16_t> port;      // the exit must allow it; nullopt: prefer 80/443
+  std::set<LinkPool::Identity> avoid_exits;
+};
+
+struct PathChoice {
+  CircuitInfo info;
+  std::vector<net::tcp::endpoint> first_hop_at;
+};
+
+struct CircuitPoolStats {
+  std::uint64_t launched = 0, built = 0, failed = 0, timed_out = 0, closed = 0;
+  std::vector<double> recent_build_seconds;  // drained by whoever exports them
+};
+
+class CircuitPool {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Options {
+    std::size_t preemptive = 2;          // clean circuits kept ready
+    std::size_t max_pending = 32;        // MaxClientCircuitsPending
+    std::chrono::seconds max_dirtiness{600};  // MaxCircuitDirtiness
+    std::size_t max_streams_per_circuit = 500;
+  };
+  struct Hooks {
+    // The path to build (path selection lives outside); an error says why
+    // no path exists now.
+    std::function<std::optional<PathChoice>(const PathRequest&, std::string& why)> choose_path;
+    std::function<bool(const std::string& exit_policy_summary, std::uint16_t port)> exit_allows;
+    // The current build timeout (the adaptive estimate).
+    std::function<std::chrono::milliseconds()> build_timeout;
+    // Outcomes, for the timeout estimator, guard state and the log.
+    std::function<void(const Circuit&, std::chrono::milliseconds took)> built;
+    std::function<void(const Circuit&, bool timed_out, std::string_view why)> build_failed;
+  };
+
+  CircuitPool(net::asio::io_context& io, LinkPool& links, const net::Clock& clock, Options options, Hooks hooks,
+              net::LogSink log);
+  ~CircuitPool();
+  CircuitPool(const CircuitPool&) = delete;
+  CircuitPool& operator=(const CircuitPool&) = delete;
+
+  // An open circuit for `needs`, launching builds as needed; null at the
+  // deadline. The pointer is good until the caller's next suspension:
+  // attach at once.
+  net::awaitable<Circuit*> acquire(StreamNeeds needs, Clock::time_point deadline);
+  // Marks the circuit used by a stream with this isolation key.
+  void claim(Circuit& c, const std::string& isolation);
+  // A stream left the circuit: a dirty circuit without streams is closed.
+  void stream_done(Circuit& c);
+
+  // Housekeeping, once a second: build timeouts, dirtiness, preemptive builds.
+  void tick();
+  // Closes every circuit whose path goes through `identity` (a relay that
+  // misbehaved or is gone from the consensus).
+  void close_through(const LinkPool::Identity& identity, std::string_view why);
+  void shutdown();
+
+  [[nodiscard]] std::size_t open_count() const;
+  [[nodiscard]] std::size_t building_count() const;
+  [[nodiscard]] std::size_t clean_count() const;
+  [[nodiscard]] const CircuitPoolStats& stats() const noexcept { return stats_; }
+  // Why the last path choice failed (empty when it did not).
+  [[nodiscard]] const std::string& last_path_error() const noexcept { return last_path_error_; }
+
+ private:
+  struct Waiter {
+    Wakeup* wake;
+  };
+  [[nodiscard]] Circuit* find_open(const StreamNeeds& needs) const;
+  [[nodiscard]] bool building_for(const StreamNeeds& needs) const;
+  [[nodiscard]] bool suits(const Circuit& c, const StreamNeeds& needs) const;
+  Circuit* launch(const PathRequest& req);
+  void wake_all();
+  void on_built(Circuit& c);
+  void on_closed(Circuit& c, std::string_view why);
+
+  net::asio::io_context& io_;
+  LinkPool& links_;
+  const net::Clock& clock_;
+  Options options_;
+  Hooks hooks_;
+  net::LogSink log_;
+  std::map<std::uint64_t, Circuit*> circuits_;  // by serial; owned by the LinkPool
+  std::set<Wakeup*> waiters_;
+  std::uint64_t next_serial_ = 1;
+  CircuitPoolStats stats_;
+  std::string last_path_error_;
+  std::optional<std::uint16_t> predicted_port_;  // nullopt: any exit, 80/443 preferred
+  bool shutting_down_ = false;
+};
+
+}  // namespace conflux::client

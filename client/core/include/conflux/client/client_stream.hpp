@@ -1,0 +1,97 @@
+#pragma once
+// One stream of the proxy, client side: the StreamMachine (tor-spec 6.2,
+// 6.3, stream windows 500/50) plus what crosses between the circuit and the
+// SOCKS connection. The circuit pushes relay messages in; the SOCKS session
+// reads the outcome, the received bytes, and sends DATA while the windows
+// allow. The received bytes are bounded by the stream's deliver window
+// (500 cells): the exit cannot send more before our SENDME, and that SENDME
+// waits until the application took the bytes (tor's edge-backlogged rule).
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conflux/cell/relay_stream_msgs.hpp"
+#include "conflux/client/circuit.hpp"
+#include "conflux/client/wakeup.hpp"
+#include "conflux/proto/stream_state.hpp"
+
+namespace conflux::client {
+
+class ClientStream final : public StreamEvents {
+ public:
+  // Above this many undelivered bytes the stream SENDME waits for the
+  // SOCKS side to catch up (one stream window's worth of cells is 249 KB).
+  static constexpr std::size_t kBackloggedBytes = 64 * 1024;
+
+  ClientStream(const net::asio::any_io_executor& ex, proto::StreamKind kind);
+  ~ClientStream() override;
+  ClientStream(const ClientStream&) = delete;
+  ClientStream& operator=(const ClientStream&) = delete;
+
+  // Attaches to `c` and sends `opening` (BEGIN or RESOLVE). False if the
+  // circuit refused (full, closing).
+  bool open_on(Circuit& c, const cell::RelayMsg& opening);
+  // Leaves the circuit; sends END first when the stream is still open at
+  // both ends (the application closed).
+  void close(cell::EndReason why = cell::EndReason::Done);
+
+  // Outcome so far.
+  [[nodiscard]] bool connected() const noexcept { return connected_; }
+  [[nodiscard]] const std::optional<cell::ResolvedMsg>& resolved() const noexcept { return resolved_; }
+  [[nodiscard]] const std::optional<cell::EndReason>& peer_end() const noexcept { return peer_end_; }
+  [[nodiscard]] const std::optional<std::string>& circuit_gone() const noexcept { return circuit_gone_; }
+  [[nodiscard]] bool failed() const noexcept { return violation_ || circuit_gone_.has_value(); }
+  [[nodiscard]] Circuit* circuit() const noexcept { return circuit_; }
+  [[nodiscard]] StreamId id() const noexcept { return id_; }
+
+  // Received bytes, oldest first. take_received() hands them over and may
+  // send the SENDME that was held back.
+  [[nodiscard]] std::size_t pending_bytes() const noexcept { return inbound_bytes_; }
+  std::vector<std::uint8_t> take_received(std::size_t max);
+
+  // Sending: how many bytes may go right now (0: wait for the wakeup).
+  [[nodiscard]] bool can_send_data() const;
+  // One DATA cell (at most cell::kMaxDataLen bytes). False when the windows
+  // are closed or the circuit is gone.
+  bool send_data(bytes::ByteSpan data);
+
+  // Every event wakes both: the side that writes to the application and the
+  // side that reads from it (one timer each, so the two never cancel each
+  // other's waits).
+  [[nodiscard]] Wakeup& rx_wakeup() noexcept { return wake_; }
+  [[nodiscard]] Wakeup& tx_wakeup() noexcept { return tx_wake_; }
+  [[nodiscard]] std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
+  [[nodiscard]] std::uint64_t bytes_received() const noexcept { return bytes_received_; }
+
+  // StreamEvents
+  void on_stream_msg(const cell::RelayMsg& msg) override;
+  void on_circuit_writable() override { notify(); }
+  void on_circuit_closed(std::string_view why) override;
+
+ private:
+  void act(const proto::StreamActions& a);
+  void notify() {
+    wake_.notify();
+    tx_wake_.notify();
+  }
+  void detach();
+
+  proto::StreamMachine machine_;
+  Wakeup wake_;
+  Wakeup tx_wake_;
+  Circuit* circuit_ = nullptr;
+  StreamId id_{0};
+  bool connected_ = false;
+  bool violation_ = false;
+  std::optional<cell::ResolvedMsg> resolved_;
+  std::optional<cell::EndReason> peer_end_;
+  std::optional<std::string> circuit_gone_;
+  std::deque<std::vector<std::uint8_t>> inbound_;
+  std::size_t inbound_bytes_ = 0;
+  std::size_t front_offset_ = 0;
+  std::uint64_t bytes_sent_ = 0, bytes_received_ = 0;
+};
+
+}  // namespace conflux::client

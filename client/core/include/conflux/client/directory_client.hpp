@@ -1,0 +1,56 @@
+#pragma once
+// The proxy's view of the network: the consensus, fetched from the
+// authorities and verified (majority of the configured authorities, time
+// window), kept fresh by dirnet::ConsensusFetcher, and cached in
+// DataDirectory/cached-consensus so a restart can build circuits at once.
+// A cached document is used only if it still verifies.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conflux/dirnet/consensus_fetcher.hpp"
+#include "conflux/net/log_sink.hpp"
+
+namespace conflux::client {
+
+class DirectoryClient {
+ public:
+  struct Options {
+    std::filesystem::path data_directory;
+    std::vector<net::tcp::endpoint> authorities_at;
+    std::vector<crypto::Ed25519Public> authorities;
+    dir::ConsensusCheck check{};
+  };
+
+  DirectoryClient(net::asio::io_context& io, const net::Clock& clock, Options options, net::LogSink log);
+  ~DirectoryClient();
+  DirectoryClient(const DirectoryClient&) = delete;
+  DirectoryClient& operator=(const DirectoryClient&) = delete;
+
+  // Loads the cache (true if it held a usable consensus), then starts fetching.
+  bool start();
+  void stop();
+
+  [[nodiscard]] const std::optional<dir::Consensus>& consensus() const;
+  // Called with each newer consensus (also once for a usable cache).
+  std::function<void(const dir::Consensus&)> on_consensus;
+
+  [[nodiscard]] std::uint64_t fetched() const;
+  [[nodiscard]] std::uint64_t failed() const;
+  [[nodiscard]] std::filesystem::path cache_path() const { return options_.data_directory / "cached-consensus"; }
+
+ private:
+  std::optional<dir::Consensus> load_cache() const;
+  void save_cache(const dir::Consensus& c) const;
+
+  const net::Clock& clock_;
+  Options options_;
+  net::LogSink log_;
+  std::shared_ptr<dirnet::ConsensusFetcher> fetcher_;
+  std::optional<dir::Consensus> none_;
+};
+
+}  // namespace conflux::client

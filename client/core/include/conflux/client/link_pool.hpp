@@ -1,0 +1,68 @@
+#pragma once
+// The proxy's channels and the circuits on them. One ClientLink per first
+// hop (guard or bridge), opened on demand and shared by every circuit
+// through that relay; the pool owns both, routes each incoming cell to its
+// circuit, and when a link dies closes its circuits first. Circuits are
+// destroyed (and their IDs released) only after their closed hook ran,
+// outside any of their own calls.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conflux/client/circuit.hpp"
+#include "conflux/net/client_link.hpp"
+#include "conflux/net/log_sink.hpp"
+#include "conflux/net/scheduler.hpp"
+
+namespace conflux::client {
+
+class LinkPool {
+ public:
+  using Identity = std::array<std::uint8_t, 32>;
+  struct Hooks {
+    std::function<void(const Identity&)> link_open;
+    // The link could not be opened, or closed; `was_open` tells which.
+    std::function<void(const Identity&, bool was_open, std::string_view why)> link_closed;
+  };
+
+  LinkPool(net::asio::io_context& io, net::asio::ssl::context& tls, net::Scheduler& scheduler, const net::Clock& clock,
+           net::ClientLink::Options options, Hooks hooks, net::LogSink log);
+  ~LinkPool();
+  LinkPool(const LinkPool&) = delete;
+  LinkPool& operator=(const LinkPool&) = delete;
+
+  // A new circuit through `first_hop_at` (the first hop's addresses). The
+  // circuit starts building as soon as the link is open. Null when no
+  // circuit ID is free on that link.
+  Circuit* launch(CircuitInfo info, std::vector<net::tcp::endpoint> first_hop_at, Circuit::Hooks hooks);
+
+  [[nodiscard]] std::size_t links_open() const;
+  [[nodiscard]] std::size_t circuits() const;
+  // Closes everything (shutdown).
+  void close_all();
+
+ private:
+  struct Entry;
+  Entry& entry_for(const Identity& id, const std::vector<net::tcp::endpoint>& at);
+  void on_link_cell(Entry& e, const cell::CellView& c);
+  void on_link_closed(const Identity& id, std::string_view why);
+  void reap(const Identity& id, CircId circ);
+
+  std::shared_ptr<int> life_ = std::make_shared<int>(0);
+  net::asio::io_context& io_;
+  net::asio::ssl::context& tls_;
+  net::Scheduler& scheduler_;
+  const net::Clock& clock_;
+  net::ClientLink::Options options_;
+  Hooks hooks_;
+  net::LogSink log_;
+  std::map<Identity, std::unique_ptr<Entry>> links_;
+  std::vector<std::unique_ptr<Entry>> graveyard_;
+};
+
+}  // namespace conflux::client

@@ -1,0 +1,46 @@
+#pragma once
+// The runtime's side of path selection: holds the consensus, the guard set
+// and the bridges' descriptors, and answers the circuit pool's questions
+// (which path next, does this exit allow that port, how long may a build
+// take) with conflux_path's sans-I/O rules. It also learns: build times feed
+// the timeout estimate, link failures mark guards down.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conflux/client/bridge_directory.hpp"
+#include "conflux/client/circuit_pool.hpp"
+#include "conflux/config/proxy_options.hpp"
+#include "conflux/dir/consensus.hpp"
+
+namespace conflux::client {
+
+class PathPlanner {
+ public:
+  PathPlanner(const config::ProxyOptions& options, const net::Clock& clock, net::LogSink log);
+  ~PathPlanner();
+  PathPlanner(const PathPlanner&) = delete;
+  PathPlanner& operator=(const PathPlanner&) = delete;
+
+  void set_consensus(const dir::Consensus& c);
+  void set_bridges(const std::vector<BridgeStatus>& bridges);
+  // Enough to build circuits: a consensus, and with bridges one usable bridge.
+  [[nodiscard]] bool ready() const;
+  // Why not ready, or which bridges failed (for the log).
+  [[nodiscard]] std::string not_ready_reason() const;
+
+  std::optional<PathChoice> choose(const PathRequest& req, std::string& why);
+  [[nodiscard]] bool exit_allows(const std::string& summary, std::uint16_t port) const;
+  [[nodiscard]] std::chrono::milliseconds build_timeout() const;
+  void circuit_built(const Circuit& c, std::chrono::milliseconds took);
+  void circuit_failed(const Circuit& c, bool timed_out);
+  void first_hop_reachable(const LinkPool::Identity& id, bool reachable);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace conflux::client

@@ -1,0 +1,21 @@
+#pragma once
+// What the proxy counts, for its MetricsPort and its heartbeat log line.
+// Plain numbers owned by the runtime and updated on its one thread.
+#include <array>
+#include <cstdint>
+
+namespace conflux::client {
+
+struct ProxyCounters {
+  std::uint64_t socks_connections = 0;   // accepted
+  std::uint64_t socks_rejected = 0;      // bad or unsupported requests, timeouts in the handshake
+  std::uint64_t streams_opened = 0;      // CONNECTED (or RESOLVED) arrived
+  std::uint64_t streams_failed = 0;      // the client got an error reply
+  std::uint64_t stream_retries = 0;      // another circuit tried after a refusal
+  std::uint64_t streams_active = 0;
+  std::uint64_t bytes_to_network = 0;    // application bytes sent in DATA
+  std::uint64_t bytes_from_network = 0;  // application bytes received in DATA
+  std::array<std::uint64_t, 32> end_reasons{};  // END reasons the exits gave, by code
+};
+
+}  // namespace conflux::client

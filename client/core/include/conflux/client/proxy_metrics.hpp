@@ -1,0 +1,30 @@
+#pragma once
+// What conflux-proxy's MetricsPort serves (docs/METRICS.md has the list):
+// read at scrape time from the counters the runtime keeps anyway.
+#include <chrono>
+#include <string>
+
+#include "conflux/client/circuit_pool.hpp"
+#include "conflux/client/link_pool.hpp"
+#include "conflux/client/proxy_counters.hpp"
+#include "conflux/metrics/histogram.hpp"
+
+namespace conflux::client {
+
+class ProxyMetrics {
+ public:
+  ProxyMetrics(const ProxyCounters& counters, const CircuitPool& pool, const LinkPool& links);
+
+  void observe_build(std::chrono::milliseconds took);
+  [[nodiscard]] std::string render() const;
+
+  int bootstrap_percent = 0;
+
+ private:
+  const ProxyCounters& counters_;
+  const CircuitPool& pool_;
+  const LinkPool& links_;
+  metrics::Histogram build_seconds_;
+};
+
+}  // namespace conflux::client

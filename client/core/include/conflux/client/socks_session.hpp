@@ -1,0 +1,43 @@
+#pragma once
+// One SOCKS client connection, from the handshake to the last byte: the
+// request is answered with a stream on a circuit the pool picks, retried on
+// another exit when the first refuses, and then bytes flow both ways under
+// the stream's and the circuit's windows. Every wait has a deadline, so a
+// client that stalls (or sends one byte a second) costs one socket until it
+// times out, and nothing else.
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "conflux/client/circuit_pool.hpp"
+#include "conflux/client/proxy_counters.hpp"
+
+namespace conflux::client {
+
+// How a SocksPort isolates streams (tor's Isolate* port flags).
+struct SocksIsolation {
+  std::size_t listener = 0;  // streams from different SocksPorts never share a circuit
+  bool socks_auth = true;    // IsolateSOCKSAuth
+  bool dest_port = false;    // IsolateDestPort
+  bool dest_addr = false;    // IsolateDestAddr
+};
+
+struct SocksLimits {
+  std::chrono::milliseconds handshake_timeout{30000};  // the whole SOCKS request
+  std::chrono::milliseconds socks_timeout{120000};     // SocksTimeout: request to CONNECTED
+  std::chrono::milliseconds attempt_timeout{15000};    // one BEGIN before trying another circuit
+  unsigned max_attempts = 4;
+  std::size_t read_chunk = 16 * 1024;
+};
+
+struct SocksContext {
+  CircuitPool& pool;
+  const net::Clock& clock;
+  ProxyCounters& counters;
+  net::LogSink log;
+  SocksLimits limits;
+};
+
+net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation);
+
+}  // namespace conflux::client

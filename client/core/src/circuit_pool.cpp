@@ -1,0 +1,192 @@
+#include "conflux/client/circuit_pool.hpp"
+
+#include <algorithm>
+
+namespace conflux::client {
+namespace {
+
+}  // namespace
+
+CircuitPool::CircuitPool(net::asio::io_context& io, LinkPool& links, const net::Clock& clock, Options options,
+                         Hooks hooks, net::LogSink log)
+    : io_(io), links_(links), clock_(clock), options_(options), hooks_(std::move(hooks)), log_(std::move(log)) {}
+
+CircuitPool::~CircuitPool() { shutdown(); }
+
+bool CircuitPool::suits(const Circuit& c, const StreamNeeds& needs) const {
+  const auto& exit_id = c.exit_hop().target.identity;
+  LinkPool::Identity id{};
+  std::copy(exit_id.begin(), exit_id.end(), id.begin());
+  if (needs.avoid_exits.count(id) != 0) return false;
+  if (c.info().one_hop_fast) return false;  // directory circuits carry no user streams
+  if (needs.port && hooks_.exit_allows && !hooks_.exit_allows(c.exit_hop().exit_policy, *needs.port)) return false;
+  if (c.dirty_since()) {
+    if (c.info().isolation != needs.isolation) return false;
+    if (clock_.now() - *c.dirty_since() > options_.max_dirtiness) return false;
+  }
+  return c.stream_count() < options_.max_streams_per_circuit;
+}
+
+Circuit* CircuitPool::find_open(const StreamNeeds& needs) const {
+  // Prefer a circuit this isolation group already uses, then a clean one.
+  Circuit* clean = nullptr;
+  for (const auto& [serial, c] : circuits_) {
+    if (c->phase() != Circuit::Phase::Open || !suits(*c, needs)) continue;
+    if (c->dirty_since()) return c;
+    if (clean == nullptr) clean = c;
+  }
+  return clean;
+}
+
+bool CircuitPool::building_for(const StreamNeeds& needs) const {
+  return std::any_of(circuits_.begin(), circuits_.end(), [&](const auto& kv) {
+    return kv.second->phase() == Circuit::Phase::Building && suits(*kv.second, needs);
+  });
+}
+
+net::awaitable<Circuit*> CircuitPool::acquire(StreamNeeds needs, Clock::time_point deadline) {
+  // Like tor, predict that the next stream wants the port the last one did.
+  if (needs.port) predicted_port_ = needs.port;
+  Wakeup wake(co_await net::asio::this_coro::executor);
+  waiters_.insert(&wake);
+  Circuit* found = nullptr;
+  while (!shutting_down_) {
+    found = find_open(needs);
+    if (found != nullptr) break;
+    if (clock_.now() >= deadline) break;
+    if (!building_for(needs)) (void)launch(PathRequest{needs.port, needs.avoid_exits});
+    // Retry a failed path choice (no consensus yet, all guards down...) at
+    // least every second; builds finishing wake us sooner.
+    co_await wake.wait_until(std::min(deadline, clock_.now() + std::chrono::seconds(1)));
+  }
+  waiters_.erase(&wake);
+  co_return found;
+}
+
+Circuit* CircuitPool::launch(const PathRequest& req) {
+  if (shutting_down_ || !hooks_.choose_path || building_count() >= options_.max_pending) return nullptr;
+  std::string why;
+  auto choice = hooks_.choose_path(req, why);
+  if (!choice) {
+    if (why != last_path_error_) net::emit(log_, net::LogLevel::Info, "Cannot choose a path: " + why);
+    last_path_error_ = why;
+    return nullptr;
+  }
+  last_path_error_.clear();
+  choice->info.serial = next_serial_++;
+  Circuit::Hooks hooks;
+  hooks.built = [this](Circuit& c) { on_built(c); };
+  hooks.closed = [this](Circuit& c, std::string_view why_closed) { on_closed(c, why_closed); };
+  Circuit* c = links_.launch(std::move(choice->info), std::move(choice->first_hop_at), std::move(hooks));
+  if (c == nullptr) return nullptr;
+  ++stats_.launched;
+  circuits_[c->info().serial] = c;
+  return c;
+}
+
+void CircuitPool::on_built(Circuit& c) {
+  ++stats_.built;
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - c.launched_at());
+  stats_.recent_build_seconds.push_back(static_cast<double>(took.count()) / 1000.0);
+  if (stats_.recent_build_seconds.size() > 1000) stats_.recent_build_seconds.erase(stats_.recent_build_seconds.begin());
+  if (hooks_.built) hooks_.built(c, took);
+  net::emit(log_, net::LogLevel::Info,
+            "Circuit " + std::to_string(c.info().serial) + " built in " + std::to_string(took.count()) + " ms");
+  wake_all();
+}
+
+void CircuitPool::on_closed(Circuit& c, std::string_view why) {
+  if (c.built_at()) {
+    ++stats_.closed;
+  } else if (!shutting_down_) {
+    ++stats_.failed;
+    if (hooks_.build_failed) hooks_.build_failed(c, false, why);
+    net::emit(log_, net::LogLevel::Info,
+              "Circuit " + std::to_string(c.info().serial) + " failed while building: " + std::string(why));
+  }
+  circuits_.erase(c.info().serial);
+  wake_all();
+}
+
+void CircuitPool::claim(Circuit& c, const std::string& isolation) {
+  if (c.streams_attached() <= 1) c.info().isolation = isolation;
+}
+
+void CircuitPool::stream_done(Circuit& c) {
+  if (c.phase() != Circuit::Phase::Open || c.stream_count() != 0 || !c.dirty_since()) return;
+  if (clock_.now() - *c.dirty_since() > options_.max_dirtiness)
+    c.close(cell::DestroyReason::Finished, "dirty and unused");
+}
+
+void CircuitPool::tick() {
+  if (shutting_down_) return;
+  const auto now = clock_.now();
+  const auto timeout = hooks_.build_timeout ? hooks_.build_timeout() : std::chrono::milliseconds(60000);
+  std::vector<Circuit*> expired, stale;
+  for (const auto& [serial, c] : circuits_) {
+    if (c->phase() == Circuit::Phase::Building && now - c->launched_at() > timeout) expired.push_back(c);
+    if (c->phase() == Circuit::Phase::Open && c->stream_count() == 0 && c->dirty_since() &&
+        now - *c->dirty_since() > options_.max_dirtiness)
+      stale.push_back(c);
+  }
+  for (auto* c : expired) {
+    ++stats_.timed_out;
+    if (hooks_.build_failed) hooks_.build_failed(*c, true, "build timed out");
+    net::emit(log_, net::LogLevel::Info,
+              "Circuit " + std::to_string(c->info().serial) + " timed out after " + std::to_string(timeout.count()) +
+                  " ms while building; abandoning it");
+    c->close(cell::DestroyReason::Finished, "build timed out");
+  }
+  for (auto* c : stale) c->close(cell::DestroyReason::Finished, "dirty and unused");
+  // Preemptive circuits: keep `preemptive` clean ones open or on the way.
+  std::size_t clean_or_building = 0;
+  for (const auto& [serial, c] : circuits_)
+    if (!c->info().one_hop_fast && c->phase() != Circuit::Phase::Closed && !c->dirty_since()) ++clean_or_building;
+  for (; clean_or_building < options_.preemptive; ++clean_or_building)
+    if (launch(PathRequest{predicted_port_, {}}) == nullptr) break;
+}
+
+void CircuitPool::close_through(const LinkPool::Identity& identity, std::string_view why) {
+  std::vector<Circuit*> hit;
+  for (const auto& [serial, c] : circuits_)
+    for (const auto& hop : c->info().path)
+      if (std::equal(identity.begin(), identity.end(), hop.target.identity.begin())) {
+        hit.push_back(c);
+        break;
+      }
+  for (auto* c : hit) c->close(cell::DestroyReason::Finished, why);
+}
+
+void CircuitPool::shutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  std::vector<Circuit*> all;
+  for (const auto& [serial, c] : circuits_) all.push_back(c);
+  for (auto* c : all) c->close(cell::DestroyReason::Finished, "shutting down");
+  circuits_.clear();
+  wake_all();
+}
+
+void CircuitPool::wake_all() {
+  for (auto* w : waiters_) w->notify();
+}
+
+std::size_t CircuitPool::open_count() const {
+  return static_cast<std::size_t>(std::count_if(circuits_.begin(), circuits_.end(), [](const auto& kv) {
+    return kv.second->phase() == Circuit::Phase::Open;
+  }));
+}
+
+std::size_t CircuitPool::building_count() const {
+  return static_cast<std::size_t>(std::count_if(circuits_.begin(), circuits_.end(), [](const auto& kv) {
+    return kv.second->phase() == Circuit::Phase::Building;
+  }));
+}
+
+std::size_t CircuitPool::clean_count() const {
+  return static_cast<std::size_t>(std::count_if(circuits_.begin(), circuits_.end(), [](const auto& kv) {
+    return kv.second->phase() == Circuit::Phase::Open && !kv.second->dirty_since();
+  }));
+}
+
+}  // namespace conflux::client

@@ -1,0 +1,126 @@
+#include "conflux/client/client_stream.hpp"
+
+#include <algorithm>
+
+#include "conflux/cell/relay_header.hpp"
+
+namespace conflux::client {
+
+ClientStream::ClientStream(const net::asio::any_io_executor& ex, proto::StreamKind kind)
+    : machine_(proto::StreamMachine::client_stream(kind)), wake_(ex), tx_wake_(ex) {}
+
+ClientStream::~ClientStream() { close(cell::EndReason::Done); }
+
+bool ClientStream::open_on(Circuit& c, const cell::RelayMsg& opening) {
+  if (circuit_ != nullptr) return false;
+  auto id = c.attach(*this);
+  if (!id) return false;
+  circuit_ = &c;
+  id_ = *id;
+  if (!c.send(id_, opening)) {
+    detach();
+    return false;
+  }
+  return true;
+}
+
+void ClientStream::detach() {
+  if (circuit_ == nullptr) return;
+  Circuit* c = circuit_;
+  circuit_ = nullptr;
+  c->detach(id_);
+}
+
+void ClientStream::close(cell::EndReason why) {
+  if (circuit_ == nullptr) return;
+  const auto state = machine_.state();
+  if (state == proto::StreamState::Connecting || state == proto::StreamState::Open ||
+      state == proto::StreamState::Resolving) {
+    auto a = machine_.edge_closed(why);
+    if (a.send_end) (void)circuit_->send(id_, cell::EndMsg{*a.send_end, std::nullopt});
+  }
+  detach();
+}
+
+void ClientStream::on_circuit_closed(std::string_view why) {
+  circuit_ = nullptr;
+  circuit_gone_ = std::string(why);
+  notify();
+}
+
+std::vector<std::uint8_t> ClientStream::take_received(std::size_t max) {
+  std::vector<std::uint8_t> out;
+  while (!inbound_.empty() && out.size() < max) {
+    auto& front = inbound_.front();
+    const std::size_t n = std::min(max - out.size(), front.size() - front_offset_);
+    out.insert(out.end(), front.begin() + static_cast<std::ptrdiff_t>(front_offset_),
+               front.begin() + static_cast<std::ptrdiff_t>(front_offset_ + n));
+    front_offset_ += n;
+    if (front_offset_ == front.size()) {
+      inbound_.pop_front();
+      front_offset_ = 0;
+    }
+  }
+  inbound_bytes_ -= out.size();
+  if (circuit_ != nullptr && inbound_bytes_ < kBackloggedBytes && machine_.take_deferred_sendme())
+    (void)circuit_->send(id_, cell::SendmeMsg{});
+  return out;
+}
+
+bool ClientStream::can_send_data() const {
+  return circuit_ != nullptr && connected_ && machine_.state() == proto::StreamState::Open &&
+         machine_.package_window().value() > 0 && circuit_->can_send_data();
+}
+
+bool ClientStream::send_data(bytes::ByteSpan data) {
+  if (!can_send_data() || data.empty() || data.size() > cell::kRelayBodyMaxLen) return false;
+  if (!machine_.data_sent()) return false;
+  if (!circuit_->send(id_, cell::DataMsg{{data.begin(), data.end()}})) return false;
+  bytes_sent_ += data.size();
+  return true;
+}
+
+void ClientStream::on_stream_msg(const cell::RelayMsg& msg) {
+  proto::StreamActions a;
+  if (std::holds_alternative<cell::ConnectedMsg>(msg)) {
+    a = machine_.on_connected();
+  } else if (const auto* d = std::get_if<cell::DataMsg>(&msg)) {
+    a = machine_.on_data(inbound_bytes_ >= kBackloggedBytes);
+    if (a.deliver_data && !d->data.empty()) {
+      inbound_.push_back(d->data);
+      inbound_bytes_ += d->data.size();
+      bytes_received_ += d->data.size();
+    }
+  } else if (const auto* e = std::get_if<cell::EndMsg>(&msg)) {
+    a = machine_.on_end(e->reason);
+  } else if (std::holds_alternative<cell::SendmeMsg>(msg)) {
+    a = machine_.on_sendme();
+  } else if (const auto* r = std::get_if<cell::ResolvedMsg>(&msg)) {
+    a = machine_.on_resolved();
+    if (a.deliver_resolved) resolved_ = *r;
+  } else {
+    a = machine_.on_other(cell::command_of(msg));
+  }
+  act(a);
+}
+
+void ClientStream::act(const proto::StreamActions& a) {
+  if (a.opened) connected_ = true;
+  if (a.peer_end) peer_end_ = a.peer_end;
+  if (circuit_ != nullptr) {
+    if (a.closes_circuit()) {
+      violation_ = true;
+      Circuit* c = circuit_;
+      detach();
+      c->close(cell::DestroyReason::Protocol, "stream protocol violation");
+    } else {
+      if (a.violation) violation_ = true;
+      if (a.send_end) (void)circuit_->send(id_, cell::EndMsg{*a.send_end, std::nullopt});
+      if (a.send_sendme) (void)circuit_->send(id_, cell::SendmeMsg{});
+    }
+  }
+  if (machine_.state() == proto::StreamState::Closed) detach();
+  notify();
+}
+
+}  // namespace conflux::client

@@ -1,0 +1,88 @@
+#include "conflux/client/directory_client.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace conflux::client {
+
+DirectoryClient::DirectoryClient(net::asio::io_context& io, const net::Clock& clock, Options options,
+                                 net::LogSink log)
+    : clock_(clock), options_(std::move(options)), log_(std::move(log)) {
+  dirnet::ConsensusQuery q;
+  q.sources = options_.authorities_at;
+  q.authorities = options_.authorities;
+  q.check = options_.check;
+  fetcher_ = dirnet::ConsensusFetcher::create(io.get_executor(), clock_, std::move(q));
+}
+
+DirectoryClient::~DirectoryClient() { stop(); }
+
+std::optional<dir::Consensus> DirectoryClient::load_cache() const {
+  std::ifstream in(cache_path(), std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().size() > dir::kMaxConsensusSize) return std::nullopt;
+  auto c = dir::parse_consensus(text.str());
+  if (!c) {
+    net::emit(log_, net::LogLevel::Warn, "The cached consensus does not parse; ignoring it.");
+    return std::nullopt;
+  }
+  if (!dir::verify_consensus(*c, options_.authorities, clock_.unix_seconds(), options_.check)) {
+    net::emit(log_, net::LogLevel::Info, "The cached consensus is expired or not signed by our authorities.");
+    return std::nullopt;
+  }
+  return std::move(*c);
+}
+
+void DirectoryClient::save_cache(const dir::Consensus& c) const {
+  // Write then rename, so a crash never leaves half a document.
+  const auto path = cache_path();
+  auto tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << dir::encode_consensus(c);
+    if (!out.good()) {
+      net::emit(log_, net::LogLevel::Warn, "Cannot write " + tmp.string());
+      return;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) net::emit(log_, net::LogLevel::Warn, "Cannot replace " + path.string() + ": " + ec.message());
+}
+
+bool DirectoryClient::start() {
+  auto cached = load_cache();
+  const bool usable = cached.has_value();
+  fetcher_->on_consensus = [this](const dir::Consensus& c) {
+    save_cache(c);
+    net::emit(log_, net::LogLevel::Info,
+              "New consensus: " + std::to_string(c.body.routers.size()) + " relays, valid after " +
+                  std::to_string(c.body.valid_after));
+    if (on_consensus) on_consensus(c);
+  };
+  if (cached) {
+    net::emit(log_, net::LogLevel::Notice,
+              "Loaded the cached consensus (" + std::to_string(cached->body.routers.size()) + " relays).");
+    fetcher_->seed(*cached);
+    if (on_consensus) on_consensus(*fetcher_->consensus());
+  }
+  fetcher_->start();
+  return usable;
+}
+
+void DirectoryClient::stop() {
+  if (fetcher_) fetcher_->stop();
+}
+
+const std::optional<dir::Consensus>& DirectoryClient::consensus() const {
+  return fetcher_ ? fetcher_->consensus() : none_;
+}
+
+std::uint64_t DirectoryClient::fetched() const { return fetcher_->fetched(); }
+std::uint64_t DirectoryClient::failed() const { return fetcher_->failed(); }
+
+}  // namespace conflux::client

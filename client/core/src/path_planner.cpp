@@ -1,0 +1,207 @@
+#include "conflux/client/path_planner.hpp"
+
+#include <filesystem>
+
+#include "conflux/crypto/random.hpp"
+#include "conflux/path/bridge_set.hpp"
+#include "conflux/path/build_timeout.hpp"
+#include "conflux/path/guard_set.hpp"
+#include "conflux/path/guard_state.hpp"
+#include "conflux/path/net_view.hpp"
+#include "conflux/path/path_builder.hpp"
+#include "conflux/path/relay_rules.hpp"
+
+namespace conflux::client {
+namespace {
+
+net::HopTarget to_target(const path::Hop& h) {
+  net::HopTarget t;
+  t.identity = h.identity;
+  t.onion_key = h.ntor_onion_key;
+  t.link_specs.push_back(cell::LinkSpecIpv4{h.ipv4, h.or_port});
+  if (h.ipv6) t.link_specs.push_back(cell::LinkSpecIpv6{*h.ipv6, h.or_port});
+  return t;
+}
+
+std::vector<net::tcp::endpoint> endpoints_of(const path::Hop& h) {
+  std::vector<net::tcp::endpoint> out;
+  out.emplace_back(net::asio::ip::address_v4(h.ipv4), h.or_port);
+  if (h.ipv6) out.emplace_back(net::asio::ip::address_v6(*h.ipv6), h.or_port);
+  return out;
+}
+
+}  // namespace
+
+struct PathPlanner::Impl {
+  const net::Clock& clock;
+  net::LogSink log;
+  bool use_bridges;
+  std::filesystem::path state_file;
+  path::SelectionRules rules;
+  path::NetView net;
+  bool have_consensus = false;
+  path::GuardSet guards;
+  path::BridgeSet bridges;
+  path::BuildTimeoutEstimator cbt;
+  bool learn_cbt;
+  std::chrono::milliseconds fixed_timeout;
+  std::uint64_t saved_generation = 0;
+  path::Rng rng = [] {
+    auto b = crypto::random_array<8>();
+    std::uint64_t v = 0;
+    for (auto x : b) v = (v << 8) | x;
+    return v;
+  };
+
+  Impl(const config::ProxyOptions& o, const net::Clock& c, net::LogSink l)
+      : clock(c), log(std::move(l)), use_bridges(o.use_bridges),
+        state_file(std::filesystem::path(o.data_directory) / "guard-state"), learn_cbt(o.learn_circuit_build_timeout),
+        fixed_timeout(std::chrono::duration_cast<std::chrono::milliseconds>(o.circuit_build_timeout)) {
+    rules.enforce_distinct_subnets = o.enforce_distinct_subnets;
+    path::GuardParams gp;
+    gp.num_entry_guards = o.num_entry_guards;
+    auto loaded = path::load_guard_state(state_file, gp);
+    if (!loaded.warning.empty()) net::emit(log, net::LogLevel::Warn, "Guard state: " + loaded.warning);
+    guards = std::move(loaded.guards);
+    saved_generation = guards.generation();
+  }
+
+  std::uint64_t now() const { return clock.unix_seconds(); }
+
+  void save_guards() {
+    if (guards.generation() == saved_generation) return;
+    if (auto err = path::save_guard_state(state_file, guards)) {
+      net::emit(log, net::LogLevel::Warn, "Cannot save the guard state: " + *err);
+      return;
+    }
+    saved_generation = guards.generation();
+  }
+
+  path::FirstHopSource& first_hops() {
+    if (use_bridges) return bridges;
+    return guards;
+  }
+};
+
+PathPlanner::PathPlanner(const config::ProxyOptions& options, const net::Clock& clock, net::LogSink log)
+    : impl_(std::make_unique<Impl>(options, clock, std::move(log))) {}
+
+PathPlanner::~PathPlanner() = default;
+
+void PathPlanner::set_consensus(const dir::Consensus& c) {
+  auto& m = *impl_;
+  m.net = path::NetView(c.body);
+  m.have_consensus = true;
+  m.guards.update(m.net, m.now());
+  m.save_guards();
+}
+
+void PathPlanner::set_bridges(const std::vector<BridgeStatus>& list) {
+  std::vector<path::BridgeInfo> infos;
+  for (const auto& b : list) {
+    path::BridgeInfo info;
+    info.identity = b.target.identity;
+    path::BridgeAddress addr;
+    if (b.target.at.address().is_v4()) {
+      addr.ipv4 = b.target.at.address().to_v4().to_bytes();
+    } else {
+      addr.ipv6 = b.target.at.address().to_v6().to_bytes();
+    }
+    addr.or_port = b.target.at.port();
+    info.address = addr;
+    info.descriptor = b.descriptor;
+    info.fetch_error = b.last_error;
+    infos.push_back(std::move(info));
+  }
+  impl_->bridges.set_bridges(std::move(infos));
+}
+
+bool PathPlanner::ready() const {
+  const auto& m = *impl_;
+  if (!m.have_consensus || m.net.empty()) return false;
+  if (m.use_bridges) return m.bridges.usable(m.now()) > 0;
+  return true;
+}
+
+std::string PathPlanner::not_ready_reason() const {
+  const auto& m = *impl_;
+  if (!m.have_consensus || m.net.empty()) return "no consensus yet";
+  if (m.use_bridges && m.bridges.usable(m.now()) == 0) {
+    std::string why = "none of the configured bridges is usable:";
+    for (const auto& line : m.bridges.unusable_reasons(m.now())) why += "\n  " + line;
+    return why;
+  }
+  return {};
+}
+
+std::optional<PathChoice> PathPlanner::choose(const PathRequest& req, std::string& why) {
+  auto& m = *impl_;
+  if (!ready()) {
+    why = not_ready_reason();
+    return std::nullopt;
+  }
+  path::PathOptions po;
+  po.port = req.port;
+  for (const auto& id : req.avoid_exits) {
+    crypto::Ed25519Public e{};
+    std::copy(id.begin(), id.end(), e.begin());
+    po.exclude_exits.insert(e);
+  }
+  auto p = path::build_path(m.net, m.first_hops(), po, m.rules, m.rng, m.now());
+  m.save_guards();
+  if (!p) {
+    why = p.error().message;
+    for (const auto& line : p.error().bridge_reports) why += "\n  " + line;
+    return std::nullopt;
+  }
+  PathChoice choice;
+  for (const auto& h : p->hops) {
+    PathHop hop;
+    hop.target = to_target(h);
+    hop.nickname = h.nickname;
+    hop.exit_policy = h.exit_policy;
+    choice.info.path.push_back(std::move(hop));
+  }
+  choice.first_hop_at = endpoints_of(p->first());
+  return choice;
+}
+
+bool PathPlanner::exit_allows(const std::string& summary, std::uint16_t port) const {
+  return path::exit_policy_allows(summary, port);
+}
+
+std::chrono::milliseconds PathPlanner::build_timeout() const {
+  const auto& m = *impl_;
+  return m.learn_cbt ? m.cbt.timeout() : m.fixed_timeout;
+}
+
+void PathPlanner::circuit_built(const Circuit& c, std::chrono::milliseconds took) {
+  auto& m = *impl_;
+  m.cbt.add_build_time(took);
+  const auto& first = c.info().path.front().target.identity;
+  if (m.use_bridges) {
+    m.bridges.mark_succeeded(first, m.now());
+  } else {
+    m.guards.mark_succeeded(first, m.now());
+    m.save_guards();
+  }
+}
+
+void PathPlanner::circuit_failed(const Circuit&, bool timed_out) {
+  if (timed_out) impl_->cbt.add_timeout();
+}
+
+void PathPlanner::first_hop_reachable(const LinkPool::Identity& id, bool reachable) {
+  auto& m = *impl_;
+  crypto::Ed25519Public ed{};
+  std::copy(id.begin(), id.end(), ed.begin());
+  if (reachable) return;  // success is counted when a circuit is built
+  if (m.use_bridges) {
+    m.bridges.mark_failed(ed, m.now());
+  } else {
+    m.guards.mark_failed(ed, m.now());
+    m.save_guards();
+  }
+}
+
+}  // namespace conflux::client

@@ -1,0 +1,277 @@
+#include "conflux/client/proxy_runtime.hpp"
+
+#include <filesystem>
+#include <list>
+
+#include "conflux/client/bridge_directory.hpp"
+#include "conflux/client/circuit_pool.hpp"
+#include "conflux/client/directory_client.hpp"
+#include "conflux/client/link_pool.hpp"
+#include "conflux/client/path_planner.hpp"
+#include "conflux/client/proxy_metrics.hpp"
+#include "conflux/client/socks_session.hpp"
+#include "conflux/metrics/metrics_server.hpp"
+#include "conflux/net/scheduler.hpp"
+#include "conflux/net/tls.hpp"
+
+namespace conflux::client {
+namespace {
+
+net::tcp::endpoint to_endpoint(const config::IpAddress& ip, std::uint16_t port) {
+  if (ip.is_v4()) {
+    net::asio::ip::address_v4::bytes_type b{};
+    std::copy_n(ip.bytes.begin(), 4, b.begin());
+    return {net::asio::ip::address_v4(b), port};
+  }
+  net::asio::ip::address_v6::bytes_type b{};
+  std::copy_n(ip.bytes.begin(), 16, b.begin());
+  return {net::asio::ip::address_v6(b), port};
+}
+
+std::string endpoint_text(const net::tcp::endpoint& e) {
+  return e.address().to_string() + ":" + std::to_string(e.port());
+}
+
+}  // namespace
+
+struct ProxyRuntime::Impl {
+  net::asio::io_context& io;
+  const net::Clock& clock;
+  config::ProxyOptions options;
+  net::LogSink log;
+  std::shared_ptr<int> life = std::make_shared<int>(0);
+
+  net::asio::ssl::context tls = net::make_tls_client_context();
+  net::Scheduler scheduler;
+  ProxyCounters counters;
+  PathPlanner planner;
+  LinkPool links;
+  CircuitPool pool;
+  std::unique_ptr<DirectoryClient> directory;
+  std::unique_ptr<BridgeDirectory> bridges;
+  ProxyMetrics metrics;
+  std::shared_ptr<metrics::MetricsServer> metrics_server;
+  std::list<net::tcp::acceptor> acceptors;
+  std::optional<SocksContext> socks;
+  net::asio::steady_timer tick_timer;
+  int bootstrap = -1;
+  bool stopped = false;
+  std::string last_not_ready;
+
+  Impl(net::asio::io_context& io_, const net::Clock& clock_, config::ProxyOptions options_, net::LogSink log_)
+      : io(io_), clock(clock_), options(std::move(options_)), log(std::move(log_)), scheduler(io, clock, nullptr),
+        planner(options, clock, log),
+        links(io, tls, scheduler, clock, net::ClientLink::Options{}, link_hooks(), log),
+        pool(io, links, clock, pool_options(), pool_hooks(), log),
+        metrics(counters, pool, links),
+        tick_timer(io) {}
+
+  LinkPool::Hooks link_hooks() {
+    LinkPool::Hooks h;
+    h.link_open = [this](const LinkPool::Identity& id) { planner.first_hop_reachable(id, true); };
+    h.link_closed = [this](const LinkPool::Identity& id, bool was_open, std::string_view why) {
+      if (!was_open) {
+        planner.first_hop_reachable(id, false);
+        net::emit(log, net::LogLevel::Info, "Could not open a channel to a first hop: " + std::string(why));
+      }
+    };
+    return h;
+  }
+
+  CircuitPool::Options pool_options() const {
+    CircuitPool::Options o;
+    o.max_dirtiness = options.max_circuit_dirtiness;
+    o.max_pending = options.max_client_circuits_pending;
+    return o;
+  }
+
+  CircuitPool::Hooks pool_hooks() {
+    CircuitPool::Hooks h;
+    h.choose_path = [this](const PathRequest& r, std::string& why) { return planner.choose(r, why); };
+    h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
+    h.build_timeout = [this] { return planner.build_timeout(); };
+    h.built = [this](const Circuit& c, std::chrono::milliseconds took) {
+      planner.circuit_built(c, took);
+      metrics.observe_build(took);
+    };
+    h.build_failed = [this](const Circuit& c, bool timed_out, std::string_view) {
+      planner.circuit_failed(c, timed_out);
+    };
+    return h;
+  }
+
+  void set_bootstrap(int percent, std::string_view tag, std::string_view summary) {
+    if (percent <= bootstrap) return;
+    bootstrap = percent;
+    metrics.bootstrap_percent = percent;
+    net::emit(log, net::LogLevel::Notice,
+              "Bootstrapped " + std::to_string(percent) + "% (" + std::string(tag) + "): " + std::string(summary));
+  }
+
+  bool open_listeners() {
+    std::size_t index = 0;
+    for (const auto& sp : options.socks_ports) {
+      const auto at = to_endpoint(sp.address, sp.is_auto ? 0 : sp.port);
+      boost::system::error_code ec;
+      net::tcp::acceptor a(io);
+      a.open(at.protocol(), ec);
+      if (!ec) a.set_option(net::tcp::acceptor::reuse_address(true), ec);
+      if (!ec) a.bind(at, ec);
+      if (!ec) a.listen(net::asio::socket_base::max_listen_connections, ec);
+      if (ec) {
+        net::emit(log, net::LogLevel::Err, "Could not bind SocksPort " + endpoint_text(at) + ": " + ec.message());
+        return false;
+      }
+      net::emit(log, net::LogLevel::Notice, "Opened Socks listener on " + endpoint_text(a.local_endpoint()));
+      SocksIsolation iso{index++, sp.isolate_socks_auth, sp.isolate_dest_port, sp.isolate_dest_addr};
+      acceptors.push_back(std::move(a));
+      net::asio::co_spawn(io, accept_loop(acceptors.back(), iso), net::asio::detached);
+    }
+    for (const auto& mp : options.metrics_ports) {
+      if (!mp.enabled()) continue;
+      const auto at = to_endpoint(mp.address.value_or(config::IpAddress::v4(127, 0, 0, 1)), mp.port);
+      auto server = metrics::MetricsServer::create(io.get_executor(), at, [this] { return metrics.render(); });
+      if (!server) {
+        net::emit(log, net::LogLevel::Err, "Could not bind MetricsPort " + endpoint_text(at) + ": " + server.error().message());
+        return false;
+      }
+      metrics_server = *server;
+      metrics_server->start();
+      net::emit(log, net::LogLevel::Notice, "Opened Metrics listener on " + endpoint_text(metrics_server->local_endpoint()));
+    }
+    return true;
+  }
+
+  net::awaitable<void> accept_loop(net::tcp::acceptor& acceptor, SocksIsolation iso) {
+    std::weak_ptr<int> alive = life;
+    for (;;) {
+      auto [ec, sock] = co_await acceptor.async_accept(net::use_nothrow);
+      if (alive.expired() || stopped) co_return;
+      if (ec) {
+        if (ec == net::asio::error::operation_aborted) co_return;
+        continue;  // EMFILE and friends: keep serving the others
+      }
+      net::asio::co_spawn(io, run_socks_session(std::move(sock), *socks, iso), net::asio::detached);
+    }
+  }
+
+  void start_directory() {
+    DirectoryClient::Options d;
+    d.data_directory = options.data_directory;
+    for (const auto& a : options.dir_authorities) {
+      d.authorities_at.push_back(to_endpoint(a.dir.addr, a.dir.port));
+      crypto::Ed25519Public id{};
+      std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
+      d.authorities.push_back(id);
+    }
+    directory = std::make_unique<DirectoryClient>(io, clock, std::move(d), log);
+    directory->on_consensus = [this](const dir::Consensus& c) {
+      planner.set_consensus(c);
+      set_bootstrap(50, "loading_descriptors", "Loaded the consensus: " + std::to_string(c.body.routers.size()) + " relays");
+      check_ready();
+    };
+    set_bootstrap(10, "requesting_status", "Asking for the networkstatus consensus");
+    directory->start();
+
+    if (options.use_bridges) {
+      std::vector<BridgeTarget> targets;
+      for (const auto& b : options.bridges) {
+        BridgeTarget t;
+        t.at = to_endpoint(b.address.addr, b.address.port);
+        std::copy(b.ed25519_id.begin(), b.ed25519_id.end(), t.identity.begin());
+        targets.push_back(t);
+      }
+      bridges = std::make_unique<BridgeDirectory>(io, links, clock, std::move(targets), BridgeDirectory::Options{}, log);
+      bridges->on_change = [this] {
+        planner.set_bridges(bridges->bridges());
+        check_ready();
+      };
+      bridges->start();
+    }
+  }
+
+  void check_ready() {
+    if (planner.ready()) {
+      set_bootstrap(75, "enough_dirinfo", "Loaded enough directory info to build circuits");
+      return;
+    }
+    auto why = planner.not_ready_reason();
+    if (why != last_not_ready && bootstrap >= 50) {
+      net::emit(log, net::LogLevel::Warn, "Cannot build circuits yet: " + why);
+      last_not_ready = why;
+    }
+  }
+
+  void tick() {
+    if (stopped) return;
+    if (planner.ready()) {
+      pool.tick();
+      if (bootstrap >= 75 && bootstrap < 90 && pool.building_count() > 0)
+        set_bootstrap(90, "circuit_create", "Establishing a Tor circuit");
+      if (pool.open_count() > 0) set_bootstrap(100, "done", "Done");
+    } else {
+      check_ready();
+    }
+    tick_timer.expires_after(std::chrono::seconds(1));
+    tick_timer.async_wait([this, alive = std::weak_ptr<int>(life)](const boost::system::error_code& ec) {
+      if (!ec && !alive.expired()) tick();
+    });
+  }
+};
+
+ProxyRuntime::ProxyRuntime(net::asio::io_context& io, const net::Clock& clock, config::ProxyOptions options,
+                           net::LogSink log)
+    : impl_(std::make_unique<Impl>(io, clock, std::move(options), std::move(log))) {}
+
+ProxyRuntime::~ProxyRuntime() { stop(); }
+
+bool ProxyRuntime::start() {
+  auto& m = *impl_;
+  std::error_code ec;
+  std::filesystem::create_directories(m.options.data_directory, ec);
+  if (ec) {
+    net::emit(m.log, net::LogLevel::Err, "Cannot create DataDirectory " + m.options.data_directory + ": " + ec.message());
+    return false;
+  }
+  std::filesystem::permissions(m.options.data_directory, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace, ec);
+  m.socks.emplace(SocksContext{m.pool, m.clock, m.counters, m.log, SocksLimits{}});
+  m.socks->limits.socks_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(m.options.socks_timeout);
+  m.set_bootstrap(0, "starting", "Starting");
+  if (!m.open_listeners()) return false;
+  m.start_directory();
+  m.tick();
+  return true;
+}
+
+void ProxyRuntime::stop() {
+  auto& m = *impl_;
+  if (m.stopped) return;
+  m.stopped = true;
+  m.tick_timer.cancel();
+  for (auto& a : m.acceptors) {
+    boost::system::error_code ignored;
+    a.close(ignored);
+  }
+  if (m.metrics_server) m.metrics_server->stop();
+  if (m.directory) m.directory->stop();
+  if (m.bridges) m.bridges->stop();
+  m.pool.shutdown();
+  m.links.close_all();
+}
+
+int ProxyRuntime::bootstrap_percent() const { return impl_->bootstrap; }
+
+void ProxyRuntime::log_heartbeat() const {
+  const auto& m = *impl_;
+  const auto& c = m.counters;
+  net::emit(m.log, net::LogLevel::Notice,
+            "Heartbeat: bootstrapped " + std::to_string(m.bootstrap) + "%, " + std::to_string(m.links.links_open()) +
+                " channels, " + std::to_string(m.pool.open_count()) + " circuits open (" +
+                std::to_string(m.pool.building_count()) + " building), " + std::to_string(c.streams_active) +
+                " streams active; " + std::to_string(c.streams_opened) + " streams opened, " +
+                std::to_string(c.streams_failed) + " failed; " + std::to_string(c.bytes_to_network) + " bytes sent, " +
+                std::to_string(c.bytes_from_network) + " bytes received.");
+}
+
+}  // namespace conflux::client

@@ -1,0 +1,247 @@
+#include "conflux/client/socks_session.hpp"
+
+#include <array>
+#include <memory>
+
+#include "conflux/cell/relay_header.hpp"
+#include "conflux/client/client_stream.hpp"
+#include "conflux/client/socks_requests.hpp"
+#include "conflux/socks/handshake.hpp"
+
+namespace conflux::client {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Closes the socket when the deadline passes, which ends any read or write
+// in progress: a stalled client cannot hold the session forever.
+class Watchdog {
+ public:
+  Watchdog(net::tcp::socket& s, Clock::time_point deadline) : timer_(s.get_executor()) {
+    timer_.expires_at(deadline);
+    timer_.async_wait([&s, fired = fired_](const boost::system::error_code& ec) {
+      if (ec) return;
+      *fired = true;
+      boost::system::error_code ignored;
+      s.close(ignored);
+    });
+  }
+  ~Watchdog() { timer_.cancel(); }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  [[nodiscard]] bool fired() const { return *fired_; }
+
+ private:
+  std::shared_ptr<bool> fired_ = std::make_shared<bool>(false);
+  net::asio::steady_timer timer_;
+};
+
+// Tor retries these on another exit; the others are the destination's
+// answer (refused, no such host, done) and go back to the application.
+bool worth_retrying(cell::EndReason r) {
+  switch (r) {
+    case cell::EndReason::ExitPolicy:
+    case cell::EndReason::Destroy:
+    case cell::EndReason::Timeout:
+    case cell::EndReason::ResourceLimit:
+    case cell::EndReason::Hibernating:
+    case cell::EndReason::Internal:
+    case cell::EndReason::Misc:
+    case cell::EndReason::NoRoute:
+      return true;
+    default:
+      return false;
+  }
+}
+
+LinkPool::Identity exit_identity(const Circuit& c) {
+  LinkPool::Identity id{};
+  const auto& e = c.exit_hop().target.identity;
+  std::copy(e.begin(), e.end(), id.begin());
+  return id;
+}
+
+struct Session {
+  net::tcp::socket socket;
+  std::shared_ptr<ClientStream> stream;
+  bool closing = false;
+};
+
+net::awaitable<bool> write_all(net::tcp::socket& s, const std::vector<std::uint8_t>& bytes) {
+  if (bytes.empty()) co_return true;
+  auto [ec, n] = co_await net::asio::async_write(s, net::asio::buffer(bytes), net::use_nothrow);
+  co_return !ec;
+}
+
+// Application -> network: read, cut into DATA cells, send while the
+// windows allow.
+net::awaitable<void> uplink(std::shared_ptr<Session> s, SocksContext& ctx, std::vector<std::uint8_t> early) {
+  std::vector<std::uint8_t> buf(ctx.limits.read_chunk);
+  std::vector<std::uint8_t> pending = std::move(early);
+  std::size_t offset = 0;
+  for (;;) {
+    while (offset < pending.size()) {
+      auto& st = *s->stream;
+      if (s->closing || st.failed() || st.peer_end() || st.circuit() == nullptr) co_return;
+      if (!st.can_send_data()) {
+        co_await st.tx_wakeup().wait_for(std::chrono::seconds(5));
+        continue;
+      }
+      const std::size_t n = std::min(cell::kRelayBodyMaxLen, pending.size() - offset);
+      if (!st.send_data(bytes::ByteSpan(pending).subspan(offset, n))) {
+        co_await st.tx_wakeup().wait_for(std::chrono::seconds(5));
+        continue;
+      }
+      ctx.counters.bytes_to_network += n;
+      offset += n;
+    }
+    pending.clear();
+    offset = 0;
+    if (s->closing) co_return;
+    auto [ec, n] = co_await s->socket.async_read_some(net::asio::buffer(buf), net::use_nothrow);
+    if (ec || n == 0) {
+      // The application is done (EOF) or gone: END the stream, as tor does.
+      if (!s->closing) {
+        s->closing = true;
+        s->stream->close(cell::EndReason::Done);
+        s->stream->rx_wakeup().notify();
+      }
+      co_return;
+    }
+    pending.assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+}
+
+// Network -> application, until the stream ends; then the socket closes.
+net::awaitable<void> downlink(std::shared_ptr<Session> s, SocksContext& ctx) {
+  auto& st = *s->stream;
+  for (;;) {
+    if (st.pending_bytes() > 0) {
+      auto chunk = st.take_received(64 * 1024);
+      ctx.counters.bytes_from_network += chunk.size();
+      if (!co_await write_all(s->socket, chunk)) break;
+      continue;
+    }
+    if (s->closing || st.peer_end() || st.failed() || st.circuit() == nullptr) break;
+    co_await st.rx_wakeup().wait_for(std::chrono::seconds(30));
+  }
+  s->closing = true;
+  boost::system::error_code ignored;
+  s->socket.shutdown(net::tcp::socket::shutdown_both, ignored);
+  s->socket.close(ignored);
+  st.tx_wakeup().notify();
+}
+
+}  // namespace
+
+net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation) {
+  ++ctx.counters.socks_connections;
+  auto session = std::make_shared<Session>(Session{std::move(socket), nullptr, false});
+  auto& sock = session->socket;
+
+  // 1. The SOCKS request, within the handshake deadline.
+  socks::ServerHandshake hs;
+  std::optional<socks::Request> request;
+  std::vector<std::uint8_t> early;
+  {
+    Watchdog watchdog(sock, ctx.clock.now() + ctx.limits.handshake_timeout);
+    std::array<std::uint8_t, 512> buf{};
+    while (!request) {
+      auto [ec, n] = co_await sock.async_read_some(net::asio::buffer(buf), net::use_nothrow);
+      if (ec || n == 0) {
+        (void)hs.end_of_input();
+        ++ctx.counters.socks_rejected;
+        net::emit(ctx.log, net::LogLevel::Debug,
+                  watchdog.fired() ? "SOCKS handshake timed out" : "SOCKS client left during the handshake");
+        co_return;
+      }
+      auto step = hs.feed(bytes::ByteSpan(buf.data(), n));
+      if (!co_await write_all(sock, step.to_send)) co_return;
+      if (step.status == socks::ServerHandshake::Step::Status::Close) {
+        ++ctx.counters.socks_rejected;
+        net::emit(ctx.log, net::LogLevel::Debug, "SOCKS request refused: " + step.error);
+        co_return;
+      }
+      if (step.status == socks::ServerHandshake::Step::Status::Request && step.request) {
+        request = std::move(step.request);
+        early = std::move(step.early_data);
+      }
+    }
+  }
+
+  // 2. A stream on a circuit, retried on other exits when one refuses.
+  const bool resolving = is_resolve(*request);
+  StreamNeeds needs;
+  if (!resolving) needs.port = request->port;
+  needs.isolation = std::to_string(isolation.listener);
+  if (isolation.socks_auth) needs.isolation += "\x1f" + socks::isolation_key(*request);
+  if (isolation.dest_port) needs.isolation += "\x1f" + std::to_string(request->port);
+  if (isolation.dest_addr) needs.isolation += "\x1f" + socks::to_string(request->address);
+
+  const auto deadline = ctx.clock.now() + ctx.limits.socks_timeout;
+  std::optional<cell::EndReason> last_end;
+  std::string failure = "no circuit could be built in time";
+  for (unsigned attempt = 0; attempt < ctx.limits.max_attempts && !session->stream; ++attempt) {
+    Circuit* circ = co_await ctx.pool.acquire(needs, deadline);
+    if (circ == nullptr) break;
+    auto stream = std::make_shared<ClientStream>(sock.get_executor(),
+                                                 resolving ? proto::StreamKind::Resolve : proto::StreamKind::Connect);
+    const cell::RelayMsg opening = opening_message(*request);
+    if (!stream->open_on(*circ, opening)) continue;
+    ctx.pool.claim(*circ, needs.isolation);
+    const auto exit_id = exit_identity(*circ);
+    const auto attempt_deadline = std::min(deadline, ctx.clock.now() + ctx.limits.attempt_timeout);
+    while (!stream->connected() && !stream->resolved() && !stream->peer_end() && !stream->failed() &&
+           ctx.clock.now() < attempt_deadline) {
+      co_await stream->rx_wakeup().wait_until(attempt_deadline);
+    }
+    if (stream->connected() || stream->resolved()) {
+      session->stream = std::move(stream);
+      break;
+    }
+    if (auto end = stream->peer_end()) {
+      last_end = *end;
+      ++ctx.counters.end_reasons[static_cast<std::size_t>(*end) & 31u];
+      if (!worth_retrying(*end)) break;
+      failure = "the exit refused the stream";
+    } else if (stream->circuit_gone()) {
+      failure = "the circuit closed";
+    } else {
+      failure = "the exit did not answer in time";
+      stream->close(cell::EndReason::Timeout);
+    }
+    // Tor's rule: do not ask the same exit again for this stream.
+    needs.avoid_exits.insert(exit_id);
+    ++ctx.counters.stream_retries;
+  }
+
+  if (!session->stream) {
+    ++ctx.counters.streams_failed;
+    const auto reply = last_end ? socks::reply_for_end_reason(*last_end) : socks::Reply::GeneralFailure;
+    net::emit(ctx.log, net::LogLevel::Info, "Stream failed: " + (last_end ? std::string("the exit ended it (reason ") +
+                                                                              std::to_string(static_cast<int>(*last_end)) + ")"
+                                                                        : failure));
+    (void)co_await write_all(sock, failure_reply(*request, reply));
+    co_return;
+  }
+
+  // 3. Success: answer, then carry bytes until either side ends.
+  ++ctx.counters.streams_opened;
+  auto& st = *session->stream;
+  if (resolving) {
+    (void)co_await write_all(sock, resolved_reply(*request, *st.resolved()));
+    st.close(cell::EndReason::Done);
+    co_return;
+  }
+  if (!co_await write_all(sock, success_reply(*request))) co_return;
+  ++ctx.counters.streams_active;
+  Circuit* circ = st.circuit();
+  net::asio::co_spawn(sock.get_executor(), uplink(session, ctx, std::move(early)), net::asio::detached);
+  co_await downlink(session, ctx);
+  --ctx.counters.streams_active;
+  circ = st.circuit();
+  st.close(cell::EndReason::Done);
+  if (circ != nullptr) ctx.pool.stream_done(*circ);
+}
+
+}  // namespace conflux::client
