@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "conflux/config/file_source.hpp"
+#include "conflux/config/program.hpp"
 
 namespace conflux::relay {
 namespace {
@@ -18,19 +19,8 @@ constexpr const char* kUsage =
     "on the command line as --Option value, which replaces the file's lines for that option.\n"
     "Every option is described in docs/CONFIG.md.\n";
 
-log::Severity to_log(config::Severity s) {
-  switch (s) {
-    case config::Severity::Debug: return log::Severity::Debug;
-    case config::Severity::Info: return log::Severity::Info;
-    case config::Severity::Notice: return log::Severity::Notice;
-    case config::Severity::Warn: return log::Severity::Warn;
-    case config::Severity::Err: return log::Severity::Err;
-  }
-  return log::Severity::Err;
-}
-
 void print_errors(const std::vector<config::ConfigError>& errors) {
-  for (const auto& e : errors) std::cerr << "conflux-relay: " << e.to_string() << "\n";
+  config::print_errors("conflux-relay", errors, std::cerr);
 }
 
 std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o) {
@@ -72,63 +62,27 @@ std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o) {
 }  // namespace
 
 StartupDecision decide_startup(int argc, const char* const* argv) {
-  auto cl = config::parse_command_line(argc, argv, std::string(kDefaultTorrc));
-  if (!cl) {
-    print_errors({cl.error()});
-    std::cerr << kUsage;
-    return {std::nullopt, 1};
-  }
-  switch (cl->action) {
-    case config::Action::Help:
-      std::cout << kUsage;
-      return {std::nullopt, 0};
-    case config::Action::Version:
-      std::cout << "conflux-relay " << kVersion << "\n";
-      return {std::nullopt, 0};
-    case config::Action::ListOptions:
-      std::cout << config::list_relay_options();
-      return {std::nullopt, 0};
-    case config::Action::VerifyConfig:
-    case config::Action::Run:
-      break;
-  }
+  const config::ProgramInfo program{"conflux-relay", kVersion, kDefaultTorrc, kUsage, config::list_relay_options};
+  auto cl = config::handle_command_line(program, argc, argv, std::cout, std::cerr);
+  if (!cl.load) return {std::nullopt, cl.exit_status};
   config::RealFileSource files;
-  auto options = config::load_relay_options(*cl, files);
+  auto options = config::load_relay_options(*cl.load, files);
   if (!options) {
     print_errors(options.error());
     return {std::nullopt, 1};
   }
-  for (const auto& w : options->warnings) std::cerr << "conflux-relay: warning: " << w.to_string() << "\n";
+  config::print_warnings(program.name, options->warnings, std::cerr);
   auto policy = build_policy(*options);
   if (!policy) return {std::nullopt, 1};
-  if (cl->action == config::Action::VerifyConfig) {
-    std::cout << "Configuration was valid\n";  // tor's wording
+  if (cl.load->action == config::Action::VerifyConfig) {
+    std::cout << config::kConfigValid;
     return {std::nullopt, 0};
   }
   return {StartupConfig{std::move(options).value(), std::move(*policy)}, 0};
 }
 
 std::vector<log::Destination> log_destinations(const config::RelayOptions& options) {
-  std::vector<log::Destination> out;
-  for (const auto& spec : options.logs) {
-    log::Destination d;
-    d.min = to_log(spec.min);
-    d.max = to_log(spec.max);
-    switch (spec.dest) {
-      case config::LogSpec::Dest::Stdout: d.kind = log::Destination::Kind::Stdout; break;
-      case config::LogSpec::Dest::Stderr:
-      case config::LogSpec::Dest::Syslog:  // no syslog sink: stderr reaches the journal under systemd
-        d.kind = log::Destination::Kind::Stderr;
-        break;
-      case config::LogSpec::Dest::File:
-        d.kind = log::Destination::Kind::File;
-        d.path = spec.path;
-        break;
-    }
-    out.push_back(std::move(d));
-  }
-  if (out.empty()) out.push_back({});
-  return out;
+  return config::log_destinations(options.logs);
 }
 
 }  // namespace conflux::relay

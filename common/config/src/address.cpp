@@ -57,6 +57,13 @@ ValueResult<std::uint16_t> parse_port(std::string_view text, bool allow_zero) {
   return static_cast<std::uint16_t>(*v);
 }
 
+bool IpAddress::is_loopback() const noexcept {
+  if (is_v4()) return bytes[0] == 127;
+  for (std::size_t i = 0; i < 15; ++i)
+    if (bytes[i] != 0) return false;
+  return bytes[15] == 1;
+}
+
 std::string AddrPort::to_string() const {
   auto a = addr.to_string();
   return (addr.is_v4() ? a : "[" + a + "]") + ":" + std::to_string(port);

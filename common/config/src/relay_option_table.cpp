@@ -1,58 +1,17 @@
 // The relay option table: one row per option. To add an option, add a field
-// to RelayOptions, a row here (a parser from values.hpp / option_values.hpp,
-// or a small one below), and a line in docs/CONFIG.md.
+// to RelayOptions, a row here (a parser from values.hpp / option_values.hpp /
+// option_table_support.hpp, or a small one below), and a line in docs/CONFIG.md.
 #include <algorithm>
 
 #include "conflux/config/relay_options.hpp"
+#include "option_table_support.hpp"
 
 namespace conflux::config {
 namespace {
 
-using Applied = std::optional<std::string>;
-
-template <auto Member, auto Parse>
-Applied set_value(RelayOptions& o, const ConfigEntry& e) {
-  auto v = Parse(e.value);
-  if (!v) return v.error();
-  o.*Member = std::move(*v);
-  return std::nullopt;
-}
-
-template <auto Member, auto Parse>
-Applied add_value(RelayOptions& o, const ConfigEntry& e) {
-  auto v = Parse(e.value);
-  if (!v) return v.error();
-  (o.*Member).push_back(std::move(*v));
-  return std::nullopt;
-}
-
-template <auto Member>
-void reset_value(RelayOptions& o) {
-  o.*Member = RelayOptions{}.*Member;
-}
-
-template <class T, std::int64_t Min, std::int64_t Max>
-ValueResult<T> bounded(std::string_view s) {
-  auto v = parse_int(s, Min, Max);
-  if (!v) return Unexpected{v.error()};
-  return static_cast<T>(*v);
-}
-
-ValueResult<std::string> any_text(std::string_view s) { return std::string(s); }
+using namespace table;
 
 ValueResult<PortConfig> listener_port(std::string_view s) { return parse_port_config(s, PortFlags::Listener); }
-
-// tor: "MetricsPort [address:]port [format]"; the only format is prometheus,
-// and a port without address listens on 127.0.0.1.
-ValueResult<PortConfig> metrics_port(std::string_view s) {
-  auto last_blank = s.find_last_of(" \t");
-  if (last_blank != std::string_view::npos && key_equals(s.substr(last_blank + 1), "prometheus"))
-    s = s.substr(0, last_blank);
-  auto pc = parse_port_config(s, PortFlags::None);
-  if (!pc) return pc;
-  if (!pc->address) pc->address = IpAddress::v4(127, 0, 0, 1);
-  return pc;
-}
 
 ValueResult<std::uint64_t> bandwidth(std::string_view s) {
   auto v = parse_memunit(s);
@@ -190,22 +149,9 @@ constexpr OptionSpec kOptions[] = {
 std::span<const OptionSpec> relay_option_table() noexcept { return kOptions; }
 
 const OptionSpec* find_relay_option(std::string_view key) noexcept {
-  for (const auto& o : kOptions)
-    if (key_equals(o.name, key) || (!o.alias.empty() && key_equals(o.alias, key))) return &o;
-  return nullptr;
+  return find_option(relay_option_table(), key);
 }
 
-std::string list_relay_options() {
-  std::string out;
-  for (const auto& o : kOptions) {
-    out += o.name;
-    out += '\n';
-    if (!o.alias.empty()) {
-      out += o.alias;
-      out += '\n';
-    }
-  }
-  return out;
-}
+std::string list_relay_options() { return list_options(relay_option_table()); }
 
 }  // namespace conflux::config

@@ -19,6 +19,8 @@ struct IpAddress {
 
   [[nodiscard]] static IpAddress v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) noexcept;
   [[nodiscard]] bool is_v4() const noexcept { return family == Family::V4; }
+  // 127.0.0.0/8 or ::1: reachable from this host only.
+  [[nodiscard]] bool is_loopback() const noexcept;
   // "1.2.3.4" or the RFC 5952 form "2001:db8::1" (no brackets).
   [[nodiscard]] std::string to_string() const;
   bool operator==(const IpAddress&) const = default;

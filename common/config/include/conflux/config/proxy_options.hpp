@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +43,9 @@ struct SocksPortConfig {
   bool isolate_dest_addr = false;
   bool operator==(const SocksPortConfig&) const = default;
 };
+// One SocksPort value; "0" (the port off) gives no listener. Unknown flags
+// are errors.
+[[nodiscard]] ValueResult<std::optional<SocksPortConfig>> parse_socks_port(std::string_view text);
 
 // "Bridge ADDR:PORT ED25519_ID": a bridge to use as the first hop when
 // UseBridges is 1. ADDR is IPv4 or [IPv6]; ED25519_ID as parse_ed25519_id.

@@ -1,7 +1,8 @@
 #pragma once
 // The options of conflux-relay, filled from the merged torrc layers. Every
-// option is one row of a table (relay_option_table.cpp): name, alias, whether
-// it may repeat, its parser, its documentation. Unknown options are errors
+// option is one row of a table (relay_option_table.cpp; rows as in
+// option_spec.hpp): name, alias, whether it may repeat, its parser, its
+// documentation. Unknown options are errors
 // with file:line, as tor refuses to start on an unknown option.
 //
 // Semantics shared with tor:
@@ -23,6 +24,7 @@
 #include "conflux/config/command_line.hpp"
 #include "conflux/config/error.hpp"
 #include "conflux/config/file_source.hpp"
+#include "conflux/config/option_spec.hpp"
 #include "conflux/config/option_values.hpp"
 #include "conflux/config/torrc_parser.hpp"
 #include "conflux/config/values.hpp"
@@ -81,24 +83,7 @@ struct RelayOptions {
   }
 };
 
-using ConfigErrors = std::vector<ConfigError>;
-
-// Where an option's meaning stands relative to tor's option of the same name.
-enum class TorCompat : std::uint8_t { Same, Restricted, Ours };
-
-struct OptionSpec {
-  std::string_view name;   // canonical spelling
-  std::string_view alias;  // another accepted name, or empty
-  bool repeatable;         // a list option: every line counts
-  // Parses one non-empty value into the options; returns an error message.
-  std::optional<std::string> (*apply)(RelayOptions&, const ConfigEntry&);
-  // Restores the default (singletons given an empty value).
-  void (*reset)(RelayOptions&);
-  std::string_view type;
-  std::string_view default_text;
-  TorCompat compat;
-  std::string_view summary;
-};
+using OptionSpec = BasicOptionSpec<RelayOptions>;
 
 [[nodiscard]] std::span<const OptionSpec> relay_option_table() noexcept;
 [[nodiscard]] const OptionSpec* find_relay_option(std::string_view key) noexcept;

@@ -1,0 +1,89 @@
+// Building ProxyOptions from entries: the table drives the per-option work
+// (through OptionBuilder); this file adds what involves several lines or
+// options at once.
+#include "conflux/config/proxy_options.hpp"
+
+#include <algorithm>
+
+#include "option_builder.hpp"
+
+namespace conflux::config {
+namespace {
+
+// tor's RECOMMENDED_MIN_CIRCUIT_BUILD_TIMEOUT.
+constexpr std::chrono::seconds kRecommendedMinBuildTimeout{10};
+
+// tor refuses "SocksPort 0" beside an open SocksPort: the user's intent is
+// unclear. Returns the "0" line, if any, of the merged entries.
+std::optional<SourcePos> socks_port_zero_line(const Entries& merged) {
+  for (const auto& e : merged) {
+    if (!key_equals(e.key, "SocksPort")) continue;
+    auto v = parse_socks_port(e.value);
+    if (v && !*v) return e.where;
+  }
+  return std::nullopt;
+}
+
+void check_socks_ports(OptionBuilder& b, ProxyOptions& o, const Entries& merged) {
+  if (!b.seen("SocksPort")) {
+    o.socks_ports = {SocksPortConfig{}};  // tor's default listener
+    return;
+  }
+  auto zero = socks_port_zero_line(merged);
+  if (zero && !o.socks_ports.empty())
+    b.error_at(*zero, "SocksPort 0 (off) beside SocksPort lines that open a port: disable SOCKS or not?");
+  if (o.socks_ports.empty())
+    o.warnings.emplace_back(b.pos("SocksPort"), "SocksPort 0: no SOCKS listener, the proxy accepts no connections");
+  for (std::size_t i = 0; i < o.socks_ports.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& x = o.socks_ports[i];
+      const auto& y = o.socks_ports[j];
+      if (!x.is_auto && !y.is_auto && x.port == y.port && x.address == y.address)
+        b.error("SocksPort", "SocksPort: two lines listen on the same address and port");
+    }
+}
+
+void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged) {
+  check_socks_ports(b, o, merged);
+  if (o.data_directory.empty()) b.error("DataDirectory", "DataDirectory is required");
+  if (o.dir_authorities.empty())
+    b.error("DirAuthority", "a DirAuthority line is required: middles and exits come from the consensus");
+  check_dir_authorities(b, o.dir_authorities);
+  // A Bridge line that failed to parse has its own error already.
+  if (o.use_bridges && o.bridges.empty() && !b.seen("Bridge"))
+    b.error("UseBridges", "UseBridges is set but there is no Bridge line");
+  if (!o.use_bridges && !o.bridges.empty())
+    o.warnings.emplace_back(b.pos("Bridge"), "Bridge lines are ignored without UseBridges 1");
+  for (std::size_t i = 0; i < o.bridges.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (o.bridges[i].ed25519_id == o.bridges[j].ed25519_id)
+        b.error("Bridge", "Bridge: two lines give the same identity");
+  if (!o.learn_circuit_build_timeout && o.circuit_build_timeout < kRecommendedMinBuildTimeout)
+    o.warnings.emplace_back(b.pos("CircuitBuildTimeout"),
+                            "CircuitBuildTimeout is below 10 seconds and LearnCircuitBuildTimeout is 0: "
+                            "many circuits may fail to build");
+  warn_public_metrics(b, o.metrics_ports, o.warnings);
+  if (o.logs.empty()) o.logs.push_back(LogSpec{});  // tor: notice and above to stdout
+}
+
+}  // namespace
+
+Result<ProxyOptions, ConfigErrors> proxy_options_from_entries(const Entries& entries, std::string_view main_source) {
+  ProxyOptions options;
+  options.socks_ports.clear();  // filled by the lines, or by the default in validate
+  OptionBuilder b(main_source);
+  auto merged = single_layer(entries);
+  for (const auto& e : merged) b.entry(options, proxy_option_table(), e);
+  validate(b, options, merged);
+  auto errors = b.take_errors();
+  if (!errors.empty()) return Unexpected{std::move(errors)};
+  return options;
+}
+
+Result<ProxyOptions, ConfigErrors> load_proxy_options(const CommandLine& cl, const FileSource& files) {
+  auto merged = load_layers(cl, files);
+  if (!merged) return Unexpected{merged.error()};
+  return proxy_options_from_entries(*merged, main_source(cl));
+}
+
+}  // namespace conflux::config
