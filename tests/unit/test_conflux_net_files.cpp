@@ -5,6 +5,7 @@
 #include "conflux/crypto/digest.hpp"
 #include "conflux/bytes/hex.hpp"
 #include "conflux/netspec/http_files.hpp"
+#include "conflux/netspec/metrics_text.hpp"
 #include "conflux/netspec/network_file.hpp"
 #include "conflux/netspec/test_files.hpp"
 #include "conflux/netspec/torrc.hpp"
@@ -60,7 +61,7 @@ TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
   CHECK(has_line(e, "ExitRelay 1"));
   CHECK(has_line(e, "ExitPolicyRejectPrivate 0"));
   // In order: the file server, the spec's lines, then nothing else.
-  const auto p1 = e.find("ExitPolicy accept 127.0.0.1:8080\n");
+  const auto p1 = e.find("ExitPolicy accept *:8080\n");
   const auto p2 = e.find("ExitPolicy accept *:443\n");
   const auto p3 = e.find("ExitPolicy reject *:*\n");
   REQUIRE(p1 != std::string::npos);
@@ -236,4 +237,20 @@ TEST_CASE("file server: targets, types and ranges", "[conflux_net][http]") {
   for (const char* ignored : {"bytes=9-1", "bytes=0-1,5-6", "items=0-1", "bytes=", "bytes=-", "bytes=a-b",
                               "bytes=99999999999999999999-", "bytes=1-2-3", "bytes"})
     CHECK(decide_range(ignored, 100).kind == K::Whole);
+}
+
+TEST_CASE("a metric from the proxy's Prometheus text", "[conflux_net][metrics]") {
+  const std::string text =
+      "# HELP conflux_proxy_bootstrap_percent how far\n# TYPE conflux_proxy_bootstrap_percent gauge\n"
+      "conflux_proxy_bootstrap_percent_total 7\n"
+      "conflux_proxy_bootstrap_percent 100\n"
+      "conflux_proxy_circuits{state=\"open\"} 3 1700000000\n";
+  CHECK(find_metric(text, "conflux_proxy_bootstrap_percent") == 100.0);
+  CHECK(find_metric(text, "conflux_proxy_circuits") == 3.0);
+  CHECK_FALSE(find_metric(text, "conflux_proxy").has_value());
+  CHECK_FALSE(find_metric(text, "missing").has_value());
+  CHECK_FALSE(find_metric("m abc\n", "m").has_value());
+  CHECK_FALSE(find_metric("m{x=\"1\" 5\n", "m").has_value());
+  CHECK(find_metric("m 2.5\r\n", "m") == 2.5);
+  CHECK_FALSE(find_metric("", "m").has_value());
 }

@@ -46,10 +46,14 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
     case Role::Relay:
       return relay_lines(p, in) + dir_authority_lines(in.authorities);
     case Role::Exit: {
-      // Everything is on 127.0.0.1, which the default policy rejects as
-      // private: accept exactly the file server (and what the spec adds).
+      // Clients choose an exit by its policy summary, which counts only
+      // rules for every address ("accept *:PORT"); private addresses such
+      // as 127.0.0.1 are rejected first unless ExitPolicyRejectPrivate is 0.
+      // So: the file server's port, for any address (on a loopback network
+      // that is the file server), what the spec adds, and nothing else.
       std::string t = relay_lines(p, in) + dir_authority_lines(in.authorities) +
-                      "ExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicy accept " + loopback(in.file_port) + "\n";
+                      "ExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicy accept *:" +
+                      std::to_string(in.file_port) + "\n";
       for (const auto& line : in.exit_policy) t += "ExitPolicy " + line + "\n";
       return t + "ExitPolicy reject *:*\n";
     }

@@ -28,7 +28,7 @@ struct TorrcInputs {
   std::filesystem::path net_dir;
   std::vector<AuthorityRef> authorities;
   std::vector<BridgeRef> bridges;
-  std::uint16_t file_port = 0;  // the file server, which every exit accepts
+  std::uint16_t file_port = 0;  // the file server's port, which every exit accepts
   unsigned consensus_interval = 10;
   std::vector<std::string> exit_policy;  // extra lines, before "reject *:*"
 };

@@ -1,0 +1,23 @@
+#pragma once
+// conflux-net's subcommands (docs/CONFLUX-NET.md). Each returns the exit status.
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace conflux::netapp {
+
+struct UpOptions {
+  std::filesystem::path dir;
+  std::string spec_file;  // empty: the default network
+  std::string bin_dir;    // empty: $CONFLUX_BIN_DIR, then the build tree
+  std::chrono::seconds timeout{120};
+};
+
+int run_up(const UpOptions& options);
+int run_status(const std::filesystem::path& dir, bool json);
+int run_down(const std::filesystem::path& dir);
+// The file server process `up` starts: HTTP/1.1 GET and HEAD of the plain
+// files directly under `root`, on `listen` ("127.0.0.1:PORT").
+int run_serve_files(const std::filesystem::path& root, const std::string& listen);
+
+}  // namespace conflux::netapp

@@ -1,0 +1,172 @@
+#include "readiness.hpp"
+
+#include "conflux/dir/fields.hpp"
+#include "conflux/dirnet/consensus_fetcher.hpp"
+#include "processes.hpp"
+
+namespace conflux::netapp {
+
+namespace asio = net::asio;
+using namespace std::chrono_literals;
+using netspec::Role;
+
+namespace {
+
+// What a relay logs once its listeners are open, and what tor (and so our
+// proxy) logs when it can serve SOCKS requests.
+constexpr std::string_view kRelayUp = " is up as ";
+constexpr std::string_view kBootstrapped = "Bootstrapped 100%";
+
+bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
+
+bool port_taken_in(const Watched& w) {
+  const auto text = read_file(w.log, 1 << 20) + read_file(w.output, 1 << 20);
+  return contains(text, "Could not bind") || contains(text, "Address already in use");
+}
+
+// A process that ended, Ctrl-C or the deadline.
+std::optional<Failure> common_checks(const ReadinessInputs& in, const std::string& waiting_for,
+                                     const std::string& blame) {
+  if (in.interrupted != nullptr && *in.interrupted != 0) return Failure{"", "interrupted", false};
+  for (const auto& w : in.watched) {
+    const auto status = reap_if_ended(w.pid);
+    if (is_same_process(w.pid, w.start_time)) continue;
+    const std::string how = status ? describe_wait_status(*status) : "ended";
+    return Failure{w.name, how, port_taken_in(w)};
+  }
+  if (std::chrono::steady_clock::now() > in.deadline)
+    return Failure{blame, "not ready in time: " + waiting_for, false};
+  return std::nullopt;
+}
+
+asio::awaitable<void> pause(std::chrono::milliseconds d) {
+  asio::steady_timer t(co_await asio::this_coro::executor, d);
+  (void)co_await t.async_wait(net::use_nothrow);
+}
+
+asio::awaitable<bool> accepts_connections(std::uint16_t port) {
+  net::tcp::socket s(co_await asio::this_coro::executor);
+  auto [ec] = co_await s.async_connect({asio::ip::make_address_v4("127.0.0.1"), port}, net::use_nothrow);
+  co_return !ec;
+}
+
+// What a client checks before choosing an exit for the file server.
+bool exits_to(const dir::RouterEntry& r, std::uint16_t port) {
+  const auto summary = dir::parse_policy_summary(r.exit_policy);
+  return summary && summary->allows_port(port);
+}
+
+const dir::RouterEntry* find_router(const dir::Consensus& c, const crypto::Ed25519Public& id) {
+  for (const auto& r : c.body.routers)
+    if (r.identity == id) return &r;
+  return nullptr;
+}
+
+asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, const ReadinessInputs& in) {
+  // 1. Every relay listening, the file server answering.
+  for (;;) {
+    std::string missing;
+    for (const auto& w : in.watched) {
+      if (w.role == Role::FileServer) {
+        if (!co_await accepts_connections(w.ports.http_port)) missing = w.name;
+      } else if (netspec::is_relay_role(w.role) && !contains(read_file(w.log), kRelayUp)) {
+        missing = w.name;
+      }
+      if (!missing.empty()) break;
+    }
+    if (missing.empty()) break;
+    if (auto f = common_checks(in, missing + " has not started listening", missing)) co_return f;
+    co_await pause(100ms);
+  }
+
+  // 2. A consensus listing every relay.
+  dirnet::ConsensusQuery query;
+  query.sources = in.authority_dirs;
+  query.authorities = in.authorities;
+  query.http.timeout = 3s;
+  std::string status = "no consensus fetched yet";
+  std::string blame = in.watched.empty() ? std::string() : in.watched.front().name;
+  for (const auto& w : in.watched)
+    if (w.role == Role::Authority) blame = w.name;
+  for (;;) {
+    auto got = co_await dirnet::fetch_consensus(query, clock);
+    if (got) {
+      std::string missing_names;
+      std::string first_missing;
+      std::size_t wanted = 0, listed = 0;
+      for (const auto& w : in.watched) {
+        if (w.role != Role::Relay && w.role != Role::Exit) continue;
+        ++wanted;
+        const auto* r = find_router(*got, w.identity);
+        if (r != nullptr && r->flags.running && r->flags.valid && r->flags.fast &&
+            (w.role != Role::Exit || exits_to(*r, in.file_port))) {
+          ++listed;
+        } else {
+          missing_names += " " + w.name;
+          if (first_missing.empty()) first_missing = w.name;
+        }
+      }
+      if (listed == wanted) break;
+      status = "the consensus lists " + std::to_string(listed) + " of " + std::to_string(wanted) +
+               " relays as running (missing:" + missing_names + ")";
+      blame = first_missing;
+    } else {
+      status = std::string("no consensus yet (") + std::string(dirnet::to_string(got.error())) + ")";
+    }
+    if (auto f = common_checks(in, status, blame)) co_return f;
+    co_await pause(250ms);
+  }
+
+  // 3. Every bridge serving its own descriptor (clients fetch it there).
+  for (const auto& w : in.watched) {
+    if (w.role != Role::Bridge) continue;
+    const net::tcp::endpoint ep{asio::ip::make_address_v4("127.0.0.1"), w.ports.dir_port};
+    for (;;) {
+      auto d = co_await dirnet::fetch_bridge_descriptor(ep, w.identity, clock);
+      if (d) break;
+      if (auto f = common_checks(in, "its descriptor (" + std::string(dirnet::to_string(d.error())) + ")", w.name))
+        co_return f;
+      co_await pause(250ms);
+    }
+  }
+  co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<Failure>> proxies_ready(const ReadinessInputs& in) {
+  for (;;) {
+    std::string missing;
+    for (const auto& w : in.watched) {
+      if (w.role == Role::Proxy && !contains(read_file(w.log), kBootstrapped)) {
+        missing = w.name;
+        break;
+      }
+    }
+    if (missing.empty()) co_return std::nullopt;
+    if (auto f = common_checks(in, "no \"Bootstrapped 100%\" in its log", missing)) co_return f;
+    co_await pause(100ms);
+  }
+}
+
+std::optional<Failure> run_to_end(asio::io_context& io, asio::awaitable<std::optional<Failure>> work) {
+  std::optional<Failure> result;
+  bool done = false;
+  asio::co_spawn(io, std::move(work), [&](std::exception_ptr e, std::optional<Failure> r) {
+    done = true;
+    result = e ? std::optional<Failure>(Failure{"", "internal error while waiting", false}) : std::move(r);
+  });
+  io.restart();
+  while (!done) io.run_one();
+  return result;
+}
+
+}  // namespace
+
+std::optional<Failure> wait_for_network(asio::io_context& io, const net::Clock& clock, const ReadinessInputs& in) {
+  return run_to_end(io, network_ready(clock, in));
+}
+
+std::optional<Failure> wait_for_proxies(asio::io_context& io, const ReadinessInputs& in) {
+  return run_to_end(io, proxies_ready(in));
+}
+
+}  // namespace conflux::netapp
