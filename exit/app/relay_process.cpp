@@ -35,6 +35,20 @@ exit::ExitConfig exit_config(const StartupConfig& s) {
   return c;
 }
 
+// Where BEGIN_DIR streams connect: the DirPort as this host reaches it
+// (loopback for a wildcard listener).
+exit::DirPortTarget begin_dir_target(const net::tcp::endpoint& listener) {
+  exit::DirPortTarget t;
+  t.port = listener.port();
+  const auto a = listener.address();
+  if (a.is_v4()) {
+    t.addr = a.is_unspecified() ? net::asio::ip::address_v4::loopback().to_bytes() : a.to_v4().to_bytes();
+  } else {
+    t.addr = a.is_unspecified() ? net::asio::ip::address_v6::loopback().to_bytes() : a.to_v6().to_bytes();
+  }
+  return t;
+}
+
 }  // namespace
 
 RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, StartupConfig config,
@@ -148,6 +162,7 @@ bool RelayProcess::start_directory() {
     dir_port_ = dir_server_->local_endpoint().port();
     log::write(log::Severity::Notice, "Opened Directory listener on " + dir_server_->local_endpoint().address().to_string() +
                                           ":" + std::to_string(dir_port_));
+    exit_.set_dir_port(begin_dir_target(dir_server_->local_endpoint()));
     break;  // one DirPort is served
   }
 

@@ -42,11 +42,12 @@ enum class Phase : std::uint8_t {
 };
 
 struct Stream {
-  Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, bool resolve_only);
+  Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, proto::StreamKind kind);
 
   proto::CircuitHandle circuit;
   StreamId id;
   bool resolve_only;  // a RESOLVE request: no socket, answered with RESOLVED
+  bool dir;           // BEGIN_DIR: to our own DirPort, CONNECTED without address
   proto::StreamMachine machine;
   Phase phase = Phase::Resolving;
   bool attached = true;   // in its circuit's table; false once in the closing set
@@ -102,6 +103,7 @@ struct ExitStreams::Impl {
   // ---- exit_streams.cpp: messages in, circuits -------------------------------
   void on_message(proto::CircuitHandle c, StreamId id, cell::RelayMsg msg);
   void on_begin(proto::CircuitHandle c, StreamId id, const cell::BeginMsg& m);
+  void on_begin_dir(proto::CircuitHandle c, StreamId id);
   void on_resolve(proto::CircuitHandle c, StreamId id, std::string name);
   void on_data(proto::CircuitHandle c, StreamId id, std::vector<std::uint8_t> data);
   void on_end(proto::CircuitHandle c, StreamId id, cell::EndReason reason);
@@ -114,7 +116,7 @@ struct ExitStreams::Impl {
   // A refusal for a stream we never created.
   void refuse(proto::CircuitHandle c, StreamId id, cell::EndReason reason,
               std::optional<cell::RelayAddrTtl> addr = std::nullopt);
-  StreamPtr add_stream(proto::CircuitHandle c, StreamId id, bool resolve_only);
+  StreamPtr add_stream(proto::CircuitHandle c, StreamId id, proto::StreamKind kind);
 
   // Sends on the stream's circuit; false if the circuit is gone (its streams
   // are dropped then, this one included).

@@ -49,7 +49,10 @@ void ExitStreams::Impl::on_connected(StreamPtr s, const boost::system::error_cod
   ++open;
   ++counters.streams_connected;
   (void)s->machine.connect_succeeded();
-  if (!send(s, cell::ConnectedMsg{cell::RelayAddrTtl{s->addr, s->ttl}})) return;
+  // tor-spec 6.2: CONNECTED for a BEGIN_DIR is empty (no address, no TTL).
+  const cell::ConnectedMsg connected =
+      s->dir ? cell::ConnectedMsg{} : cell::ConnectedMsg{cell::RelayAddrTtl{s->addr, s->ttl}};
+  if (!send(s, connected)) return;
   pump_up(s);  // optimistic data the client sent while we connected
   if (!s->closed) pump_down(s);
 }

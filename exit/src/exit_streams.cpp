@@ -18,11 +18,12 @@ Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 
-Stream::Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, bool resolve)
+Stream::Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, proto::StreamKind kind)
     : circuit(c),
       id(s),
-      resolve_only(resolve),
-      machine(proto::StreamMachine::exit_stream(resolve ? proto::StreamKind::Resolve : proto::StreamKind::Connect)),
+      resolve_only(kind == proto::StreamKind::Resolve),
+      dir(kind == proto::StreamKind::Dir),
+      machine(proto::StreamMachine::exit_stream(kind)),
       resolver(io),
       socket(io),
       timer(io) {}
@@ -58,14 +59,7 @@ void ExitStreams::Impl::arm_timer(const StreamPtr& s, std::chrono::milliseconds 
 void ExitStreams::Impl::on_message(proto::CircuitHandle c, StreamId id, cell::RelayMsg msg) {
   std::visit(Overloaded{
                  [&](cell::BeginMsg& m) { on_begin(c, id, m); },
-                 [&](cell::BeginDirMsg&) {
-                   if (id == StreamId{0} || find(c, id)) {
-                     ++counters.cells_dropped;
-                     return;
-                   }
-                   // Tunnelled directory requests are not served (yet).
-                   refuse(c, id, cell::EndReason::NotDirectory);
-                 },
+                 [&](cell::BeginDirMsg&) { on_begin_dir(c, id); },
                  [&](cell::DataMsg& m) { on_data(c, id, std::move(m.data)); },
                  [&](cell::EndMsg& m) { on_end(c, id, m.reason); },
                  [&](cell::SendmeMsg&) { on_sendme(c, id); },
@@ -102,7 +96,7 @@ void ExitStreams::Impl::on_begin(proto::CircuitHandle c, StreamId id, const cell
     // tor connects to a literal address whatever the flags say.
     auto addr = parse_ip_literal(m.host);
     if (!addr) return refuse(c, id, cell::EndReason::TorProtocol);
-    StreamPtr s = add_stream(c, id, false);
+    StreamPtr s = add_stream(c, id, proto::StreamKind::Connect);
     s->port = m.port;
     s->flags = m.flags;
     s->addr = *addr;
@@ -120,11 +114,34 @@ void ExitStreams::Impl::on_begin(proto::CircuitHandle c, StreamId id, const cell
     log(LogLevel::Info, "BEGIN refused: too many DNS lookups in flight");
     return refuse(c, id, cell::EndReason::ResourceLimit);
   }
-  StreamPtr s = add_stream(c, id, false);
+  StreamPtr s = add_stream(c, id, proto::StreamKind::Connect);
   s->port = m.port;
   s->flags = m.flags;
   log(LogLevel::Debug, "stream " + std::to_string(id.value()) + ": BEGIN " + m.host + ":" + std::to_string(m.port));
   start_lookup(s, m.host);
+}
+
+void ExitStreams::Impl::on_begin_dir(proto::CircuitHandle c, StreamId id) {
+  if (id == StreamId{0} || find(c, id)) {
+    ++counters.cells_dropped;
+    ++counters.protocol_violations;
+    return;
+  }
+  ++counters.begin_dirs;
+  // Neither ExitRelay nor the exit policy matter: the stream goes to our
+  // own DirPort, never to the Internet. tor serves BEGIN_DIR on any circuit
+  // (clients use one-hop circuits for it); the switch hands us only
+  // streams for which we are the last hop.
+  if (!cfg.dir_port) return refuse(c, id, cell::EndReason::NotDirectory);
+  if (attached_on(c) >= cfg.limits.max_streams_per_circuit || total >= cfg.limits.max_streams_total) {
+    log(LogLevel::Info, "BEGIN_DIR refused: stream limit reached");
+    return refuse(c, id, cell::EndReason::ResourceLimit);
+  }
+  StreamPtr s = add_stream(c, id, proto::StreamKind::Dir);
+  s->addr = cfg.dir_port->addr;
+  s->port = cfg.dir_port->port;
+  log(LogLevel::Debug, "stream " + std::to_string(id.value()) + ": BEGIN_DIR");
+  start_connect(s);
 }
 
 void ExitStreams::Impl::on_resolve(proto::CircuitHandle c, StreamId id, std::string name) {
@@ -142,7 +159,7 @@ void ExitStreams::Impl::on_resolve(proto::CircuitHandle c, StreamId id, std::str
   if (attached_on(c) >= cfg.limits.max_streams_per_circuit || total >= cfg.limits.max_streams_total) {
     return reply(resolved_error(LookupFailure::Transient, cfg.dns_ttl));
   }
-  StreamPtr s = add_stream(c, id, true);
+  StreamPtr s = add_stream(c, id, proto::StreamKind::Resolve);
   log(LogLevel::Debug, "stream " + std::to_string(id.value()) + ": RESOLVE " + name);
   start_resolve_request(s, name);
 }
@@ -232,8 +249,8 @@ std::size_t ExitStreams::Impl::attached_on(proto::CircuitHandle c) const {
   return it == circuits.end() ? 0 : it->second.streams.size();
 }
 
-StreamPtr ExitStreams::Impl::add_stream(proto::CircuitHandle c, StreamId id, bool resolve_only) {
-  auto s = std::make_shared<Stream>(io, c, id, resolve_only);
+StreamPtr ExitStreams::Impl::add_stream(proto::CircuitHandle c, StreamId id, proto::StreamKind kind) {
+  auto s = std::make_shared<Stream>(io, c, id, kind);
   circuits[c].streams.emplace(id, s);
   ++total;
   ++pending;
@@ -361,6 +378,8 @@ void ExitStreams::on_circuit_closed(proto::CircuitHandle circuit, cell::DestroyR
 }
 
 void ExitStreams::set_policy(proto::ExitPolicy policy) { impl_->cfg.policy = std::move(policy); }
+
+void ExitStreams::set_dir_port(std::optional<DirPortTarget> target) { impl_->cfg.dir_port = target; }
 
 ExitStats ExitStreams::stats() const {
   ExitStats s = impl_->counters;

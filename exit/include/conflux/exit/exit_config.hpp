@@ -6,9 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "conflux/log/sink.hpp"
+#include "conflux/cell/relay_addr.hpp"
 #include "conflux/cell/relay_header.hpp"
 #include "conflux/cell/relay_stream_msgs.hpp"
 #include "conflux/proto/exit_policy.hpp"
@@ -55,6 +57,14 @@ struct ExitTimeouts {
   std::chrono::milliseconds linger{10'000};
 };
 
+// Where BEGIN_DIR streams go: this relay's own DirPort listener, at an
+// address the relay itself can reach (loopback when the DirPort listens on
+// a wildcard address).
+struct DirPortTarget {
+  cell::RelayIpAddr addr = cell::Ipv4Bytes{127, 0, 0, 1};
+  std::uint16_t port = 0;
+};
+
 struct ExitConfig {
   ExitMode mode = ExitMode::NotExit;
   // Built by the caller (proto::build_exit_policy); checked for every target.
@@ -69,6 +79,11 @@ struct ExitConfig {
   // at all, so names get the low one and IP literals the high one.
   std::uint32_t dns_ttl = 300;
   std::uint32_t literal_ttl = 3600;
+  // BEGIN_DIR (tor-spec 6.2): a relay with a DirPort connects the stream to
+  // it, on any circuit, exit or not, without the exit policy (the target is
+  // our own listener, not the Internet), and answers an empty CONNECTED.
+  // Unset: END NOTDIRECTORY.
+  std::optional<DirPortTarget> dir_port;
   LogFn log;  // may be empty
 };
 
@@ -88,6 +103,7 @@ struct ExitStats {
   std::uint64_t dns_pending = 0;
   // Counters (since start).
   std::uint64_t begins = 0;
+  std::uint64_t begin_dirs = 0;        // BEGIN_DIR received (refused ones included)
   std::uint64_t streams_connected = 0;
   std::uint64_t resolves = 0;
   std::uint64_t dns_failures = 0;      // lookups that failed or timed out

@@ -18,16 +18,19 @@
 //             errors: END with the matching reason (CONNRESET, ...).
 //   RESOLVE   A and AAAA, or PTR for in-addr.arpa / ip6.arpa names; RESOLVED
 //             with the answers or a transient / nontransient error.
+//   BEGIN_DIR with ExitConfig::dir_port: a stream to our own DirPort (no
+//             policy, exit or not), then as for BEGIN, with an empty
+//             CONNECTED; without a DirPort: END NOTDIRECTORY.
 //
 // Not an exit (ExitMode::NotExit): every BEGIN gets END EXITPOLICY, every
-// RESOLVE an error answer, BEGIN_DIR gets END NOTDIRECTORY (as for exits,
-// until the directory side serves tunnelled requests).
+// RESOLVE an error answer; BEGIN_DIR is served as above.
 //
 // One thread: every method must be called on the io_context's thread. The
 // object must outlive nothing: destroying it closes every socket, and
 // handlers still queued on the io_context then do nothing.
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 #include "conflux/exit/exit_config.hpp"
 #include "conflux/proto/exit_interface.hpp"
@@ -51,6 +54,8 @@ class ExitStreams final : public proto::ExitHandler {
 
   // A new policy (configuration reload) applies to streams opened from now on.
   void set_policy(proto::ExitPolicy policy);
+  // The DirPort BEGIN_DIR streams go to, once it is bound (nullopt: none).
+  void set_dir_port(std::optional<DirPortTarget> target);
 
   [[nodiscard]] ExitStats stats() const;
   // Streams (and pending RESOLVEs) the circuit has; closing ones not counted.
