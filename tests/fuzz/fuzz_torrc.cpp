@@ -1,12 +1,14 @@
 // torrc parser: arbitrary text never crashes; accepted text, re-serialised by
 // to_torrc, parses back to the same entries, and serialising that again gives
-// the same text. The schema, the value parsers and %include resolution (with
-// the input including itself) run on the same input for crash-freedom.
+// the same text. Both programs' schemas (relay and proxy), the value parsers
+// and %include resolution (with the input including itself) run on the same
+// input for crash-freedom.
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "conflux/config/option_values.hpp"
+#include "conflux/config/proxy_options.hpp"
 #include "conflux/config/relay_options.hpp"
 #include "conflux/config/torrc_parser.hpp"
 
@@ -25,6 +27,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     auto options = relay_options_from_entries(*first, "fuzz");
     if (!options && options.error().empty()) __builtin_trap();
+    auto proxy = proxy_options_from_entries(*first, "fuzz");
+    if (!proxy && proxy.error().empty()) __builtin_trap();
+    // A proxy that starts has a valid, bounded configuration.
+    if (proxy && (proxy->data_directory.empty() || proxy->dir_authorities.empty() ||
+                  (proxy->use_bridges && proxy->bridges.empty()) || proxy->conflux_num_legs < 2 ||
+                  proxy->conflux_num_legs > 8))
+      __builtin_trap();
     for (const auto& e : *first) {
       (void)parse_memunit(e.value);
       (void)parse_interval(e.value);
@@ -34,6 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)parse_log(e.value);
       (void)parse_dir_authority(e.value);
       (void)parse_double(e.value, -1, 1);
+      (void)parse_socks_port(e.value);
+      (void)parse_bridge_line(e.value);
+      (void)parse_conflux_ux(e.value);
     }
   }
   MemoryFileSource files;

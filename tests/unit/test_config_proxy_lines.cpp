@@ -117,6 +117,10 @@ TEST_CASE("UseBridges and Bridge together", "[config][proxy]") {
   CHECK(o.bridges.size() == 2);
   auto missing = proxy_bad("NumEntryGuards 2\nUseBridges 1\n");
   CHECK(missing.to_string() == "torrc:4: UseBridges is set but there is no Bridge line");
+  auto empty = proxy_bad("UseBridges 1\nBridge\n");  // the empty line is skipped, so still none
+  CHECK(empty.line == 3);
+  auto broken = proxy_bad("UseBridges 1\nBridge 192.0.2.7:443\n");  // one error: the line's own
+  CHECK(broken.line == 4);
   auto unused = proxy_ok(std::string("Bridge 192.0.2.7:443 ") + kBridgeId + "\n");
   REQUIRE(unused.warnings.size() == 1);
   CHECK(unused.warnings[0].line == 3);
