@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "conflux/keys/fingerprint.hpp"
+#include "relay_metrics.hpp"
 
 namespace conflux::relay {
 namespace {
@@ -61,6 +62,8 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       exit_(io, manager_, exit_config(config_)),
       heartbeat_(io) {
   manager_.set_exit_handler(&exit_);
+  metrics_.add_collector(
+      [this](metrics::Snapshot& out) { collect_relay_metrics(out, manager_.counters(), exit_.stats()); });
 }
 
 RelayProcess::~RelayProcess() {
@@ -69,7 +72,7 @@ RelayProcess::~RelayProcess() {
 }
 
 bool RelayProcess::start() {
-  if (!start_or_ports() || !start_directory()) return false;
+  if (!start_or_ports() || !start_directory() || !start_metrics()) return false;
   log::write(log::Severity::Notice, std::string("Relay ") + config_.options.nickname + " is up as " +
                                         (config_.options.is_exit() ? "an exit" : "a non-exit relay") +
                                         (config_.options.bridge_relay ? " (bridge)" : "") +
@@ -197,6 +200,28 @@ bool RelayProcess::start_directory() {
   return true;
 }
 
+bool RelayProcess::start_metrics() {
+  for (const auto& port : config_.options.metrics_ports) {
+    if (!port.enabled() || port.no_listen) continue;
+    // MetricsPort without an address is loopback only (as in tor).
+    auto addr = port.address ? net::asio::ip::make_address(port.address->to_string())
+                             : net::asio::ip::address(net::asio::ip::address_v4::loopback());
+    auto server = metrics::MetricsServer::create(io_.get_executor(),
+                                                 {addr, port.is_auto ? std::uint16_t{0} : port.port}, metrics_);
+    if (!server) {
+      log::write(log::Severity::Err, "Could not bind MetricsPort " + addr.to_string() + ":" +
+                                         std::to_string(port.port) + ": " + server.error().message());
+      return false;
+    }
+    (*server)->start();
+    const auto at = (*server)->local_endpoint();
+    log::write(log::Severity::Notice,
+               "Opened Metrics listener on " + at.address().to_string() + ":" + std::to_string(at.port()));
+    metrics_servers_.push_back(std::move(*server));
+  }
+  return true;
+}
+
 void RelayProcess::stop() {
   if (stopped_) return;
   stopped_ = true;
@@ -204,6 +229,7 @@ void RelayProcess::stop() {
   if (publisher_) publisher_->stop();
   if (authority_service_) authority_service_->stop();
   if (dir_server_) dir_server_->stop();
+  for (auto& m : metrics_servers_) m->stop();
   manager_.stop_listening();
   manager_.close_all_channels("shutting down");
 }

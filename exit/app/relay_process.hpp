@@ -1,8 +1,10 @@
 #pragma once
-// One running relay: the channel manager (ORPort, circuits), the exit module
-// and the directory services, with one owner (this object) for all of them.
+// One running relay: the channel manager (ORPort, circuits), the exit module,
+// the directory services and the MetricsPort, with one owner (this object)
+// for all of them.
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "conflux/dirnet/authority_service.hpp"
 #include "conflux/dirnet/authority_state.hpp"
@@ -12,6 +14,8 @@
 #include "conflux/exit/exit_streams.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/log/log.hpp"
+#include "conflux/metrics/metrics_server.hpp"
+#include "conflux/metrics/registry.hpp"
 #include "conflux/net/channel_manager.hpp"
 #include "conflux/net/clock.hpp"
 #include "relay_config.hpp"
@@ -37,6 +41,7 @@ class RelayProcess {
   void arm_heartbeat();
   bool start_or_ports();
   bool start_directory();
+  bool start_metrics();
   [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;
 
   net::asio::io_context& io_;
@@ -53,6 +58,8 @@ class RelayProcess {
   std::shared_ptr<dirnet::DirServer> dir_server_;
   std::shared_ptr<dirnet::AuthorityService> authority_service_;
   std::shared_ptr<dirnet::DescriptorPublisher> publisher_;
+  metrics::Registry metrics_;  // before its servers: they render it
+  std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers_;
   bool stopped_ = false;
 };
 

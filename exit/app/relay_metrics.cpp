@@ -1,0 +1,91 @@
+#include "relay_metrics.hpp"
+
+#include <array>
+#include <string>
+
+#include "conflux/cell/destroy_cell.hpp"
+
+namespace conflux::relay {
+namespace {
+
+// tor-spec 6.3 names, by value; slot 0 also holds values the spec does not list.
+constexpr std::array<std::string_view, exit::kEndReasonSlots> kEndReasonNames = {
+    "OTHER",   "MISC",        "RESOLVEFAILED", "CONNECTREFUSED", "EXITPOLICY",
+    "DESTROY", "DONE",        "TIMEOUT",       "NOROUTE",        "HIBERNATING",
+    "INTERNAL", "RESOURCELIMIT", "CONNRESET",  "TORPROTOCOL",    "NOTDIRECTORY"};
+
+std::string destroy_reason_name(std::size_t slot) {
+  if (slot + 1 >= net::RuntimeCounters::kReasonSlots) return "OTHER";
+  return std::string(cell::to_string(static_cast<cell::DestroyReason>(slot)));
+}
+
+void channels(metrics::Snapshot& out, const net::RuntimeCounters& c) {
+  out.gauge("conflux_relay_channels_open", "Open channels (TLS links with a finished link handshake).",
+            c.channels_inbound, {{"direction", "inbound"}});
+  out.gauge("conflux_relay_channels_open", "", c.channels_outbound, {{"direction", "outbound"}});
+  out.gauge("conflux_relay_channels_opening", "Channels in their TLS or link handshake.", c.channels_opening);
+  out.gauge("conflux_relay_connects_pending", "TCP connects to other relays under way.", c.connects_pending);
+  out.counter("conflux_relay_channels_opened_total", "Channels whose link handshake finished.", c.channels_opened);
+  out.counter("conflux_relay_channels_closed_total", "Channels closed, open or not.", c.channels_closed);
+  out.counter("conflux_relay_channels_closed_idle_total", "Channels closed for being idle.", c.channels_closed_idle);
+  out.counter("conflux_relay_channels_rejected_total", "Connections refused at MaxChannels.", c.channels_rejected);
+  out.counter("conflux_relay_handshake_failures_total", "Channels closed before their link handshake finished.",
+              c.handshake_failures);
+  out.counter("conflux_relay_connect_failures_total", "Channels to other relays that could not be opened.",
+              c.connect_failures);
+  out.counter("conflux_relay_cells_total", "Circuit cells received and queued for sending on open channels.",
+              c.cells_in, {{"direction", "in"}});
+  out.counter("conflux_relay_cells_total", "", c.cells_out, {{"direction", "out"}});
+  out.counter("conflux_relay_bytes_total", "TLS payload bytes on channels, handshakes included.", c.bytes_in,
+              {{"direction", "in"}});
+  out.counter("conflux_relay_bytes_total", "", c.bytes_out, {{"direction", "out"}});
+}
+
+void circuits(metrics::Snapshot& out, const net::RuntimeCounters& c) {
+  out.gauge("conflux_relay_circuits", "Circuits open now.", c.circuits);
+  out.counter("conflux_relay_circuits_created_total", "Circuits created.", c.circuits_created);
+  out.counter("conflux_relay_circuits_closed_total", "Circuits closed.", c.circuits_closed);
+  for (std::size_t r = 0; r < c.circuits_destroyed_by_reason.size(); ++r) {
+    out.counter("conflux_relay_circuits_destroyed_total", "Circuits freed, by the DESTROY reason that ended them.",
+                c.circuits_destroyed_by_reason[r], {{"reason", destroy_reason_name(r)}});
+  }
+  out.counter("conflux_relay_circuit_queue_overflows_total",
+              "Circuits closed with RESOURCELIMIT because their cell queue was full.", c.circuit_queue_overflows);
+}
+
+void streams(metrics::Snapshot& out, const exit::ExitStats& e) {
+  out.gauge("conflux_relay_exit_streams", "Exit streams now, by state.", e.streams_pending, {{"state", "pending"}});
+  out.gauge("conflux_relay_exit_streams", "", e.streams_open, {{"state", "open"}});
+  out.gauge("conflux_relay_exit_streams", "", e.streams_closing, {{"state", "closing"}});
+  out.gauge("conflux_relay_exit_dns_pending", "DNS lookups in flight.", e.dns_pending);
+  out.counter("conflux_relay_exit_begins_total", "BEGIN cells received.", e.begins);
+  out.counter("conflux_relay_exit_begin_dirs_total", "BEGIN_DIR cells received.", e.begin_dirs);
+  out.counter("conflux_relay_exit_streams_connected_total", "Streams connected (BEGIN and BEGIN_DIR).",
+              e.streams_connected);
+  out.counter("conflux_relay_exit_resolves_total", "RESOLVE cells received.", e.resolves);
+  out.counter("conflux_relay_exit_dns_failures_total", "DNS lookups that failed or timed out.", e.dns_failures);
+  out.counter("conflux_relay_exit_bytes_total", "Stream bytes between clients and servers.", e.bytes_to_servers,
+              {{"direction", "to_servers"}});
+  out.counter("conflux_relay_exit_bytes_total", "", e.bytes_to_clients, {{"direction", "to_clients"}});
+  out.counter("conflux_relay_exit_ends_received_total", "END cells received from clients.", e.ends_received);
+  for (std::size_t r = 0; r < e.ends_sent.size(); ++r) {
+    out.counter("conflux_relay_exit_ends_sent_total", "END cells sent, by reason.", e.ends_sent[r],
+                {{"reason", std::string(kEndReasonNames[r])}});
+  }
+  out.counter("conflux_relay_exit_cells_dropped_total", "Stream cells dropped (unknown stream, stream 0, ignored).",
+              e.cells_dropped);
+  out.counter("conflux_relay_exit_protocol_violations_total", "Stream or circuit protocol violations by clients.",
+              e.protocol_violations);
+  out.counter("conflux_relay_exit_circuits_killed_total", "Circuits the exit closed with reason PROTOCOL.",
+              e.circuits_killed);
+}
+
+}  // namespace
+
+void collect_relay_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c, const exit::ExitStats& e) {
+  circuits(out, c);
+  channels(out, c);
+  streams(out, e);
+}
+
+}  // namespace conflux::relay
