@@ -61,7 +61,9 @@ struct PathPlanner::Impl {
     path::GuardParams gp;
     gp.num_entry_guards = o.num_entry_guards;
     auto loaded = path::load_guard_state(state_file, gp);
-    if (!loaded.warning.empty()) net::emit(log, net::LogLevel::Warn, "Guard state: " + loaded.warning);
+    if (!loaded.warning.empty())
+      net::emit(log, loaded.status == path::GuardStateLoad::Status::Corrupt ? net::LogLevel::Warn : net::LogLevel::Info,
+                "Guard state: " + loaded.warning);
     guards = std::move(loaded.guards);
     saved_generation = guards.generation();
   }

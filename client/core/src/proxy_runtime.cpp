@@ -1,5 +1,6 @@
 #include "conflux/client/proxy_runtime.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <list>
 
@@ -195,6 +196,10 @@ struct ProxyRuntime::Impl {
       set_bootstrap(75, "enough_dirinfo", "Loaded enough directory info to build circuits");
       return;
     }
+    // Bridges still on their first fetch are not a failure yet.
+    if (bridges && std::any_of(bridges->bridges().begin(), bridges->bridges().end(),
+                               [](const BridgeStatus& b) { return b.attempts == 0; }))
+      return;
     auto why = planner.not_ready_reason();
     if (why != last_not_ready && bootstrap >= 50) {
       net::emit(log, net::LogLevel::Warn, "Cannot build circuits yet: " + why);
