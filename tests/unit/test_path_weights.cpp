@@ -28,7 +28,7 @@ std::vector<double> frequencies(const std::vector<dir::RouterEntry>& relays, Pos
   Rng rng = seeded(seed);
   for (int i = 0; i < kDraws; ++i) {
     auto k = choose_by_bandwidth(ptrs, pos, w, rng);
-    REQUIRE(k);
+    if (!k) FAIL("nothing chosen");
     f[*k] += 1.0 / kDraws;
   }
   return f;
@@ -63,7 +63,7 @@ TEST_CASE("uniform_below stays in range and covers it evenly", "[path][weights]"
   std::array<int, 3> seen{};
   for (int i = 0; i < 30000; ++i) {
     auto v = uniform_below(rng, 3);
-    REQUIRE(v < 3);
+    if (v >= 3) FAIL("out of range: " << v);
     ++seen[v];
   }
   for (int n : seen) CHECK(std::abs(n - 10000) < 500);
@@ -145,6 +145,6 @@ TEST_CASE("huge bandwidths and weights do not overflow", "[path][weights]") {
   for (const auto& r : many) ptrs.push_back(&r);
   Rng rng = seeded(9);
   std::map<std::size_t, int> hits;
-  for (int i = 0; i < 1000; ++i) ++hits[*choose_by_bandwidth(ptrs, Position::Middle, w, rng)];
-  CHECK(hits.size() > 900);  // spread over the relays, not stuck on one
+  for (int i = 0; i < 200; ++i) ++hits[*choose_by_bandwidth(ptrs, Position::Middle, w, rng)];
+  CHECK(hits.size() > 180);  // spread over the relays, not stuck on one (expected ~198)
 }

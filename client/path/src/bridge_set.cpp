@@ -40,7 +40,11 @@ std::string BridgeSet::label(const BridgeInfo& b) {
   // Identity fingerprint prefix: enough to match the Bridge line, not a key.
   std::string out = "bridge " + (name.empty() ? std::string() : name + " ") + "(" +
                     bytes::base64_encode(b.identity).substr(0, 8) + ")";
-  if (b.address) out += " at " + dir::format_ipv4(b.address->ipv4) + ":" + std::to_string(b.address->or_port);
+  if (b.address) {
+    const bool v6_only = b.address->ipv4 == dir::Ipv4{} && b.address->ipv6;
+    out += " at " + (v6_only ? "[" + dir::format_ipv6(*b.address->ipv6) + "]" : dir::format_ipv4(b.address->ipv4)) +
+           ":" + std::to_string(b.address->or_port);
+  }
   return out;
 }
 

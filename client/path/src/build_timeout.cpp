@@ -33,16 +33,30 @@ void BuildTimeoutEstimator::add_build_time(std::chrono::milliseconds took) {
   const auto ms = std::clamp<std::int64_t>(took.count(), 1, kMaxRecordedMs);
   record(static_cast<std::uint32_t>(ms));
   note_recent(false);
-  recompute();
 }
 
 void BuildTimeoutEstimator::add_timeout() {
   record(0);
   note_recent(true);
+}
+
+std::chrono::milliseconds BuildTimeoutEstimator::timeout() const {
   recompute();
+  return timeout_;
+}
+
+std::chrono::milliseconds BuildTimeoutEstimator::close_timeout() const {
+  recompute();
+  return close_timeout_;
+}
+
+const std::optional<BuildTimeoutEstimator::Fit>& BuildTimeoutEstimator::fit() const {
+  recompute();
+  return fit_;
 }
 
 void BuildTimeoutEstimator::record(std::uint32_t ms) {
+  dirty_ = true;
   if (ring_.size() < params_.history) {
     ring_.push_back(ms);
   } else {
@@ -61,15 +75,19 @@ void BuildTimeoutEstimator::note_recent(bool timed_out) {
   // Nearly everything times out: the network changed (path-spec 2.4.4).
   // Start learning again from the initial timeout, or double a timeout
   // that is already at least that long.
-  base_ = timeout_ >= params_.initial ? std::min(timeout_ * 2, params_.max) : params_.initial;
+  const auto current = timeout();
+  base_ = current >= params_.initial ? std::min(current * 2, params_.max) : params_.initial;
   ring_.clear();
   next_ = 0;
   completed_ = abandoned_ = 0;
   recent_.clear();
+  dirty_ = true;
   ++resets_;
 }
 
-void BuildTimeoutEstimator::recompute() {
+void BuildTimeoutEstimator::recompute() const {
+  if (!dirty_) return;
+  dirty_ = false;
   fit_.reset();
   if (completed_ < params_.min_circs) {
     timeout_ = base_;
@@ -107,7 +125,6 @@ void BuildTimeoutEstimator::recompute() {
   auto at = [&](double q) { return std::isinf(alpha) ? xm : xm / std::pow(1.0 - q, 1.0 / alpha); };
   timeout_ = to_ms(at(params_.quantile), params_);
   close_timeout_ = std::max(to_ms(at(params_.close_quantile), params_), params_.initial);
-  base_ = params_.initial;
 }
 
 }  // namespace conflux::path

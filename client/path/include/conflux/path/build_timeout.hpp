@@ -51,9 +51,9 @@ class BuildTimeoutEstimator {
 
   void add_build_time(std::chrono::milliseconds took);
   void add_timeout();
-  [[nodiscard]] std::chrono::milliseconds timeout() const noexcept { return timeout_; }
-  [[nodiscard]] std::chrono::milliseconds close_timeout() const noexcept { return close_timeout_; }
-  [[nodiscard]] const std::optional<Fit>& fit() const noexcept { return fit_; }
+  [[nodiscard]] std::chrono::milliseconds timeout() const;
+  [[nodiscard]] std::chrono::milliseconds close_timeout() const;
+  [[nodiscard]] const std::optional<Fit>& fit() const;
   [[nodiscard]] std::size_t completed() const noexcept { return completed_; }
   [[nodiscard]] std::size_t abandoned() const noexcept { return abandoned_; }
   // How many times recent timeouts made it start over.
@@ -62,7 +62,7 @@ class BuildTimeoutEstimator {
  private:
   void record(std::uint32_t ms);  // 0 = abandoned
   void note_recent(bool timed_out);
-  void recompute();
+  void recompute() const;  // refreshes the cached fit when an outcome arrived since
 
   BuildTimeoutParams params_;
   std::vector<std::uint32_t> ring_;  // circular history; 0 = abandoned
@@ -70,9 +70,12 @@ class BuildTimeoutEstimator {
   std::size_t completed_ = 0, abandoned_ = 0;
   std::deque<bool> recent_;  // true = timed out
   std::chrono::milliseconds base_;  // the timeout without a fit (initial, or doubled)
-  std::chrono::milliseconds timeout_;
-  std::chrono::milliseconds close_timeout_;
-  std::optional<Fit> fit_;
+  // Cache: the fit costs O(history), outcomes arrive far more often than
+  // the runtime asks for the timeout.
+  mutable bool dirty_ = true;
+  mutable std::chrono::milliseconds timeout_;
+  mutable std::chrono::milliseconds close_timeout_;
+  mutable std::optional<Fit> fit_;
   std::uint64_t resets_ = 0;
 };
 

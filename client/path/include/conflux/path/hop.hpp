@@ -33,6 +33,7 @@ struct Hop {
 // A bridge: the address the Bridge line gives is where we connect (the
 // descriptor's own address may be an internal one), the rest from the
 // descriptor.
+// An IPv6-only Bridge line leaves ipv4 at 0.0.0.0.
 struct BridgeAddress {
   dir::Ipv4 ipv4{};
   std::optional<dir::Ipv6> ipv6;
