@@ -9,6 +9,7 @@ PACKAGES=(
   libspdlog-dev catch2 libbenchmark-dev
   clang libfuzzer-14-dev
   python3 curl
+  chromium  # tests/system: the headless-browser test through the proxy
 )
 
 missing=()
