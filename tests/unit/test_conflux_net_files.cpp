@@ -9,6 +9,9 @@
 #include "conflux/netspec/network_file.hpp"
 #include "conflux/netspec/test_files.hpp"
 #include "conflux/netspec/torrc.hpp"
+#include "conflux/config/proxy_options.hpp"
+#include "conflux/config/relay_options.hpp"
+#include "conflux/config/torrc_parser.hpp"
 
 using namespace conflux::netspec;
 
@@ -253,4 +256,36 @@ TEST_CASE("a metric from the proxy's Prometheus text", "[conflux_net][metrics]")
   CHECK_FALSE(find_metric("m{x=\"1\" 5\n", "m").has_value());
   CHECK(find_metric("m 2.5\r\n", "m") == 2.5);
   CHECK_FALSE(find_metric("", "m").has_value());
+}
+
+TEST_CASE("every generated torrc is accepted by its program's option parser", "[conflux_net][torrc]") {
+  auto plan = plan_processes(default_spec());
+  std::vector<std::uint16_t> ports;
+  for (std::size_t i = 0; i < ports_needed(plan); ++i) ports.push_back(static_cast<std::uint16_t>(20000 + i));
+  assign_ports(plan, ports);
+  TorrcInputs in = inputs();
+  in.exit_policy = {"accept *:443"};
+  in.bridges = {{plan[8].ports.or_port, kBridgeId}, {plan[9].ports.or_port, kAuthId}};
+  for (const auto& p : plan) {
+    const auto text = render_torrc(p, in);
+    if (p.role == Role::FileServer) continue;
+    INFO(p.name << ":\n" << text);
+    auto entries = conflux::config::parse_torrc_text(text, p.name);
+    REQUIRE(entries.has_value());
+    if (p.role == Role::Proxy) {
+      auto o = conflux::config::proxy_options_from_entries(*entries, p.name);
+      INFO((o ? std::string() : o.error().front().to_string()));
+      REQUIRE(o.has_value());
+      CHECK(o->testing_tor_network);
+      CHECK_FALSE(o->enforce_distinct_subnets);
+      CHECK(o->use_bridges == p.use_bridges);
+      CHECK(o->bridges.size() == (p.use_bridges ? 2U : 0U));
+      CHECK(o->metrics_ports.size() == 1);
+      CHECK(o->warnings.empty());
+    } else {
+      auto o = conflux::config::relay_options_from_entries(*entries, p.name);
+      INFO((o ? std::string() : o.error().front().to_string()));
+      REQUIRE(o.has_value());
+    }
+  }
 }

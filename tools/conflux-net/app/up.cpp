@@ -315,7 +315,10 @@ class Up {
       if (!p.spawned) continue;
       in.watched.push_back(watched_of(p));
     }
+    const auto t_started = std::chrono::steady_clock::now();
     if (auto f = wait_for_network(io_, clock_, in)) return f;
+    const auto t_network = std::chrono::steady_clock::now();
+    network_seconds_ = std::chrono::duration<double>(t_network - t_started).count();
 
     bool any_proxy = false;
     for (auto& p : procs_) {
@@ -326,6 +329,7 @@ class Up {
     }
     if (any_proxy)
       if (auto f = wait_for_proxies(io_, in)) return f;
+    proxy_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_network).count();
     return std::nullopt;
   }
 
@@ -419,6 +423,10 @@ class Up {
     std::printf("conflux-net: network up in %.1f s: %s, %s (%zu exits), %s, %s, a file server\n", seconds,
                 plural(authorities, "authority", "authorities").c_str(), plural(relays, "relay", "relays").c_str(),
                 exits, plural(bridges, "bridge", "bridges").c_str(), plural(proxies, "proxy", "proxies").c_str());
+    // Where the time went: the consensus waits for the authority's next
+    // interval boundary (ConsensusInterval), the proxy for its bootstrap.
+    std::printf("  timing       preparation %.1f s, relays in the consensus %.1f s, proxy bootstrap %.1f s\n",
+                seconds - network_seconds_ - proxy_seconds_, network_seconds_, proxy_seconds_);
     if (info_.proxy) std::printf("  SOCKS proxy  %s   (metrics %s)\n", info_.proxy->socks.c_str(), info_.proxy->metrics.c_str());
     std::printf("  files        %s", info_.file_server.c_str());
     for (const auto& f : files_) std::printf(" %s", f.name.c_str());
@@ -451,6 +459,7 @@ class Up {
   netspec::NetworkInfo info_;
   net::SystemClock clock_;
   asio::io_context io_;
+  double network_seconds_ = 0, proxy_seconds_ = 0;  // the last attempt's waits
 };
 
 }  // namespace
