@@ -27,8 +27,9 @@ import tempfile
 import time
 import urllib.request
 
-import page_check
-import png_image
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import page_check  # noqa: E402
+import png_image  # noqa: E402
 
 CHROMIUM_TIMEOUT_S = 60
 UP_TIMEOUT_S = 120          # conflux-net's own default; it stops everything itself when it gives up
