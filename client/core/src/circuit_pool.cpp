@@ -44,7 +44,7 @@ bool CircuitPool::building_for(const StreamNeeds& needs) const {
   });
 }
 
-net::awaitable<Circuit*> CircuitPool::acquire(StreamNeeds needs, Clock::time_point deadline) {
+net::awaitable<Circuit*> CircuitPool::acquire(StreamNeeds needs, Clock::time_point deadline, bool* no_exit) {
   // Like tor, predict that the next stream wants the port the last one did.
   if (needs.port) predicted_port_ = needs.port;
   Wakeup wake(co_await net::asio::this_coro::executor);
@@ -54,7 +54,14 @@ net::awaitable<Circuit*> CircuitPool::acquire(StreamNeeds needs, Clock::time_poi
     found = find_open(needs);
     if (found != nullptr) break;
     if (clock_.now() >= deadline) break;
-    if (!building_for(needs)) (void)launch(PathRequest{needs.port, needs.avoid_exits});
+    if (!building_for(needs)) {
+      PathProblem problem;
+      if (launch(PathRequest{needs.port, needs.avoid_exits}, &problem) == nullptr && problem.no_exit_for_port) {
+        // Tor's answer too: no relay allows exit to this port, so fail now.
+        if (no_exit != nullptr) *no_exit = true;
+        break;
+      }
+    }
     // Retry a failed path choice (no consensus yet, all guards down...) at
     // least every second; builds finishing wake us sooner.
     co_await wake.wait_until(std::min(deadline, clock_.now() + std::chrono::seconds(1)));
@@ -63,10 +70,12 @@ net::awaitable<Circuit*> CircuitPool::acquire(StreamNeeds needs, Clock::time_poi
   co_return found;
 }
 
-Circuit* CircuitPool::launch(const PathRequest& req) {
+Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem) {
   if (shutting_down_ || !hooks_.choose_path || building_count() >= options_.max_pending) return nullptr;
-  std::string why;
-  auto choice = hooks_.choose_path(req, why);
+  PathProblem local;
+  PathProblem& p = problem != nullptr ? *problem : local;
+  auto choice = hooks_.choose_path(req, p);
+  const std::string& why = p.why;
   if (!choice) {
     if (why != last_path_error_) net::emit(log_, net::LogLevel::Info, "Cannot choose a path: " + why);
     last_path_error_ = why;
@@ -77,9 +86,13 @@ Circuit* CircuitPool::launch(const PathRequest& req) {
   Circuit::Hooks hooks;
   hooks.built = [this](Circuit& c) { on_built(c); };
   hooks.closed = [this](Circuit& c, std::string_view why_closed) { on_closed(c, why_closed); };
+  std::string path_text;
+  for (const auto& hop : choice->info.path) path_text += (path_text.empty() ? "" : " -> ") + hop.nickname;
   Circuit* c = links_.launch(std::move(choice->info), std::move(choice->first_hop_at), std::move(hooks));
   if (c == nullptr) return nullptr;
   ++stats_.launched;
+  // Relay nicknames, never destinations: tor logs paths at info too.
+  net::emit(log_, net::LogLevel::Info, "Circuit " + std::to_string(c->info().serial) + " launched: " + path_text);
   circuits_[c->info().serial] = c;
   return c;
 }

@@ -136,8 +136,9 @@ std::string PathPlanner::not_ready_reason() const {
   return {};
 }
 
-std::optional<PathChoice> PathPlanner::choose(const PathRequest& req, std::string& why) {
+std::optional<PathChoice> PathPlanner::choose(const PathRequest& req, PathProblem& problem) {
   auto& m = *impl_;
+  std::string& why = problem.why;
   if (!ready()) {
     why = not_ready_reason();
     return std::nullopt;
@@ -153,6 +154,7 @@ std::optional<PathChoice> PathPlanner::choose(const PathRequest& req, std::strin
   m.save_guards();
   if (!p) {
     why = p.error().message;
+    problem.no_exit_for_port = req.port.has_value() && p.error().code == path::PathErrc::NoExit;
     for (const auto& line : p.error().bridge_reports) why += "\n  " + line;
     return std::nullopt;
   }

@@ -88,7 +88,7 @@ struct ProxyRuntime::Impl {
 
   CircuitPool::Hooks pool_hooks() {
     CircuitPool::Hooks h;
-    h.choose_path = [this](const PathRequest& r, std::string& why) { return planner.choose(r, why); };
+    h.choose_path = [this](const PathRequest& r, PathProblem& p) { return planner.choose(r, p); };
     h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
     h.build_timeout = [this] { return planner.build_timeout(); };
     h.built = [this](const Circuit& c, std::chrono::milliseconds took) {

@@ -181,14 +181,21 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   const auto deadline = ctx.clock.now() + ctx.limits.socks_timeout;
   std::optional<cell::EndReason> last_end;
   std::string failure = "no circuit could be built in time";
+  bool no_exit = false;
   for (unsigned attempt = 0; attempt < ctx.limits.max_attempts && !session->stream; ++attempt) {
-    Circuit* circ = co_await ctx.pool.acquire(needs, deadline);
-    if (circ == nullptr) break;
+    Circuit* circ = co_await ctx.pool.acquire(needs, deadline, &no_exit);
+    if (circ == nullptr) {
+      if (no_exit) failure = "no exit allows the port";
+      break;
+    }
     auto stream = std::make_shared<ClientStream>(sock.get_executor(),
                                                  resolving ? proto::StreamKind::Resolve : proto::StreamKind::Connect);
     const cell::RelayMsg opening = opening_message(*request);
     if (!stream->open_on(*circ, opening)) continue;
     ctx.pool.claim(*circ, needs.isolation);
+    net::emit(ctx.log, net::LogLevel::Info,
+              "Stream " + std::to_string(stream->id().value()) + " attached to circuit " +
+                  std::to_string(circ->info().serial) + " (attempt " + std::to_string(attempt + 1) + ")");
     const auto exit_id = exit_identity(*circ);
     const auto attempt_deadline = std::min(deadline, ctx.clock.now() + ctx.limits.attempt_timeout);
     while (!stream->connected() && !stream->resolved() && !stream->peer_end() && !stream->failed() &&
@@ -217,7 +224,9 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
 
   if (!session->stream) {
     ++ctx.counters.streams_failed;
-    const auto reply = last_end ? socks::reply_for_end_reason(*last_end) : socks::Reply::GeneralFailure;
+    const auto reply = last_end  ? socks::reply_for_end_reason(*last_end)
+                       : no_exit ? socks::Reply::NotAllowed
+                                 : socks::Reply::GeneralFailure;
     net::emit(ctx.log, net::LogLevel::Info, "Stream failed: " + (last_end ? std::string("the exit ended it (reason ") +
                                                                               std::to_string(static_cast<int>(*last_end)) + ")"
                                                                         : failure));

@@ -32,6 +32,12 @@ struct PathRequest {
   std::set<LinkPool::Identity> avoid_exits;
 };
 
+// Why no path could be chosen.
+struct PathProblem {
+  std::string why;
+  bool no_exit_for_port = false;  // no exit in the consensus allows the port: waiting will not help
+};
+
 struct PathChoice {
   CircuitInfo info;
   std::vector<net::tcp::endpoint> first_hop_at;
@@ -54,7 +60,7 @@ class CircuitPool {
   struct Hooks {
     // The path to build (path selection lives outside); an error says why
     // no path exists now.
-    std::function<std::optional<PathChoice>(const PathRequest&, std::string& why)> choose_path;
+    std::function<std::optional<PathChoice>(const PathRequest&, PathProblem& problem)> choose_path;
     std::function<bool(const std::string& exit_policy_summary, std::uint16_t port)> exit_allows;
     // The current build timeout (the adaptive estimate).
     std::function<std::chrono::milliseconds()> build_timeout;
@@ -70,9 +76,9 @@ class CircuitPool {
   CircuitPool& operator=(const CircuitPool&) = delete;
 
   // An open circuit for `needs`, launching builds as needed; null at the
-  // deadline. The pointer is good until the caller's next suspension:
-  // attach at once.
-  net::awaitable<Circuit*> acquire(StreamNeeds needs, Clock::time_point deadline);
+  // deadline, or at once when no exit allows the port (`no_exit` set then).
+  // The pointer is good until the caller's next suspension: attach at once.
+  net::awaitable<Circuit*> acquire(StreamNeeds needs, Clock::time_point deadline, bool* no_exit = nullptr);
   // Marks the circuit used by a stream with this isolation key.
   void claim(Circuit& c, const std::string& isolation);
   // A stream left the circuit: a dirty circuit without streams is closed.
@@ -99,7 +105,7 @@ class CircuitPool {
   [[nodiscard]] Circuit* find_open(const StreamNeeds& needs) const;
   [[nodiscard]] bool building_for(const StreamNeeds& needs) const;
   [[nodiscard]] bool suits(const Circuit& c, const StreamNeeds& needs) const;
-  Circuit* launch(const PathRequest& req);
+  Circuit* launch(const PathRequest& req, PathProblem* problem = nullptr);
   void wake_all();
   void on_built(Circuit& c);
   void on_closed(Circuit& c, std::string_view why);

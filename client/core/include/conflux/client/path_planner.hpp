@@ -31,7 +31,7 @@ class PathPlanner {
   // Why not ready, or which bridges failed (for the log).
   [[nodiscard]] std::string not_ready_reason() const;
 
-  std::optional<PathChoice> choose(const PathRequest& req, std::string& why);
+  std::optional<PathChoice> choose(const PathRequest& req, PathProblem& problem);
   [[nodiscard]] bool exit_allows(const std::string& summary, std::uint16_t port) const;
   [[nodiscard]] std::chrono::milliseconds build_timeout() const;
   void circuit_built(const Circuit& c, std::chrono::milliseconds took);

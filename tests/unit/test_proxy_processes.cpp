@@ -1,0 +1,74 @@
+// conflux-proxy end to end: a whole network from `conflux-net up`, and curl
+// fetching every test file through it with SOCKS5 (names resolved at the
+// exit) and SOCKS4a, through guards and through bridges, the SHA-256 of
+// every body checked against network.json.
+#include <catch2/catch.hpp>
+
+#include "proxy_network_support.hpp"
+
+using namespace conflux::test::proxynet;
+
+TEST_CASE("curl fetches every test file through the network's proxy with SOCKS5 and SOCKS4a") {
+  Network net;
+  const auto before = scrape(net.metrics_url());
+  REQUIRE(metric(before, "conflux_proxy_bootstrap_percent") == 100);
+  std::size_t fetched = 0;
+  for (const auto& name : net.file_names()) {
+    INFO(name);
+    auto f5 = curl_fetch("--socks5-hostname", net.socks(), net.file_url(name));
+    CHECK(f5.curl_status == 0);
+    CHECK(f5.sha256 == net.file_sha(name));
+    // SOCKS4a with a host name the exit resolves (localhost), never this process.
+    std::string url = net.file_url(name);
+    url.replace(url.find("127.0.0.1"), 9, "localhost");
+    auto f4 = curl_fetch("--socks4a", net.socks(), url);
+    CHECK(f4.curl_status == 0);
+    CHECK(f4.sha256 == net.file_sha(name));
+    fetched += f5.size + f4.size;
+  }
+  const auto after = scrape(net.metrics_url());
+  CHECK(metric(after, "conflux_proxy_streams_total{outcome=\"opened\"}").value_or(0) >= 8);
+  CHECK(metric(after, "conflux_proxy_bytes_total{direction=\"received\"}").value_or(0) >= static_cast<double>(fetched));
+  CHECK(metric(after, "conflux_proxy_circuit_build_seconds_count").value_or(0) >= 1);
+}
+
+TEST_CASE("with UseBridges the proxy reaches the network through a bridge it fetched the descriptor of") {
+  Network net;
+  SECTION("the fast bridge carries every test file") {
+    TestProxy proxy(net, "fast-bridge", "UseBridges 1\n" + net.bridge_line("bridge1m") + "\n");
+    REQUIRE(proxy.bootstrapped());
+    CHECK(wait_for_log(proxy.log(), "Bridge bridge1m .*descriptor fetched and verified", 1s));
+    for (const auto& name : net.file_names()) {
+      INFO(name);
+      auto f = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url(name));
+      CHECK(f.curl_status == 0);
+      CHECK(f.sha256 == net.file_sha(name));
+    }
+    // Every circuit started at the bridge.
+    const auto log = conflux::test::procs::read_text(proxy.log());
+    const std::regex launched("Circuit \\d+ launched: (\\S+) ->");
+    std::size_t circuits = 0;
+    for (std::sregex_iterator it(log.begin(), log.end(), launched), end; it != end; ++it, ++circuits)
+      CHECK((*it)[1] == "bridge1m");
+    CHECK(circuits >= 1);
+  }
+  SECTION("the slow bridge works too") {
+    TestProxy proxy(net, "slow-bridge", "UseBridges 1\n" + net.bridge_line("bridge100k") + "\n");
+    REQUIRE(proxy.bootstrapped());
+    auto f = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("320KiB.bin"));
+    CHECK(f.curl_status == 0);
+    CHECK(f.sha256 == net.file_sha("320KiB.bin"));
+  }
+  SECTION("bridges that cannot be reached are named in the log") {
+    // Two closed ports on loopback, with identities that exist nowhere.
+    TestProxy proxy(net, "dead-bridges",
+                    "UseBridges 1\nBridge 127.0.0.1:9 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n"
+                    "Bridge 127.0.0.1:7 BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n");
+    auto warned = wait_for_log(proxy.log(), "Cannot build circuits yet: none of the configured bridges is usable", 30s);
+    REQUIRE(warned);
+    const auto log = conflux::test::procs::read_text(proxy.log());
+    CHECK(log.find("127.0.0.1:9") != std::string::npos);
+    CHECK(log.find("127.0.0.1:7") != std::string::npos);
+    CHECK(log.find("Bootstrapped 100%") == std::string::npos);
+  }
+}
