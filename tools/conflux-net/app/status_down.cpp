@@ -133,7 +133,8 @@ int run_down(const fs::path& dir) {
   auto info = load(dir, true);
   if (!info) {
     std::printf("conflux-net: nothing to stop in %s\n", dir.c_str());
-    return fs::exists(dir / netspec::kNetworkFileName) ? 1 : 0;
+    std::error_code ec;
+    return fs::exists(dir / netspec::kNetworkFileName, ec) ? 1 : 0;
   }
   // The reverse of the start order: proxies first, the authority and the
   // file server last.

@@ -139,7 +139,7 @@ class Up {
   bool prepare_dir() {
     std::error_code ec;
     dir_ = fs::absolute(opt_.dir, ec).lexically_normal();
-    if (dir_.has_filename() == false) dir_ = dir_.parent_path();
+    if (!dir_.has_filename()) dir_ = dir_.parent_path();  // "run/net/" -> "run/net"
     fs::create_directories(dir_, ec);
     if (ec) return fail_plain("cannot create " + dir_.string() + ": " + ec.message());
     // One `up` at a time per directory (held until this process exits).
@@ -148,9 +148,10 @@ class Up {
       return fail_plain("another conflux-net is working on " + dir_.string());
 
     const auto network_file = dir_ / netspec::kNetworkFileName;
-    const bool ours = fs::exists(network_file) || fs::exists(dir_ / netspec::kSpecFileName);
+    const bool has_network_file = fs::exists(network_file, ec);
+    const bool ours = has_network_file || fs::exists(dir_ / netspec::kSpecFileName, ec);
     std::vector<std::string> old_names;
-    if (fs::exists(network_file)) {
+    if (has_network_file) {
       auto old = netspec::decode_network(read_file(network_file));
       if (!old)
         return fail_plain(network_file.string() + " is unreadable (" + old.error() +
