@@ -242,3 +242,26 @@ TEST_CASE("conflux-net refuses bad specs and foreign directories", "[conflux_net
   CHECK(conflux_net({"up"}, tmp.path / "out5").status == 2);
   CHECK(conflux_net({"up", "--dir", "x", "--bogus"}, tmp.path / "out6").status == 2);
 }
+
+TEST_CASE("a process that fails makes up stop everything and say why", "[conflux_net][processes]") {
+  TempDir tmp;
+  // A conflux-relay that refuses to start.
+  const auto bin = tmp.path / "bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "conflux-relay") << "#!/bin/sh\necho 'fake relay: refusing to start' >&2\nexit 3\n";
+  fs::permissions(bin / "conflux-relay", fs::perms::owner_all);
+  const auto spec = tmp.path / "spec.json";
+  std::ofstream(spec) << R"({"relays": 1, "exits": 0, "bridges": [], "proxies": [], "files": []})";
+  const auto dir = tmp.path / "net";
+  auto r = conflux_net({"up", "--dir", dir.string(), "--spec", spec.string(), "--bin-dir", bin.string()},
+                       tmp.path / "out");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("up failed: auth1: ") != std::string::npos);
+  CHECK(r.output.find("exited with status 3") != std::string::npos);
+  CHECK(r.output.find("fake relay: refusing to start") != std::string::npos);
+  const auto info = load(dir);
+  CHECK(info.state == "failed");
+  for (const auto& p : info.processes)
+    if (p.started) CHECK_FALSE(alive(p.pid));  // the file server was stopped again
+}

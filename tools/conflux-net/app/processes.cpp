@@ -79,7 +79,12 @@ Result<Spawned, std::string> spawn_detached(const fs::path& binary, const std::v
     return Unexpected{"cannot run " + prog + ": " + std::strerror(child_errno)};
   }
   const auto start = process_start_time(pid);
-  if (!start) return Unexpected{prog + " ended at once (see " + output.string() + ")"};
+  if (!start) {
+    // Already a zombie: it ran and ended before we could look.
+    int status = 0;
+    const std::string how = ::waitpid(pid, &status, 0) == pid ? describe_wait_status(status) : "ended";
+    return Unexpected{how + " as soon as it started (" + prog + ")"};
+  }
   return Spawned{pid, *start};
 }
 
