@@ -184,7 +184,9 @@ class Child {
 // never touch a destroyed object.
 class HttpServer {
  public:
-  HttpServer(asio::io_context& io, std::vector<std::uint8_t> body) : state_(std::make_shared<State>(io)) {
+  HttpServer(asio::io_context& io, std::vector<std::uint8_t> body,
+             const net::tcp::endpoint& at = net::tcp::endpoint(kLoopback, 0))
+      : state_(std::make_shared<State>(io, at)) {
     state_->body = std::move(body);
     asio::co_spawn(io, accept_loop(state_), asio::detached);
   }
@@ -200,7 +202,7 @@ class HttpServer {
 
  private:
   struct State {
-    explicit State(asio::io_context& io) : acceptor(io, net::tcp::endpoint(kLoopback, 0)) {}
+    State(asio::io_context& io, const net::tcp::endpoint& at) : acceptor(io, at) {}
     net::tcp::acceptor acceptor;
     std::vector<std::uint8_t> body;
     std::size_t requests = 0;

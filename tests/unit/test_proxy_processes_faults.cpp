@@ -72,3 +72,60 @@ TEST_CASE("killing a relay in use: the next request succeeds on a new circuit") 
   const auto after = path_of_last_stream(proxy);
   CHECK(std::find(after.begin(), after.end(), victim) == after.end());
 }
+
+TEST_CASE("an exit that refuses a stream: the stream is retried on another exit and succeeds") {
+  Network net;
+  // exit1 comes back refusing 127.0.0.2 (its policy summary, which is per
+  // port, is unchanged, so clients still choose it for the port).
+  const auto& exit1 = net.process("exit1");
+  ::kill(exit1["pid"].get<pid_t>(), SIGKILL);
+  const path torrc = exit1["torrc"].get<std::string>();
+  auto text = conflux::test::procs::read_text(torrc);
+  const auto first_policy = text.find("ExitPolicy accept");
+  REQUIRE(first_policy != std::string::npos);
+  text.insert(first_policy, "ExitPolicy reject 127.0.0.2:*\n");
+  conflux::test::procs::write_text(torrc, text);
+  Child exit1_again("exit1", CONFLUX_RELAY_BINARY, {"-f", torrc.string()}, net.dir() / "exit1-again.out");
+  exit1_again.start();
+  // Back when its ORPort answers again.
+  const auto or_port = static_cast<unsigned short>(exit1["ports"]["or"].get<int>());
+  bool listening = false;
+  for (int i = 0; i < 150 && !listening; ++i) {
+    conflux::test::procs::asio::io_context probe;
+    conflux::net::tcp::socket s(probe);
+    boost::system::error_code ec;
+    s.connect({conflux::test::procs::kLoopback, or_port}, ec);
+    listening = !ec;
+    if (!listening) std::this_thread::sleep_for(100ms);
+  }
+  REQUIRE(listening);
+
+  // A destination on 127.0.0.2 at the file server's port (which every exit allows).
+  conflux::test::procs::asio::io_context io;
+  const auto port = static_cast<std::uint16_t>(net.process("fileserver")["ports"]["http"].get<int>());
+  conflux::test::procs::HttpServer server(io, std::vector<std::uint8_t>(2000, 'x'),
+                                          conflux::net::tcp::endpoint(boost::asio::ip::make_address("127.0.0.2"), port));
+  std::atomic<bool> stop{false};
+  std::thread serve([&] {
+    while (!stop) io.run_for(50ms);
+  });
+
+  TestProxy proxy(net, "retry", "");
+  REQUIRE(proxy.bootstrapped());
+  // Each request with new SOCKS credentials gets a circuit of its own, with
+  // an exit picked at random: within 20 of them exit1 comes up (or the odds
+  // were 2^-20), refuses, and the stream moves to exit2.
+  double retries = 0;
+  for (int i = 0; i < 20 && retries == 0; ++i) {
+    const std::string url = "http://127.0.0.2:" + std::to_string(port) + "/file";
+    auto r = run_command("curl -s --max-time 60 --socks5-hostname " + proxy.socks() + " --proxy-user u" +
+                         std::to_string(i) + ":p '" + url + "'");
+    CHECK(r.status == 0);
+    CHECK(r.output == std::string(2000, 'x'));
+    retries = metric(scrape(proxy.metrics_url()), "conflux_proxy_stream_retries_total").value_or(0);
+  }
+  CHECK(retries >= 1);
+  CHECK(metric(scrape(proxy.metrics_url()), "conflux_proxy_stream_end_reasons_total{reason=\"4\"}").value_or(0) >= 1);
+  stop = true;
+  serve.join();
+}
