@@ -221,6 +221,26 @@ def network_test(report, net_bin, chromium, tmp):
     dom_test(report, chromium, net, tmp, proxy_loopback=False)
 
 
+_SANITIZER = re.compile(r"ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:")
+
+
+def sanitizer_check(report, netdir):
+    """In a sanitizer build the network's processes report into their
+    output.log (leaks at exit, after down); any report fails the test."""
+    found = []
+    for name in sorted(os.listdir(netdir)):
+        path = os.path.join(netdir, name, "output.log")
+        if not os.path.isfile(path):
+            continue
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+        if _SANITIZER.search(text):
+            found.append(name)
+            print(tail(text, 30))
+    report.add(not found, "no sanitizer reports in the network's output logs%s" % (
+        "" if not found else " (found in: %s)" % ", ".join(found)))
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -247,6 +267,8 @@ def main(argv):
                 report.add(down.returncode == 0, "conflux-net down exited %d" % down.returncode)
             except subprocess.TimeoutExpired:
                 report.add(False, "conflux-net down did not finish in %d s" % DOWN_TIMEOUT_S)
+        if os.path.isdir(netdir):
+            sanitizer_check(report, netdir)
         if os.environ.get("CONFLUX_SYSTEM_KEEP") == "1":
             print("kept %s" % tmp)
         else:
