@@ -110,7 +110,9 @@ TEST_CASE("an exit that refuses a stream: the stream is retried on another exit 
     while (!stop) io.run_for(50ms);
   });
 
-  TestProxy proxy(net, "retry", "");
+  // Through a bridge, so that the first hop is never exit2 (which would
+  // leave no exit for a stream exit1 refused).
+  TestProxy proxy(net, "retry", "UseBridges 1\n" + net.bridge_line("bridge1m") + "\n");
   REQUIRE(proxy.bootstrapped());
   // Each request with new SOCKS credentials gets a circuit of its own, with
   // an exit picked at random: within 20 of them exit1 comes up (or the odds
