@@ -77,7 +77,7 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem) {
   auto choice = hooks_.choose_path(req, p);
   const std::string& why = p.why;
   if (!choice) {
-    if (why != last_path_error_) net::emit(log_, net::LogLevel::Info, "Cannot choose a path: " + why);
+    if (why != last_path_error_) net::emit(log_, net::LogLevel::Warn, "Cannot choose a path: " + why);
     last_path_error_ = why;
     return nullptr;
   }
