@@ -243,6 +243,9 @@ bool ProxyRuntime::start() {
   m.socks.emplace(SocksContext{m.pool, m.clock, m.counters, m.log, SocksLimits{}});
   m.socks->limits.socks_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(m.options.socks_timeout);
   m.set_bootstrap(0, "starting", "Starting");
+  if (m.options.conflux_enabled == config::AutoBool::True)
+    net::emit(m.log, net::LogLevel::Notice,
+              "ConfluxEnabled 1: this version does not link Conflux sets yet; every stream uses one circuit.");
   if (!m.open_listeners()) return false;
   m.start_directory();
   m.tick();
