@@ -43,6 +43,11 @@ TEST_CASE("with UseBridges the proxy reaches the network through a bridge it fet
       auto f = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url(name));
       CHECK(f.curl_status == 0);
       CHECK(f.sha256 == net.file_sha(name));
+      std::string url = net.file_url(name);
+      url.replace(url.find("127.0.0.1"), 9, "localhost");
+      auto f4 = curl_fetch("--socks4a", proxy.socks(), url);
+      CHECK(f4.curl_status == 0);
+      CHECK(f4.sha256 == net.file_sha(name));
     }
     // Every circuit started at the bridge.
     const auto log = conflux::test::procs::read_text(proxy.log());

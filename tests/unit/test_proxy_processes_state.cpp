@@ -83,3 +83,29 @@ TEST_CASE("circuits take no new streams after MaxCircuitDirtiness and are closed
   const auto closed = metric(scrape(proxy.metrics_url()), "conflux_proxy_circuit_events_total{event=\"closed\"}");
   CHECK(closed.value_or(0) >= 1);
 }
+
+TEST_CASE("stream isolation: SOCKS credentials and SocksPorts keep streams on separate circuits") {
+  Network net;
+  conflux::test::procs::asio::io_context io;
+  const auto second_port = conflux::test::procs::free_ports(io, 1)[0];
+  const std::string second = "127.0.0.1:" + std::to_string(second_port);
+  TestProxy proxy(net, "isolation", "SocksPort " + second + "\n");
+  REQUIRE(proxy.bootstrapped());
+  auto circuit_for = [&](const std::string& socks, const std::string& credentials) {
+    const auto r = run_command("curl -s --max-time 60 --socks5-hostname " + socks +
+                               (credentials.empty() ? std::string() : " --proxy-user " + credentials) + " '" +
+                               net.file_url("320KiB.bin") + "'");
+    CHECK(r.status == 0);
+    CHECK(sha256_hex(r.output) == net.file_sha("320KiB.bin"));
+    return last_circuit_used(conflux::test::procs::read_text(proxy.log()));
+  };
+  const auto alice = circuit_for(proxy.socks(), "alice:x");
+  CHECK(circuit_for(proxy.socks(), "alice:x") == alice);   // same key: same circuit
+  const auto bob = circuit_for(proxy.socks(), "bob:x");
+  CHECK(bob != alice);                                     // IsolateSOCKSAuth, on by default
+  const auto anonymous = circuit_for(proxy.socks(), "");
+  CHECK(anonymous != alice);
+  CHECK(anonymous != bob);
+  const auto other_port = circuit_for(second, "alice:x");  // another SocksPort: another circuit
+  CHECK(other_port != alice);
+}
