@@ -131,3 +131,40 @@ TEST_CASE("an exit that refuses a stream: the stream is retried on another exit 
   stop = true;
   serve.join();
 }
+
+TEST_CASE("a circuit that does not build in time is abandoned and the stream waits for a new one") {
+  Network net;
+  TestProxy proxy(net, "timeout", "LearnCircuitBuildTimeout 0\nCircuitBuildTimeout 2 seconds\n");
+  REQUIRE(proxy.bootstrapped());
+  // Freeze every relay: TCP still connects (the kernel accepts), nothing answers.
+  std::vector<pid_t> frozen;
+  for (const auto& role : {"relay", "exit", "authority"})
+    for (const auto& name : net.names_with_role(role)) frozen.push_back(net.process(name)["pid"].get<pid_t>());
+  for (auto pid : frozen) REQUIRE(::kill(pid, SIGSTOP) == 0);
+  struct Thaw {
+    std::vector<pid_t>& pids;
+    ~Thaw() {
+      for (auto pid : pids) ::kill(pid, SIGCONT);
+    }
+  } thaw{frozen};
+
+  // New credentials need a new circuit, which cannot build now.
+  auto fetch = std::async(std::launch::async, [&] {
+    auto r = run_command("curl -s --max-time 90 --socks5-hostname " + proxy.socks() + " --proxy-user fresh:x '" +
+                         net.file_url("320KiB.bin") + "'");
+    return Fetch{r.status, sha256_hex(r.output), r.output.size()};
+  });
+  double timed_out = 0;
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (timed_out < 1 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(200ms);
+    timed_out = metric(scrape(proxy.metrics_url()), "conflux_proxy_circuit_events_total{event=\"timed_out\"}").value_or(0);
+  }
+  CHECK(timed_out >= 1);
+  CHECK(wait_for_log(proxy.log(), "timed out after 2000 ms while building", 1s));
+  for (auto pid : frozen) ::kill(pid, SIGCONT);
+
+  const auto got = fetch.get();
+  CHECK(got.curl_status == 0);
+  CHECK(got.sha256 == net.file_sha("320KiB.bin"));
+}
