@@ -244,11 +244,10 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   }
   if (!co_await write_all(sock, success_reply(*request))) co_return;
   ++ctx.counters.streams_active;
-  Circuit* circ = st.circuit();
   net::asio::co_spawn(sock.get_executor(), uplink(session, ctx, std::move(early)), net::asio::detached);
   co_await downlink(session, ctx);
   --ctx.counters.streams_active;
-  circ = st.circuit();
+  Circuit* circ = st.circuit();
   st.close(cell::EndReason::Done);
   if (circ != nullptr) ctx.pool.stream_done(*circ);
 }
