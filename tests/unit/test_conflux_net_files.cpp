@@ -162,6 +162,20 @@ TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_
   std::string wrong_type = text;
   wrong_type.replace(wrong_type.find("\"started\": true"), 15, "\"started\": 1");
   CHECK_FALSE(decode_network(wrong_type).has_value());
+  // Floats and out-of-range numbers where whole numbers belong (nlohmann
+  // would cast them).
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"\"pid\": 1234", "\"pid\": 1e300"},
+           {"\"pid\": 1234", "\"pid\": 18446744073709551615"},
+           {"\"start_time\": 987654", "\"start_time\": -5"},
+           {"\"version\": 1", "\"version\": 1.5e300"},
+           {"\"size\": 1048576", "\"size\": 2.5"},
+           {"\"or\": 7001", "\"or\": 7001.0"}}) {
+    std::string bad = text;
+    REQUIRE(bad.find(from) != std::string::npos);
+    bad.replace(bad.find(from), from.size(), to);
+    CHECK_FALSE(decode_network(bad).has_value());
+  }
   std::string wrong_port = text;
   wrong_port.replace(wrong_port.find("\"or\": 7001"), 10, "\"or\": 70001");
   CHECK_FALSE(decode_network(wrong_port).has_value());

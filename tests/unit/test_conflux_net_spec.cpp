@@ -110,6 +110,11 @@ TEST_CASE("spec errors name the line and the field", "[conflux_net][spec]") {
     CHECK(e.pointer == "/proxies/0/bridges");
   }
   SECTION("not an object") { CHECK(error_of("[1, 2]").pointer == "/"); }
+  SECTION("a number no type holds (found by fuzz_conflux_net)") {
+    CHECK(error_of(R"({"relays": 1e999})").message.rfind("invalid JSON: ", 0) == 0);
+    CHECK(error_of(R"({"x": 88888888e888888888})").message.rfind("invalid JSON: ", 0) == 0);
+  }
+  SECTION("a fraction where a whole number belongs") { CHECK(error_of(R"({"relays": 3.0})").pointer == "/relays"); }
   SECTION("a missing name") { CHECK(error_of(R"({"bridges": [{}]})").pointer == "/bridges/0"); }
 }
 

@@ -1,6 +1,8 @@
 #include "conflux/netspec/network_file.hpp"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace conflux::netspec {
 
@@ -11,6 +13,23 @@ namespace {
 
 constexpr std::size_t kMaxNetworkFile = 4 << 20;
 constexpr std::int64_t kMaxPid = 4194304;  // PID_MAX_LIMIT on 64-bit Linux
+
+struct BadNumber : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// nlohmann's get<integer>() casts a float (undefined behaviour when it is
+// out of range) and wraps a negative: whole numbers in range only.
+std::uint64_t unsigned_of(const Json& v) {
+  if (!v.is_number_unsigned()) throw BadNumber("expected a whole number >= 0, got " + v.dump());
+  return v.get<std::uint64_t>();
+}
+
+std::int64_t signed_of(const Json& v) {
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX))
+    throw BadNumber("expected a whole number, got " + v.dump());
+  return v.get<std::int64_t>();
+}
 
 OJson encode_ports(const Ports& p) {
   OJson j = OJson::object();
@@ -28,7 +47,7 @@ std::optional<Ports> decode_ports(const Json& j) {
   bool ok = true;
   auto port = [&](const char* key) {
     if (!j.contains(key)) return std::uint16_t{0};
-    const auto v = j.at(key).get<std::uint64_t>();
+    const auto v = unsigned_of(j.at(key));
     if (v == 0 || v > 65535) ok = false;
     return static_cast<std::uint16_t>(v);
   };
@@ -83,11 +102,12 @@ std::string encode_network(const NetworkInfo& info) {
 
 Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
   if (json_text.size() > kMaxNetworkFile) return Unexpected{std::string("larger than 4 MiB")};
-  // nlohmann reports wrong types by throwing; every such exception becomes
+  // nlohmann reports wrong types by throwing (and so do unsigned_of and
+  // signed_of); every such exception becomes
   // the error value here, none leaves.
   try {
     const Json j = Json::parse(json_text.begin(), json_text.end());
-    if (j.at("version").get<int>() != kNetworkFileVersion)
+    if (signed_of(j.at("version")) != kNetworkFileVersion)
       return Unexpected{"version " + j.at("version").dump() + " (this conflux-net reads version " +
                         std::to_string(kNetworkFileVersion) + ")"};
     NetworkInfo info;
@@ -95,14 +115,14 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
     if (info.state != "starting" && info.state != "ready" && info.state != "failed" && info.state != "stopped")
       return Unexpected{"unknown state '" + info.state + "'"};
     info.dir = j.at("dir").get<std::string>();
-    info.created = j.at("created").get<std::uint64_t>();
-    info.up_pid = j.at("up_pid").get<std::int64_t>();
+    info.created = unsigned_of(j.at("created"));
+    info.up_pid = signed_of(j.at("up_pid"));
     if (const auto& x = j.at("proxy"); !x.is_null())
       info.proxy = ProxyAddresses{x.at("name").get<std::string>(), x.at("socks").get<std::string>(),
                                   x.at("metrics").get<std::string>()};
     info.file_server = j.at("file_server").get<std::string>();
     for (const auto& f : j.at("files"))
-      info.files.push_back({f.at("name").get<std::string>(), f.at("size").get<std::uint64_t>(),
+      info.files.push_back({f.at("name").get<std::string>(), unsigned_of(f.at("size")),
                             f.at("url").get<std::string>(), f.at("sha256").get<std::string>()});
     for (const auto& r : j.at("processes")) {
       ProcessRecord p;
@@ -111,10 +131,10 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
       if (!role) return Unexpected{"process '" + p.name + "': unknown role " + r.at("role").dump()};
       p.role = *role;
       p.started = r.at("started").get<bool>();
-      p.pid = r.at("pid").get<std::int64_t>();
+      p.pid = signed_of(r.at("pid"));
       if (p.started && (p.pid < 2 || p.pid > kMaxPid))
         return Unexpected{"process '" + p.name + "': pid " + std::to_string(p.pid) + " is not a process's"};
-      p.start_time = r.at("start_time").get<std::uint64_t>();
+      p.start_time = unsigned_of(r.at("start_time"));
       const auto ports = decode_ports(r.at("ports"));
       if (!ports) return Unexpected{"process '" + p.name + "': a port outside 1-65535"};
       p.ports = *ports;
@@ -130,6 +150,8 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
     }
     return info;
   } catch (const Json::exception& e) {
+    return Unexpected{std::string(e.what())};
+  } catch (const BadNumber& e) {
     return Unexpected{std::string(e.what())};
   }
 }

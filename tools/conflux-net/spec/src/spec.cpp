@@ -292,6 +292,9 @@ Result<NetSpec, SpecError> parse_spec(std::string_view json_text) {
     const auto before = json_text.substr(0, std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, json_text.size()));
     const auto line = static_cast<unsigned>(std::count(before.begin(), before.end(), '\n')) + 1;
     return Unexpected{SpecError{line, "", "invalid JSON: " + why}};
+  } catch (const Json::exception& e) {
+    // A number too large for any type (out_of_range 406) has no position.
+    return Unexpected{SpecError{0, "", std::string("invalid JSON: ") + e.what()}};
   }
   const LineIndex index = index_json_lines(json_text);
   const Context cx(&index);
