@@ -4,14 +4,6 @@
 #include "conflux/dirnet/consensus_fetcher.hpp"
 #include "processes.hpp"
 
-// GCC 12 at -O2 sees a coroutine frame allocated by Asio's awaitable
-// promise and freed after inlining, and wrongly reports the pair as
-// mismatched (-Wmismatched-new-delete); the frame's operator new and
-// delete are Asio's own matching pair.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace conflux::netapp {
 
 namespace asio = net::asio;
