@@ -1,0 +1,108 @@
+#include "conflux/proto/conflux_retransmit.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace conflux::proto {
+
+RetransmitBuffer::Leg* RetransmitBuffer::find(LegId leg) noexcept {
+  const auto it = std::find_if(legs_.begin(), legs_.end(), [&](const Leg& l) { return l.id == leg; });
+  return it == legs_.end() ? nullptr : &*it;
+}
+
+const RetransmitBuffer::Leg* RetransmitBuffer::find(LegId leg) const noexcept {
+  const auto it = std::find_if(legs_.begin(), legs_.end(), [&](const Leg& l) { return l.id == leg; });
+  return it == legs_.end() ? nullptr : &*it;
+}
+
+RetransmitBuffer::Leg& RetransmitBuffer::get(LegId leg) {
+  if (Leg* l = find(leg)) return *l;
+  legs_.push_back(Leg{leg, {}, false});
+  return legs_.back();
+}
+
+void RetransmitBuffer::pop_front(Leg& l) noexcept {
+  bytes_ -= l.cells.front().cost;
+  l.cells.pop_front();
+}
+
+void RetransmitBuffer::drop_history(Leg& l) noexcept {
+  while (!l.cells.empty()) pop_front(l);
+}
+
+ConfluxResult<ConfluxOk> RetransmitBuffer::on_cell_sent(LegId leg, SeqAbs seq, SeqCell cell) {
+  Leg& l = get(leg);
+  if (l.broken) return Unexpected{ConfluxError::RetransmitFull};
+  if (!l.cells.empty() && seq <= l.cells.back().seq) return Unexpected{ConfluxError::SeqIncoherent};
+  const std::size_t cost = cell.body.size() + kEntryOverhead;
+  if (l.cells.size() >= limits_.max_cells_per_leg || cost > limits_.max_bytes ||
+      bytes_ > limits_.max_bytes - cost) {
+    // A gap in the history would make count-based acks land on the wrong
+    // cells; give the leg up entirely.
+    drop_history(l);
+    l.broken = true;
+    return Unexpected{ConfluxError::RetransmitFull};
+  }
+  l.cells.push_back(Entry{seq, std::move(cell), cost});
+  bytes_ += cost;
+  return ConfluxOk{};
+}
+
+ConfluxResult<ConfluxOk> RetransmitBuffer::on_leg_acked(LegId leg, CellCount data_cells) {
+  Leg* l = find(leg);
+  if (l == nullptr || l->broken) return ConfluxOk{};  // nothing kept: nothing to free
+  std::uint64_t want = data_cells.value();
+  const auto data = static_cast<std::uint64_t>(std::count_if(l->cells.begin(), l->cells.end(), [](const Entry& e) {
+    return e.cell.command == cell::RelayCommand::Data;
+  }));
+  if (want > data) return Unexpected{ConfluxError::AckBeyondSent};
+  // Free up to and including the want-th DATA cell (and the non-DATA cells
+  // before it); non-DATA cells after it are not known received yet.
+  while (want > 0) {
+    if (l->cells.front().cell.command == cell::RelayCommand::Data) --want;
+    pop_front(*l);
+  }
+  return ConfluxOk{};
+}
+
+void RetransmitBuffer::on_leg_acked_through(LegId leg, SeqAbs seq) noexcept {
+  Leg* l = find(leg);
+  if (l == nullptr) return;
+  while (!l->cells.empty() && l->cells.front().seq <= seq) pop_front(*l);
+}
+
+ConfluxResult<std::vector<ResendCell>> RetransmitBuffer::cells_to_resend(std::span<const LegId> dead_legs,
+                                                                         SeqAbs peer_delivered) {
+  bool lost = false;
+  std::vector<ResendCell> out;
+  for (const LegId id : dead_legs) {
+    Leg* l = find(id);
+    if (l == nullptr) continue;
+    if (l->broken) lost = true;
+    for (Entry& e : l->cells)
+      if (e.seq > peer_delivered) out.push_back(ResendCell{e.seq, std::move(e.cell)});
+    forget_leg(id);
+  }
+  if (lost) return Unexpected{ConfluxError::ResendUnavailable};
+  std::sort(out.begin(), out.end(), [](const ResendCell& a, const ResendCell& b) { return a.seq < b.seq; });
+  return out;
+}
+
+void RetransmitBuffer::forget_leg(LegId leg) noexcept {
+  Leg* l = find(leg);
+  if (l == nullptr) return;
+  drop_history(*l);
+  std::erase_if(legs_, [&](const Leg& x) { return x.id == leg; });
+}
+
+std::size_t RetransmitBuffer::retained_cells(LegId leg) const noexcept {
+  const Leg* l = find(leg);
+  return l == nullptr ? 0 : l->cells.size();
+}
+
+bool RetransmitBuffer::complete(LegId leg) const noexcept {
+  const Leg* l = find(leg);
+  return l == nullptr || !l->broken;
+}
+
+}  // namespace conflux::proto
