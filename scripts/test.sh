@@ -31,5 +31,7 @@ cmake --build --preset fuzz -j "$JOBS"
 echo "== unit and integration tests (ASan + UBSan) =="
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$JOBS"
+# Twice the cores: the process tests spend most of their time waiting on rate-limited bridges and
+# deadlines, not computing.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --preset asan -j "$JOBS"
+  ctest --preset asan -j "$((JOBS * 2))"
