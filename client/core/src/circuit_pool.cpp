@@ -18,7 +18,7 @@ bool CircuitPool::suits(const Circuit& c, const StreamNeeds& needs) const {
   LinkPool::Identity id{};
   std::copy(exit_id.begin(), exit_id.end(), id.begin());
   if (needs.avoid_exits.count(id) != 0) return false;
-  if (c.info().one_hop_fast) return false;  // directory circuits carry no user streams
+  if (c.info().one_hop_fast || c.info().retired) return false;  // directory circuits carry no user streams
   if (needs.port && hooks_.exit_allows && !hooks_.exit_allows(c.exit_hop().exit_policy, *needs.port)) return false;
   if (c.dirty_since()) {
     if (c.info().isolation != needs.isolation) return false;
@@ -127,8 +127,14 @@ void CircuitPool::claim(Circuit& c, const std::string& isolation) {
 
 void CircuitPool::stream_done(Circuit& c) {
   if (c.phase() != Circuit::Phase::Open || c.stream_count() != 0 || !c.dirty_since()) return;
-  if (clock_.now() - *c.dirty_since() > options_.max_dirtiness)
+  if (c.info().retired || clock_.now() - *c.dirty_since() > options_.max_dirtiness)
     c.close(cell::DestroyReason::Finished, "dirty and unused");
+}
+
+void CircuitPool::retire(Circuit& c) {
+  c.info().retired = true;
+  if (c.phase() == Circuit::Phase::Open && c.stream_count() == 0)
+    c.close(cell::DestroyReason::Finished, "retired");
 }
 
 void CircuitPool::tick() {
@@ -139,7 +145,7 @@ void CircuitPool::tick() {
   for (const auto& [serial, c] : circuits_) {
     if (c->phase() == Circuit::Phase::Building && now - c->launched_at() > timeout) expired.push_back(c);
     if (c->phase() == Circuit::Phase::Open && c->stream_count() == 0 && c->dirty_since() &&
-        now - *c->dirty_since() > options_.max_dirtiness)
+        (c->info().retired || now - *c->dirty_since() > options_.max_dirtiness))
       stale.push_back(c);
   }
   for (auto* c : expired) {

@@ -211,14 +211,18 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
       ++ctx.counters.end_reasons[static_cast<std::size_t>(*end) & 31u];
       if (!worth_retrying(*end)) break;
       failure = "the exit refused the stream";
+      // Tor's rule: do not ask an exit that refused again for this stream.
+      needs.avoid_exits.insert(exit_id);
     } else if (stream->circuit_gone()) {
+      // Not the exit's doing (a relay on the way died): any exit may serve.
       failure = "the circuit closed";
     } else {
+      // Tor's answer to a silent exit: the circuit takes no new streams,
+      // the stream tries another circuit.
       failure = "the exit did not answer in time";
+      if (Circuit* slow = stream->circuit()) ctx.pool.retire(*slow);
       stream->close(cell::EndReason::Timeout);
     }
-    // Tor's rule: do not ask the same exit again for this stream.
-    needs.avoid_exits.insert(exit_id);
     ++ctx.counters.stream_retries;
   }
 

@@ -41,6 +41,7 @@ struct CircuitInfo {
   std::vector<PathHop> path;    // guard (or bridge), middle, exit; or one hop for a directory circuit
   bool one_hop_fast = false;    // CREATE_FAST to a first hop whose onion key is unknown (bridges)
   std::string isolation;        // set when the first stream attaches
+  bool retired = false;         // takes no new streams
 };
 
 class Circuit {

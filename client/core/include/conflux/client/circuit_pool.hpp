@@ -83,6 +83,9 @@ class CircuitPool {
   void claim(Circuit& c, const std::string& isolation);
   // A stream left the circuit: a dirty circuit without streams is closed.
   void stream_done(Circuit& c);
+  // The circuit takes no new streams (its exit did not answer one); it
+  // closes when its last stream ends.
+  void retire(Circuit& c);
 
   // Housekeeping, once a second: build timeouts, dirtiness, preemptive builds.
   void tick();
