@@ -1,5 +1,7 @@
 #include "conflux/dirnet/dir_server.hpp"
 
+#include "conflux/net/bounded_accept.hpp"
+
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/empty_body.hpp>
@@ -98,24 +100,8 @@ tcp::endpoint DirServer::local_endpoint() const {
 
 awaitable<void> DirServer::accept_loop() {
   auto self = shared_from_this();
-  asio::steady_timer pause(acceptor_.get_executor());
-  while (!stopped_) {
-    auto [ec, socket] = co_await acceptor_.async_accept(use_nothrow);
-    if (stopped_ || ec == asio::error::operation_aborted) co_return;
-    if (ec) {
-      // Out of descriptors or similar: back off instead of spinning.
-      pause.expires_after(std::chrono::milliseconds(100));
-      co_await pause.async_wait(use_nothrow);
-      continue;
-    }
-    if (active_ >= limits_.max_connections) {
-      ++refused_;
-      boost::system::error_code ignored;
-      socket.close(ignored);
-      continue;
-    }
-    asio::co_spawn(acceptor_.get_executor(), serve(std::move(socket)), asio::detached);
-  }
+  co_await net::bounded_accept(acceptor_, stopped_, active_, limits_.max_connections, refused_,
+                               [this](tcp::socket socket) { return serve(std::move(socket)); });
 }
 
 awaitable<void> DirServer::serve(tcp::socket socket) {

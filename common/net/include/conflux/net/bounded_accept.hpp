@@ -1,0 +1,37 @@
+#pragma once
+// The accept loop every listener of ours shares (DirPort, MetricsPort):
+// runs until `stopped`, backs off 100 ms on accept errors such as EMFILE
+// instead of spinning, closes connections beyond `max_connections` (counted
+// in `refused`), and spawns `serve(socket)` for the rest. The caller owns
+// the counters and keeps itself alive across the loop.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+#include "conflux/net/asio.hpp"
+
+namespace conflux::net {
+
+template <class Serve>
+awaitable<void> bounded_accept(tcp::acceptor& acceptor, const bool& stopped, const std::size_t& active,
+                               std::size_t max_connections, std::uint64_t& refused, Serve serve) {
+  asio::steady_timer pause(acceptor.get_executor());
+  while (!stopped) {
+    auto [ec, socket] = co_await acceptor.async_accept(use_nothrow);
+    if (stopped || ec == asio::error::operation_aborted) co_return;
+    if (ec) {
+      pause.expires_after(std::chrono::milliseconds(100));
+      co_await pause.async_wait(use_nothrow);
+      continue;
+    }
+    if (active >= max_connections) {
+      ++refused;
+      boost::system::error_code ignored;
+      socket.close(ignored);
+      continue;
+    }
+    asio::co_spawn(acceptor.get_executor(), serve(std::move(socket)), asio::detached);
+  }
+}
+
+}  // namespace conflux::net
