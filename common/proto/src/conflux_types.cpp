@@ -30,6 +30,7 @@ std::string_view to_string(ConfluxError e) noexcept {
     case ConfluxError::UnexpectedLinkedAck: return "unexpected CONFLUX_LINKED_ACK";
     case ConfluxError::DuplicateLinkedAck: return "duplicate CONFLUX_LINKED_ACK";
     case ConfluxError::LinkTimeout: return "conflux link deadline passed";
+    case ConfluxError::WindowClosed: return "no leg can send DATA now";
   }
   return "unknown conflux error";
 }

@@ -70,6 +70,8 @@ enum class ConfluxError : std::uint8_t {
   UnexpectedLinkedAck, // LINKED_ACK for an unknown leg
   DuplicateLinkedAck,  // a second LINKED_ACK on a leg
   LinkTimeout,         // LINKED or LINKED_ACK arrived after its deadline
+  // Sending.
+  WindowClosed,        // DATA while no leg can send (wait for a SENDME)
 };
 
 [[nodiscard]] std::string_view to_string(ConfluxError e) noexcept;
