@@ -182,3 +182,32 @@ TEST_CASE("exit: nonces that differ in one byte are different sets", "[conflux]"
   CHECK(y->new_set);
   CHECK(x->set != y->set);
 }
+
+TEST_CASE("exit: a held set outlives its last leg until forgotten", "[conflux]") {
+  ExitLinkConfig cfg;
+  cfg.max_sets_per_origin = 1;
+  ExitLinkRegistry exit(cfg);
+  auto x = exit.on_link(1, LegId{1}, link_with(nonce(3)));
+  REQUIRE(x);
+  exit.hold(x->set);
+  auto r = exit.remove_leg(LegId{1});
+  REQUIRE(r);
+  CHECK_FALSE(r->set_empty);
+  CHECK(exit.set_count() == 1);
+  CHECK(exit.origin_legs(1) == 0);
+  // Still counted against its creator, and still found by its nonce.
+  CHECK(exit.on_link(1, LegId{2}, link_with(nonce(4))).error() == ConfluxError::TooManySets);
+  auto again = exit.on_link(1, LegId{3}, link_with(nonce(3)));
+  REQUIRE(again);
+  CHECK_FALSE(again->new_set);
+  CHECK(again->set == x->set);
+  // Forgetting drops the set and the legs still registered to it.
+  exit.forget_set(x->set);
+  CHECK(exit.set_count() == 0);
+  CHECK(exit.origin_sets(1) == 0);
+  CHECK(exit.origin_legs(1) == 0);
+  CHECK_FALSE(exit.set_of(LegId{3}));
+  auto fresh = exit.on_link(1, LegId{4}, link_with(nonce(3)));
+  REQUIRE(fresh);
+  CHECK(fresh->new_set);
+}

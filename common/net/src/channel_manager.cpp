@@ -281,6 +281,8 @@ void ChannelManager::execute(proto::SwitchAction& action) {
           if (exit_ != nullptr) exit_->on_stream_message(a.circuit, a.stream, std::move(a.msg));
         } else if constexpr (std::is_same_v<T, proto::CircuitWritable>) {
           if (exit_ != nullptr) exit_->on_circuit_writable(a.circuit);
+        } else if constexpr (std::is_same_v<T, proto::CircuitSendme>) {
+          if (exit_ != nullptr) exit_->on_circuit_sendme(a.circuit);
         } else if constexpr (std::is_same_v<T, proto::CircuitClosed>) {
           ++counters_.circuits_destroyed_by_reason[reason_slot(a.reason)];
           if (exit_ != nullptr) exit_->on_circuit_closed(a.circuit, a.reason);
@@ -441,6 +443,10 @@ bool ChannelManager::can_send_data(proto::CircuitHandle circuit) const { return 
 void ChannelManager::close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) {
   switch_.close_circuit(circuit, reason);
   run_actions();
+}
+
+std::optional<proto::ChannelId> ChannelManager::client_channel(proto::CircuitHandle circuit) const {
+  return switch_.client_channel(circuit);
 }
 
 void ChannelManager::log(LogLevel level, std::string_view message) const {

@@ -256,6 +256,7 @@ void CircuitSwitch::Impl::on_recognized(Circuit& c, const cell::RelayPayload& pa
   if (auto* sendme = std::get_if<cell::SendmeMsg>(&*msg); sendme && view->stream == StreamId{0}) {
     const bool was_blocked = !c.package.can_send();
     if (!c.package.on_sendme(*sendme)) return violation(c);
+    actions.push_back(CircuitSendme{c.handle});
     if (was_blocked) actions.push_back(CircuitWritable{c.handle});
     return;
   }
@@ -408,6 +409,12 @@ void CircuitSwitch::close_circuit(CircuitHandle circuit, cell::DestroyReason rea
 }
 
 std::vector<SwitchAction> CircuitSwitch::take_actions() { return std::exchange(impl_->actions, {}); }
+
+std::optional<ChannelId> CircuitSwitch::client_channel(CircuitHandle circuit) const {
+  auto it = impl_->circuits.find(circuit);
+  if (it == impl_->circuits.end()) return std::nullopt;
+  return it->second->p.chan;
+}
 
 std::size_t CircuitSwitch::circuit_count() const noexcept { return impl_->circuits.size(); }
 

@@ -115,7 +115,7 @@ ConfluxResult<ExitLinked> ExitLinkRegistry::on_link(OriginKey origin, LegId leg,
     }
     out.set = SetId{next_set_++};
     out.new_set = true;
-    sets_.emplace(out.set, Set{msg.nonce, origin, 1});
+    sets_.emplace(out.set, Set{msg.nonce, origin, 1, false});
     ++origin_sets_[origin];
   }
   legs_.emplace(leg, Leg{out.set, origin, AckState::NotSent, {}, {}});
@@ -163,12 +163,34 @@ std::optional<ExitLegRemoved> ExitLinkRegistry::remove_leg(LegId leg) {
   decrement(origin_legs_, l.origin);
   ExitLegRemoved out{l.set, false};
   const auto s = sets_.find(l.set);
-  if (s != sets_.end() && --s->second.legs == 0) {
-    decrement(origin_sets_, s->second.creator);
-    sets_.erase(s);
+  if (s != sets_.end() && --s->second.legs == 0 && !s->second.held) {
+    erase_set(s);
     out.set_empty = true;
   }
   return out;
+}
+
+void ExitLinkRegistry::hold(SetId set) noexcept {
+  if (const auto it = sets_.find(set); it != sets_.end()) it->second.held = true;
+}
+
+void ExitLinkRegistry::forget_set(SetId set) {
+  const auto s = sets_.find(set);
+  if (s == sets_.end()) return;
+  for (auto it = legs_.begin(); it != legs_.end();) {
+    if (it->second.set == set) {
+      decrement(origin_legs_, it->second.origin);
+      it = legs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  erase_set(s);
+}
+
+void ExitLinkRegistry::erase_set(std::map<SetId, Set>::iterator it) noexcept {
+  decrement(origin_sets_, it->second.creator);
+  sets_.erase(it);
 }
 
 std::optional<SetId> ExitLinkRegistry::set_of(LegId leg) const noexcept {

@@ -68,8 +68,14 @@ struct CircuitClosed {
 struct CircuitWritable {
   CircuitHandle circuit;
 };
-using SwitchAction =
-    std::variant<SendCell, SendDestroy, OpenChannel, DeliverStreamMessage, CircuitClosed, CircuitWritable>;
+// A circuit SENDME from the client was accepted on a circuit this hop
+// originates DATA on (every one, not only those that reopen the window): a
+// Conflux set at the exit acknowledges the leg's cells and times its RTT.
+struct CircuitSendme {
+  CircuitHandle circuit;
+};
+using SwitchAction = std::variant<SendCell, SendDestroy, OpenChannel, DeliverStreamMessage, CircuitClosed,
+                                  CircuitWritable, CircuitSendme>;
 
 struct CircuitSwitchConfig {
   std::size_t max_circuits_per_channel = 1024;
@@ -118,6 +124,10 @@ class CircuitSwitch {
 
   // Actions produced so far, in order; the runtime drains them after each call.
   [[nodiscard]] std::vector<SwitchAction> take_actions();
+
+  // The channel toward the client (the previous hop) of a circuit: what a
+  // Conflux LINK is attributed to at the exit.
+  [[nodiscard]] std::optional<ChannelId> client_channel(CircuitHandle circuit) const;
 
   [[nodiscard]] std::size_t circuit_count() const noexcept;
   [[nodiscard]] std::size_t circuits_on(ChannelId chan) const;

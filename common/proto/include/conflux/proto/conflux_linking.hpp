@@ -104,7 +104,7 @@ struct ExitLinked {
 
 struct ExitLegRemoved {
   SetId set{};
-  bool set_empty = false;  // the set is gone from the registry
+  bool set_empty = false;  // the set is gone from the registry (never while held)
 };
 
 class ExitLinkRegistry {
@@ -121,6 +121,13 @@ class ExitLinkRegistry {
   // them and calls remove_leg).
   [[nodiscard]] std::vector<LegId> expired(ConfluxTime now) const;
   std::optional<ExitLegRemoved> remove_leg(LegId leg);
+  // Keeps the set (and its nonce) registered when its last leg is removed,
+  // so that a replacement leg's LINK still finds it: the join point holds a
+  // set while it waits for one. A held set still counts against its
+  // creator's cap. forget_set() ends it.
+  void hold(SetId set) noexcept;
+  // Forgets the set and every leg still registered to it (the set closed).
+  void forget_set(SetId set);
 
   [[nodiscard]] std::optional<SetId> set_of(LegId leg) const noexcept;
   [[nodiscard]] std::size_t set_count() const noexcept { return sets_.size(); }
@@ -140,8 +147,10 @@ class ExitLinkRegistry {
     ConfluxNonce nonce{};
     OriginKey creator = 0;
     std::size_t legs = 0;
+    bool held = false;
   };
   std::optional<SetId> find_set(const ConfluxNonce& nonce) const noexcept;
+  void erase_set(std::map<SetId, Set>::iterator it) noexcept;
 
   ExitLinkConfig config_;
   std::map<SetId, Set> sets_;

@@ -4,6 +4,8 @@
 // the circuit switch delivers; the exit module answers through
 // CircuitOutput, which the runtime implements by calling the switch and then
 // carrying out the switch's actions.
+#include <optional>
+
 #include "conflux/bytes/strong_int.hpp"
 #include "conflux/cell/destroy_cell.hpp"
 #include "conflux/cell/relay_msg.hpp"
@@ -19,6 +21,11 @@ class CircuitOutput {
   virtual bool send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) = 0;
   [[nodiscard]] virtual bool can_send_data(CircuitHandle circuit) const = 0;
   virtual void close_circuit(CircuitHandle circuit, cell::DestroyReason reason) = 0;
+  // The channel the circuit came in on (its previous hop), if known: the
+  // Conflux join point attributes LINKs to it for its per-origin caps.
+  [[nodiscard]] virtual std::optional<ChannelId> client_channel(CircuitHandle /*circuit*/) const {
+    return std::nullopt;
+  }
 };
 
 class ExitHandler {
@@ -29,6 +36,10 @@ class ExitHandler {
   virtual void on_stream_message(CircuitHandle circuit, StreamId stream, cell::RelayMsg msg) = 0;
   // The circuit's package window reopened.
   virtual void on_circuit_writable(CircuitHandle circuit) = 0;
+  // A circuit SENDME from the client was accepted on the circuit (each one;
+  // on_circuit_writable follows when it reopened the window). Only the
+  // Conflux join point needs it: it acknowledges a leg's cells.
+  virtual void on_circuit_sendme(CircuitHandle /*circuit*/) {}
   // The circuit is gone: drop its streams without sending anything on it.
   virtual void on_circuit_closed(CircuitHandle circuit, cell::DestroyReason reason) = 0;
 };
