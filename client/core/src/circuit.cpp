@@ -1,5 +1,8 @@
 #include "conflux/client/circuit.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace conflux::client {
 
 Circuit::Circuit(CircuitInfo info, CircId id, net::ClientCircuit::CellSink sink, Hooks hooks, const net::Clock& clock)
@@ -23,6 +26,7 @@ void Circuit::extend_next() {
     phase_ = Phase::Open;
     built_at_ = clock_.now();
     if (hooks_.built) hooks_.built(*this);
+    if (leg_owner_ != nullptr && phase_ == Phase::Open) leg_owner_->on_leg_open(info_.serial);
     return;
   }
   if (!inner_.extend(info_.path[have].target)) finish("could not send EXTEND2");
@@ -46,7 +50,9 @@ void Circuit::after_cell() {
     return finish(inner_.error().value_or("closed"));
   }
   const bool can = inner_.can_send_data();
-  if (can && !could_send_) {
+  if (can && !could_send_ && leg_owner_ != nullptr) {
+    leg_owner_->on_leg_writable(info_.serial);
+  } else if (can && !could_send_) {
     // Copy: a stream may detach while being told.
     std::vector<StreamEvents*> waiting;
     for (auto& [id, s] : streams_) waiting.push_back(s);
@@ -61,6 +67,11 @@ void Circuit::deliver_inbox() {
   while (!inbox.empty() && phase_ != Phase::Closed) {
     net::ReceivedMsg m = std::move(inbox.front());
     inbox.pop_front();
+    if (leg_owner_ != nullptr) {
+      // The set checks the hop itself (only the join point may speak for it).
+      leg_owner_->on_leg_msg(info_.serial, m.hop, m.stream, m.msg);
+      continue;
+    }
     // Only the exit speaks for streams; anything from another hop, or for a
     // stream we do not have, is dropped (tor drops cells for unknown streams).
     if (m.hop != last_hop()) continue;
@@ -89,11 +100,27 @@ void Circuit::finish(std::string why) {
   auto streams = std::move(streams_);
   streams_.clear();
   for (auto& [id, s] : streams) s->on_circuit_closed(why);
+  if (auto* owner = std::exchange(leg_owner_, nullptr)) {
+    was_leg_ = true;
+    owner->on_leg_closed(info_.serial, why);
+  }
   if (hooks_.closed) hooks_.closed(*this, why);
 }
 
+void Circuit::set_leg_owner(LegOwner* owner) {
+  if (owner == nullptr && leg_owner_ != nullptr) was_leg_ = true;
+  leg_owner_ = owner;
+}
+
+RelayIdentity Circuit::exit_identity() const {
+  RelayIdentity id{};
+  const auto& e = exit_hop().target.identity;
+  std::copy(e.begin(), e.end(), id.begin());
+  return id;
+}
+
 std::optional<StreamId> Circuit::attach(StreamEvents& events) {
-  if (phase_ != Phase::Open) return std::nullopt;
+  if (phase_ != Phase::Open || is_leg()) return std::nullopt;
   if (streams_.size() >= 0xfffe) return std::nullopt;
   // Stream IDs are picked in turn, skipping those in use and zero.
   for (;;) {

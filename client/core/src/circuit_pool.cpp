@@ -3,9 +3,6 @@
 #include <algorithm>
 
 namespace conflux::client {
-namespace {
-
-}  // namespace
 
 CircuitPool::CircuitPool(net::asio::io_context& io, LinkPool& links, const net::Clock& clock, Options options,
                          Hooks hooks, net::LogSink log)
@@ -18,7 +15,8 @@ bool CircuitPool::suits(const Circuit& c, const StreamNeeds& needs) const {
   LinkPool::Identity id{};
   std::copy(exit_id.begin(), exit_id.end(), id.begin());
   if (needs.avoid_exits.count(id) != 0) return false;
-  if (c.info().one_hop_fast || c.info().retired) return false;  // directory circuits carry no user streams
+  // Directory circuits and Conflux legs carry no user streams.
+  if (c.info().one_hop_fast || c.info().retired || c.is_leg()) return false;
   if (needs.port && hooks_.exit_allows && !hooks_.exit_allows(c.exit_hop().exit_policy, *needs.port)) return false;
   if (c.dirty_since()) {
     if (c.info().isolation != needs.isolation) return false;
@@ -44,7 +42,7 @@ bool CircuitPool::building_for(const StreamNeeds& needs) const {
   });
 }
 
-net::awaitable<Circuit*> CircuitPool::acquire(StreamNeeds needs, Clock::time_point deadline, bool* no_exit) {
+net::awaitable<StreamCarrier*> CircuitPool::acquire(StreamNeeds needs, Clock::time_point deadline, bool* no_exit) {
   // Like tor, predict that the next stream wants the port the last one did.
   if (needs.port) predicted_port_ = needs.port;
   Wakeup wake(co_await net::asio::this_coro::executor);
@@ -56,7 +54,10 @@ net::awaitable<Circuit*> CircuitPool::acquire(StreamNeeds needs, Clock::time_poi
     if (clock_.now() >= deadline) break;
     if (!building_for(needs)) {
       PathProblem problem;
-      if (launch(PathRequest{needs.port, needs.avoid_exits}, &problem) == nullptr && problem.no_exit_for_port) {
+      PathRequest req;
+      req.port = needs.port;
+      req.avoid_exits = needs.avoid_exits;
+      if (launch(req, &problem) == nullptr && problem.no_exit_for_port) {
         // Tor's answer too: no relay allows exit to this port, so fail now.
         if (no_exit != nullptr) *no_exit = true;
         break;
@@ -70,7 +71,11 @@ net::awaitable<Circuit*> CircuitPool::acquire(StreamNeeds needs, Clock::time_poi
   co_return found;
 }
 
-Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem) {
+Circuit* CircuitPool::launch_leg(const PathRequest& req, LegOwner& owner, PathProblem* problem) {
+  return launch(req, problem, &owner);
+}
+
+Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOwner* owner) {
   if (shutting_down_ || !hooks_.choose_path || building_count() >= options_.max_pending) return nullptr;
   PathProblem local;
   PathProblem& p = problem != nullptr ? *problem : local;
@@ -89,10 +94,16 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem) {
   std::string path_text;
   for (const auto& hop : choice->info.path) path_text += (path_text.empty() ? "" : " -> ") + hop.nickname;
   Circuit* c = links_.launch(std::move(choice->info), std::move(choice->first_hop_at), std::move(hooks));
-  if (c == nullptr) return nullptr;
+  // Closed already: the first handshake could not go out (it is reaped).
+  if (c == nullptr || c->phase() == Circuit::Phase::Closed) return nullptr;
+  // Nothing reached the circuit yet (the handshake's answer comes from the
+  // network), so the owner sees every event.
+  if (owner != nullptr) c->set_leg_owner(owner);
   ++stats_.launched;
   // Relay nicknames, never destinations: tor logs paths at info too.
-  net::emit(log_, net::LogLevel::Info, "Circuit " + std::to_string(c->info().serial) + " launched: " + path_text);
+  net::emit(log_, net::LogLevel::Info,
+            std::string(owner != nullptr ? "Conflux leg circuit " : "Circuit ") + std::to_string(c->info().serial) +
+                " launched: " + path_text);
   circuits_[c->info().serial] = c;
   return c;
 }
@@ -121,20 +132,30 @@ void CircuitPool::on_closed(Circuit& c, std::string_view why) {
   wake_all();
 }
 
-void CircuitPool::claim(Circuit& c, const std::string& isolation) {
-  if (c.streams_attached() <= 1) c.info().isolation = isolation;
+Circuit* CircuitPool::find(const StreamCarrier& c) const {
+  // By serial, not by downcast: only circuits this pool still tracks.
+  auto it = circuits_.find(c.serial());
+  return it != circuits_.end() && static_cast<const StreamCarrier*>(it->second) == &c ? it->second : nullptr;
 }
 
-void CircuitPool::stream_done(Circuit& c) {
-  if (c.phase() != Circuit::Phase::Open || c.stream_count() != 0 || !c.dirty_since()) return;
-  if (c.info().retired || clock_.now() - *c.dirty_since() > options_.max_dirtiness)
-    c.close(cell::DestroyReason::Finished, "dirty and unused");
+void CircuitPool::claim(StreamCarrier& carrier, const std::string& isolation) {
+  Circuit* c = find(carrier);
+  if (c != nullptr && c->streams_attached() <= 1) c->info().isolation = isolation;
 }
 
-void CircuitPool::retire(Circuit& c) {
-  c.info().retired = true;
-  if (c.phase() == Circuit::Phase::Open && c.stream_count() == 0)
-    c.close(cell::DestroyReason::Finished, "retired");
+void CircuitPool::stream_done(StreamCarrier& carrier) {
+  Circuit* c = find(carrier);
+  if (c == nullptr || c->phase() != Circuit::Phase::Open || c->stream_count() != 0 || !c->dirty_since()) return;
+  if (c->info().retired || clock_.now() - *c->dirty_since() > options_.max_dirtiness)
+    c->close(cell::DestroyReason::Finished, "dirty and unused");
+}
+
+void CircuitPool::retire(StreamCarrier& carrier) {
+  Circuit* c = find(carrier);
+  if (c == nullptr) return;
+  c->info().retired = true;
+  if (c->phase() == Circuit::Phase::Open && c->stream_count() == 0)
+    c->close(cell::DestroyReason::Finished, "retired");
 }
 
 void CircuitPool::tick() {
@@ -144,7 +165,7 @@ void CircuitPool::tick() {
   std::vector<Circuit*> expired, stale;
   for (const auto& [serial, c] : circuits_) {
     if (c->phase() == Circuit::Phase::Building && now - c->launched_at() > timeout) expired.push_back(c);
-    if (c->phase() == Circuit::Phase::Open && c->stream_count() == 0 && c->dirty_since() &&
+    if (c->phase() == Circuit::Phase::Open && !c->is_leg() && c->stream_count() == 0 && c->dirty_since() &&
         (c->info().retired || now - *c->dirty_since() > options_.max_dirtiness))
       stale.push_back(c);
   }
@@ -160,9 +181,13 @@ void CircuitPool::tick() {
   // Preemptive circuits: keep `preemptive` clean ones open or on the way.
   std::size_t clean_or_building = 0;
   for (const auto& [serial, c] : circuits_)
-    if (!c->info().one_hop_fast && c->phase() != Circuit::Phase::Closed && !c->dirty_since()) ++clean_or_building;
-  for (; clean_or_building < options_.preemptive; ++clean_or_building)
-    if (launch(PathRequest{predicted_port_, {}}) == nullptr) break;
+    if (!c->info().one_hop_fast && !c->is_leg() && c->phase() != Circuit::Phase::Closed && !c->dirty_since())
+      ++clean_or_building;
+  for (; clean_or_building < options_.preemptive; ++clean_or_building) {
+    PathRequest req;
+    req.port = predicted_port_;
+    if (launch(req) == nullptr) break;
+  }
 }
 
 void CircuitPool::close_through(const LinkPool::Identity& identity, std::string_view why) {
@@ -204,7 +229,7 @@ std::size_t CircuitPool::building_count() const {
 
 std::size_t CircuitPool::clean_count() const {
   return static_cast<std::size_t>(std::count_if(circuits_.begin(), circuits_.end(), [](const auto& kv) {
-    return kv.second->phase() == Circuit::Phase::Open && !kv.second->dirty_since();
+    return kv.second->phase() == Circuit::Phase::Open && !kv.second->is_leg() && !kv.second->dirty_since();
   }));
 }
 

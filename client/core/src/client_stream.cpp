@@ -11,7 +11,7 @@ ClientStream::ClientStream(const net::asio::any_io_executor& ex, proto::StreamKi
 
 ClientStream::~ClientStream() { close(cell::EndReason::Done); }
 
-bool ClientStream::open_on(Circuit& c, const cell::RelayMsg& opening) {
+bool ClientStream::open_on(StreamCarrier& c, const cell::RelayMsg& opening) {
   if (circuit_ != nullptr) return false;
   auto id = c.attach(*this);
   if (!id) return false;
@@ -26,7 +26,7 @@ bool ClientStream::open_on(Circuit& c, const cell::RelayMsg& opening) {
 
 void ClientStream::detach() {
   if (circuit_ == nullptr) return;
-  Circuit* c = circuit_;
+  StreamCarrier* c = circuit_;
   circuit_ = nullptr;
   c->detach(id_);
 }
@@ -110,7 +110,7 @@ void ClientStream::act(const proto::StreamActions& a) {
   if (circuit_ != nullptr) {
     if (a.closes_circuit()) {
       violation_ = true;
-      Circuit* c = circuit_;
+      StreamCarrier* c = circuit_;
       detach();
       c->close(cell::DestroyReason::Protocol, "stream protocol violation");
     } else {

@@ -145,16 +145,23 @@ std::optional<PathChoice> PathPlanner::choose(const PathRequest& req, PathProble
   }
   path::PathOptions po;
   po.port = req.port;
-  for (const auto& id : req.avoid_exits) {
+  const auto ed = [](const LinkPool::Identity& id) {
     crypto::Ed25519Public e{};
     std::copy(id.begin(), id.end(), e.begin());
-    po.exclude_exits.insert(e);
-  }
+    return e;
+  };
+  for (const auto& id : req.avoid_exits) po.exclude_exits.insert(ed(id));
+  for (const auto& id : req.exclude) po.exclude.insert(ed(id));
+  if (req.exit) po.exit = ed(*req.exit);
+  if (req.first_hop) po.first_hop = ed(*req.first_hop);
   auto p = path::build_path(m.net, m.first_hops(), po, m.rules, m.rng, m.now());
   m.save_guards();
   if (!p) {
     why = p.error().message;
     problem.no_exit_for_port = req.port.has_value() && p.error().code == path::PathErrc::NoExit;
+    problem.no_compatible_first_hop =
+        p.error().code == path::PathErrc::NoCompatibleGuard || p.error().code == path::PathErrc::NoCompatibleBridge;
+    problem.first_hop_unusable = p.error().code == path::PathErrc::FirstHopUnusable;
     for (const auto& line : p.error().bridge_reports) why += "\n  " + line;
     return std::nullopt;
   }

@@ -54,13 +54,6 @@ bool worth_retrying(cell::EndReason r) {
   }
 }
 
-LinkPool::Identity exit_identity(const Circuit& c) {
-  LinkPool::Identity id{};
-  const auto& e = c.exit_hop().target.identity;
-  std::copy(e.begin(), e.end(), id.begin());
-  return id;
-}
-
 struct Session {
   net::tcp::socket socket;
   std::shared_ptr<ClientStream> stream;
@@ -183,7 +176,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   std::string failure = "no circuit could be built in time";
   bool no_exit = false;
   for (unsigned attempt = 0; attempt < ctx.limits.max_attempts && !session->stream; ++attempt) {
-    Circuit* circ = co_await ctx.pool.acquire(needs, deadline, &no_exit);
+    StreamCarrier* circ = co_await ctx.pool.acquire(needs, deadline, &no_exit);
     if (circ == nullptr) {
       if (no_exit) failure = "no exit allows the port";
       break;
@@ -194,9 +187,8 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
     if (!stream->open_on(*circ, opening)) continue;
     ctx.pool.claim(*circ, needs.isolation);
     net::emit(ctx.log, net::LogLevel::Info,
-              "Stream " + std::to_string(stream->id().value()) + " attached to circuit " +
-                  std::to_string(circ->info().serial) + " (attempt " + std::to_string(attempt + 1) + ")");
-    const auto exit_id = exit_identity(*circ);
+              "Stream " + std::to_string(stream->id().value()) + " attached to " + circ->name() + " (attempt " + std::to_string(attempt + 1) + ")");
+    const auto exit_id = circ->exit_identity();
     const auto attempt_deadline = std::min(deadline, ctx.clock.now() + ctx.limits.attempt_timeout);
     while (!stream->connected() && !stream->resolved() && !stream->peer_end() && !stream->failed() &&
            ctx.clock.now() < attempt_deadline) {
@@ -220,7 +212,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
       // Tor's answer to a silent exit: the circuit takes no new streams,
       // the stream tries another circuit.
       failure = "the exit did not answer in time";
-      if (Circuit* slow = stream->circuit()) ctx.pool.retire(*slow);
+      if (StreamCarrier* slow = stream->circuit()) ctx.pool.retire(*slow);
       stream->close(cell::EndReason::Timeout);
     }
     ++ctx.counters.stream_retries;
@@ -251,7 +243,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   net::asio::co_spawn(sock.get_executor(), uplink(session, ctx, std::move(early)), net::asio::detached);
   co_await downlink(session, ctx);
   --ctx.counters.streams_active;
-  Circuit* circ = st.circuit();
+  StreamCarrier* circ = st.circuit();
   st.close(cell::EndReason::Done);
   if (circ != nullptr) ctx.pool.stream_done(*circ);
 }

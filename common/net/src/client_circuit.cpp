@@ -176,6 +176,9 @@ void ClientCircuit::on_relay(bytes::ByteSpan payload) {
   }
   if (auto* sendme = std::get_if<cell::SendmeMsg>(&*msg); sendme && view->stream == StreamId{0}) {
     if (!last_hop || !package_.on_sendme(*sendme)) return fail("bad circuit SENDME");
+    // Also reported: a Conflux leg's owner times its RTT and window on it.
+    if (inbox_.size() >= max_inbox_) return fail("inbox full");
+    inbox_.push_back(ReceivedMsg{*hop, StreamId{0}, *sendme});
     return;
   }
   if (std::holds_alternative<cell::DataMsg>(*msg) && last_hop) {

@@ -1,8 +1,10 @@
 #pragma once
 // One client circuit as the proxy sees it: a net::ClientCircuit that builds
 // itself hop by hop along a chosen path, then carries the streams attached
-// to it. Owned by the CircuitPool; streams register and are told when the
+// to it. Owned by the LinkPool; streams register and are told when the
 // circuit can send again or is gone, so nobody holds a dangling pointer.
+// With a LegOwner it is a Conflux leg instead: no streams, everything that
+// arrives goes to the owner (leg_circuit.hpp).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -13,21 +15,12 @@
 
 #include "conflux/cell/destroy_cell.hpp"
 #include "conflux/cell/relay_msg.hpp"
+#include "conflux/client/leg_circuit.hpp"
+#include "conflux/client/stream_carrier.hpp"
 #include "conflux/net/client_circuit.hpp"
 #include "conflux/net/clock.hpp"
 
 namespace conflux::client {
-
-// What a stream attached to a circuit is told.
-class StreamEvents {
- public:
-  virtual ~StreamEvents() = default;
-  virtual void on_stream_msg(const cell::RelayMsg& msg) = 0;
-  // The circuit may accept DATA again (circuit window reopened).
-  virtual void on_circuit_writable() = 0;
-  // The circuit is gone; the stream must not use it any more.
-  virtual void on_circuit_closed(std::string_view why) = 0;
-};
 
 // One relay of a path, with what building through it needs.
 struct PathHop {
@@ -44,7 +37,7 @@ struct CircuitInfo {
   bool retired = false;         // takes no new streams
 };
 
-class Circuit {
+class Circuit final : public StreamCarrier, public LegCircuit {
  public:
   enum class Phase : std::uint8_t { Building, Open, Closed };
   using Clock = std::chrono::steady_clock;
@@ -56,7 +49,7 @@ class Circuit {
   // `clock` must outlive the circuit.
   Circuit(CircuitInfo info, CircId id, net::ClientCircuit::CellSink sink, Hooks hooks, const net::Clock& clock);
   // Streams still attached are told the circuit is gone.
-  ~Circuit();
+  ~Circuit() override;
   Circuit(const Circuit&) = delete;
   Circuit& operator=(const Circuit&) = delete;
 
@@ -67,19 +60,29 @@ class Circuit {
   // The link died under the circuit.
   void link_closed(std::string_view why);
   // Closes with DESTROY (tor's reason for a client's own close: FINISHED or NONE).
-  void close(cell::DestroyReason reason, std::string_view why);
+  void close(cell::DestroyReason reason, std::string_view why) override;
 
-  // Streams. attach() picks a free stream ID and remembers the sink.
-  [[nodiscard]] std::optional<StreamId> attach(StreamEvents& events);
-  void detach(StreamId id);
-  bool send(StreamId id, const cell::RelayMsg& msg);
-  [[nodiscard]] bool can_send_data() const { return phase_ == Phase::Open && inner_.can_send_data(); }
+  // Streams (StreamCarrier). attach() picks a free stream ID and remembers
+  // the sink; a leg takes none.
+  [[nodiscard]] std::optional<StreamId> attach(StreamEvents& events) override;
+  void detach(StreamId id) override;
+  // To the last hop (streams and legs alike).
+  bool send(StreamId id, const cell::RelayMsg& msg) override;
+  [[nodiscard]] bool can_send_data() const override { return phase_ == Phase::Open && inner_.can_send_data(); }
+  [[nodiscard]] std::uint64_t serial() const override { return info_.serial; }
+  [[nodiscard]] std::string name() const override { return "circuit " + std::to_string(info_.serial); }
+  [[nodiscard]] RelayIdentity exit_identity() const override;
+
+  // Leg mode (LegCircuit): set before the circuit is built, so the owner
+  // sees it open.
+  void set_leg_owner(LegOwner* owner) override;
+  [[nodiscard]] bool is_leg() const noexcept { return leg_owner_ != nullptr || was_leg_; }
   [[nodiscard]] std::size_t stream_count() const noexcept { return streams_.size(); }
   [[nodiscard]] std::uint64_t streams_attached() const noexcept { return streams_attached_; }
 
   [[nodiscard]] Phase phase() const noexcept { return phase_; }
   [[nodiscard]] CircId id() const noexcept { return inner_.id(); }
-  [[nodiscard]] const CircuitInfo& info() const noexcept { return info_; }
+  [[nodiscard]] const CircuitInfo& info() const noexcept override { return info_; }
   [[nodiscard]] CircuitInfo& info() noexcept { return info_; }
   [[nodiscard]] Clock::time_point launched_at() const noexcept { return launched_; }
   [[nodiscard]] std::optional<Clock::time_point> built_at() const noexcept { return built_at_; }
@@ -105,6 +108,8 @@ class Circuit {
   std::map<std::uint16_t, StreamEvents*> streams_;
   std::uint16_t next_stream_ = 1;
   std::uint64_t streams_attached_ = 0;
+  LegOwner* leg_owner_ = nullptr;
+  bool was_leg_ = false;  // a leg whose owner let go: still never a stream circuit
   bool could_send_ = true;
   bool finishing_ = false;
 };

@@ -16,26 +16,29 @@
 #include <vector>
 
 #include "conflux/client/link_pool.hpp"
+#include "conflux/client/stream_pool.hpp"
 #include "conflux/client/wakeup.hpp"
 
 namespace conflux::client {
 
-// What a stream needs of a circuit.
-struct StreamNeeds {
-  std::optional<std::uint16_t> port;      // nullopt: any exit (RESOLVE)
-  std::string isolation;                  // streams with different keys never share a circuit
-  std::set<LinkPool::Identity> avoid_exits;  // exits that refused this stream already
-};
-
 struct PathRequest {
   std::optional<std::uint16_t> port;      // the exit must allow it; nullopt: prefer 80/443
   std::set<LinkPool::Identity> avoid_exits;
+  // Conflux legs: the set's exit, the other legs' relays, and a first hop
+  // to retry through (PathOptions exit / exclude / first_hop).
+  std::optional<LinkPool::Identity> exit;
+  std::set<LinkPool::Identity> exclude;
+  std::optional<LinkPool::Identity> first_hop;
 };
 
 // Why no path could be chosen.
 struct PathProblem {
   std::string why;
   bool no_exit_for_port = false;  // no exit in the consensus allows the port: waiting will not help
+  // Every usable guard or bridge was excluded (a Conflux leg avoiding the
+  // other legs' first hops): the caller may relax that.
+  bool no_compatible_first_hop = false;
+  bool first_hop_unusable = false;  // the fixed first hop is down or gone
 };
 
 struct PathChoice {
@@ -48,9 +51,8 @@ struct CircuitPoolStats {
   std::vector<double> recent_build_seconds;  // drained by whoever exports them
 };
 
-class CircuitPool {
+class CircuitPool final : public StreamPool {
  public:
-  using Clock = std::chrono::steady_clock;
   struct Options {
     std::size_t preemptive = 2;          // clean circuits kept ready
     std::size_t max_pending = 32;        // MaxClientCircuitsPending
@@ -71,21 +73,23 @@ class CircuitPool {
 
   CircuitPool(net::asio::io_context& io, LinkPool& links, const net::Clock& clock, Options options, Hooks hooks,
               net::LogSink log);
-  ~CircuitPool();
+  ~CircuitPool() override;
   CircuitPool(const CircuitPool&) = delete;
   CircuitPool& operator=(const CircuitPool&) = delete;
 
-  // An open circuit for `needs`, launching builds as needed; null at the
-  // deadline, or at once when no exit allows the port (`no_exit` set then).
-  // The pointer is good until the caller's next suspension: attach at once.
-  net::awaitable<Circuit*> acquire(StreamNeeds needs, Clock::time_point deadline, bool* no_exit = nullptr);
-  // Marks the circuit used by a stream with this isolation key.
-  void claim(Circuit& c, const std::string& isolation);
-  // A stream left the circuit: a dirty circuit without streams is closed.
-  void stream_done(Circuit& c);
-  // The circuit takes no new streams (its exit did not answer one); it
-  // closes when its last stream ends.
-  void retire(Circuit& c);
+  // StreamPool: circuits for streams. Conflux legs are never handed out.
+  net::awaitable<StreamCarrier*> acquire(StreamNeeds needs, Clock::time_point deadline,
+                                         bool* no_exit = nullptr) override;
+  void claim(StreamCarrier& c, const std::string& isolation) override;
+  void stream_done(StreamCarrier& c) override;
+  void retire(StreamCarrier& c) override;
+
+  // A Conflux leg: a circuit on a path for `req`, owned (in the protocol
+  // sense) by `owner` from the start. Counted, timed out and closed on
+  // shutdown like any circuit, but it takes no streams, is not a preemptive
+  // circuit and dirtiness does not close it. Null when no path or no launch
+  // is possible now (`problem` says why).
+  Circuit* launch_leg(const PathRequest& req, LegOwner& owner, PathProblem* problem = nullptr);
 
   // Housekeeping, once a second: build timeouts, dirtiness, preemptive builds.
   void tick();
@@ -108,7 +112,8 @@ class CircuitPool {
   [[nodiscard]] Circuit* find_open(const StreamNeeds& needs) const;
   [[nodiscard]] bool building_for(const StreamNeeds& needs) const;
   [[nodiscard]] bool suits(const Circuit& c, const StreamNeeds& needs) const;
-  Circuit* launch(const PathRequest& req, PathProblem* problem = nullptr);
+  Circuit* launch(const PathRequest& req, PathProblem* problem = nullptr, LegOwner* owner = nullptr);
+  [[nodiscard]] Circuit* find(const StreamCarrier& c) const;
   void wake_all();
   void on_built(Circuit& c);
   void on_closed(Circuit& c, std::string_view why);

@@ -1,6 +1,7 @@
 #pragma once
 // One stream of the proxy, client side: the StreamMachine (tor-spec 6.2,
-// 6.3, stream windows 500/50) plus what crosses between the circuit and the
+// 6.3, stream windows 500/50) plus what crosses between its carrier (a
+// circuit or a Conflux set) and the
 // SOCKS connection. The circuit pushes relay messages in; the SOCKS session
 // reads the outcome, the received bytes, and sends DATA while the windows
 // allow. The received bytes are bounded by the stream's deliver window
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include "conflux/cell/relay_stream_msgs.hpp"
-#include "conflux/client/circuit.hpp"
+#include "conflux/client/stream_carrier.hpp"
 #include "conflux/client/wakeup.hpp"
 #include "conflux/proto/stream_state.hpp"
 
@@ -31,8 +32,8 @@ class ClientStream final : public StreamEvents {
   ClientStream& operator=(const ClientStream&) = delete;
 
   // Attaches to `c` and sends `opening` (BEGIN or RESOLVE). False if the
-  // circuit refused (full, closing).
-  bool open_on(Circuit& c, const cell::RelayMsg& opening);
+  // carrier refused (full, closing).
+  bool open_on(StreamCarrier& c, const cell::RelayMsg& opening);
   // Leaves the circuit; sends END first when the stream is still open at
   // both ends (the application closed).
   void close(cell::EndReason why = cell::EndReason::Done);
@@ -43,7 +44,7 @@ class ClientStream final : public StreamEvents {
   [[nodiscard]] const std::optional<cell::EndReason>& peer_end() const noexcept { return peer_end_; }
   [[nodiscard]] const std::optional<std::string>& circuit_gone() const noexcept { return circuit_gone_; }
   [[nodiscard]] bool failed() const noexcept { return violation_ || circuit_gone_.has_value(); }
-  [[nodiscard]] Circuit* circuit() const noexcept { return circuit_; }
+  [[nodiscard]] StreamCarrier* circuit() const noexcept { return circuit_; }
   [[nodiscard]] StreamId id() const noexcept { return id_; }
 
   // Received bytes, oldest first. take_received() hands them over and may
@@ -81,7 +82,7 @@ class ClientStream final : public StreamEvents {
   proto::StreamMachine machine_;
   Wakeup wake_;
   Wakeup tx_wake_;
-  Circuit* circuit_ = nullptr;
+  StreamCarrier* circuit_ = nullptr;
   StreamId id_{0};
   bool connected_ = false;
   bool violation_ = false;

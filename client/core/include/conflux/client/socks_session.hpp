@@ -1,6 +1,7 @@
 #pragma once
 // One SOCKS client connection, from the handshake to the last byte: the
-// request is answered with a stream on a circuit the pool picks, retried on
+// request is answered with a stream on a carrier the pool picks (a circuit,
+// or a Conflux set), retried on
 // another exit when the first refuses, and then bytes flow both ways under
 // the stream's and the circuit's windows. Every wait has a deadline, so a
 // client that stalls (or sends one byte a second) costs one socket until it
@@ -9,8 +10,10 @@
 #include <cstdint>
 #include <string>
 
-#include "conflux/client/circuit_pool.hpp"
 #include "conflux/client/proxy_counters.hpp"
+#include "conflux/client/stream_pool.hpp"
+#include "conflux/net/clock.hpp"
+#include "conflux/net/log_sink.hpp"
 
 namespace conflux::client {
 
@@ -31,7 +34,7 @@ struct SocksLimits {
 };
 
 struct SocksContext {
-  CircuitPool& pool;
+  StreamPool& pool;
   const net::Clock& clock;
   ProxyCounters& counters;
   net::LogSink log;

@@ -80,6 +80,8 @@ class ClientCircuit {
   // hop recognized, an overflowing inbox...).
   [[nodiscard]] const std::optional<std::string>& error() const noexcept { return error_; }
   // Stream messages (and anything else not consumed here), oldest first.
+  // Every circuit SENDME accepted from the last hop is also reported here,
+  // as stream 0, after the package window took it (Conflux legs need it).
   [[nodiscard]] std::deque<ReceivedMsg>& inbox() noexcept { return inbox_; }
   [[nodiscard]] bool can_send_data() const noexcept { return package_.can_send(); }
 

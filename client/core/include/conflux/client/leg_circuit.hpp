@@ -1,0 +1,44 @@
+#pragma once
+// A circuit used as one leg of a Conflux set. In leg mode a Circuit takes no
+// streams: everything that arrives on it (with the hop it came from), its
+// writable edge, its opening and its close go to its LegOwner, which runs
+// the set. The owner sees legs only through LegCircuit, so it can be tested
+// with fake legs.
+#include <cstdint>
+#include <string_view>
+
+#include "conflux/bytes/strong_int.hpp"
+#include "conflux/cell/destroy_cell.hpp"
+#include "conflux/cell/relay_msg.hpp"
+
+namespace conflux::client {
+
+struct CircuitInfo;
+
+class LegOwner {
+ public:
+  virtual ~LegOwner() = default;
+  // Every hop is built: linking can start.
+  virtual void on_leg_open(std::uint64_t serial) = 0;
+  // A relay message from `hop` (stream 0: circuit-level, including every
+  // accepted circuit SENDME from the last hop).
+  virtual void on_leg_msg(std::uint64_t serial, HopNum hop, StreamId stream, const cell::RelayMsg& msg) = 0;
+  // The circuit's package window reopened.
+  virtual void on_leg_writable(std::uint64_t serial) = 0;
+  // Once, whatever the phase; the circuit is not to be used afterwards.
+  virtual void on_leg_closed(std::uint64_t serial, std::string_view why) = 0;
+};
+
+class LegCircuit {
+ public:
+  virtual ~LegCircuit() = default;
+  // Path (first hop .. exit; the last hop is the join point) and serial.
+  [[nodiscard]] virtual const CircuitInfo& info() const = 0;
+  // A message to the last hop.
+  virtual bool send(StreamId id, const cell::RelayMsg& msg) = 0;
+  virtual void close(cell::DestroyReason reason, std::string_view why) = 0;
+  // Null gives the circuit back to nobody: it then reports nothing.
+  virtual void set_leg_owner(LegOwner* owner) = 0;
+};
+
+}  // namespace conflux::client

@@ -1,0 +1,52 @@
+#pragma once
+// What a stream rides on: one circuit, or a Conflux set of circuits
+// (ConfluxTunnel). ClientStream and the SOCKS session see only this, so a
+// stream works the same over either. The carrier owns the stream-ID space
+// and tells the attached streams what arrived for them, when DATA may go
+// again, and when it is gone (after which nobody may use the pointer).
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "conflux/bytes/strong_int.hpp"
+#include "conflux/cell/destroy_cell.hpp"
+#include "conflux/cell/relay_msg.hpp"
+
+namespace conflux::client {
+
+// A relay's Ed25519 identity (LinkPool::Identity is the same type).
+using RelayIdentity = std::array<std::uint8_t, 32>;
+
+// What a stream attached to a carrier is told.
+class StreamEvents {
+ public:
+  virtual ~StreamEvents() = default;
+  virtual void on_stream_msg(const cell::RelayMsg& msg) = 0;
+  // The carrier may accept DATA again (a window reopened).
+  virtual void on_circuit_writable() = 0;
+  // The carrier is gone; the stream must not use it any more.
+  virtual void on_circuit_closed(std::string_view why) = 0;
+};
+
+class StreamCarrier {
+ public:
+  virtual ~StreamCarrier() = default;
+  // Picks a free stream ID and remembers the sink; nothing when the carrier
+  // takes no streams now (not open, full, a Conflux leg).
+  [[nodiscard]] virtual std::optional<StreamId> attach(StreamEvents& events) = 0;
+  virtual void detach(StreamId id) = 0;
+  // A message of stream `id` to the exit. DATA needs can_send_data().
+  virtual bool send(StreamId id, const cell::RelayMsg& msg) = 0;
+  [[nodiscard]] virtual bool can_send_data() const = 0;
+  // Closes the carrier (every stream on it is told).
+  virtual void close(cell::DestroyReason reason, std::string_view why) = 0;
+  // The pool's name for it (logs, metrics).
+  [[nodiscard]] virtual std::uint64_t serial() const = 0;
+  // "circuit 7", "Conflux set 2": for the log.
+  [[nodiscard]] virtual std::string name() const = 0;
+  [[nodiscard]] virtual RelayIdentity exit_identity() const = 0;
+};
+
+}  // namespace conflux::client
