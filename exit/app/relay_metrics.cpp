@@ -80,12 +80,49 @@ void streams(metrics::Snapshot& out, const exit::ExitStats& e) {
               e.circuits_killed);
 }
 
+// Label values of conflux_relay_conflux_sets_closed_total, by exit::SetCloseReason.
+constexpr std::array<std::string_view, exit::kSetCloseReasons> kSetCloseNames = {
+    "protocol", "memory", "legless_timeout", "client", "internal"};
+
+void conflux_sets(metrics::Snapshot& out, const exit::ConfluxJoinStats& j) {
+  out.gauge("conflux_relay_conflux_sets", "Conflux sets at this exit (legless ones included).", j.sets);
+  out.gauge("conflux_relay_conflux_sets_legless", "Conflux sets waiting for a replacement leg.", j.sets_legless);
+  out.gauge("conflux_relay_conflux_legs", "Linked Conflux legs (circuits).", j.legs);
+  out.gauge("conflux_relay_conflux_reorder_bytes", "Out-of-order bytes held by all sets (the shared budget).",
+            j.reorder_bytes);
+  out.gauge("conflux_relay_conflux_reorder_cap_bytes", "The shared out-of-order budget's hard cap.",
+            j.reorder_cap_bytes);
+  out.gauge("conflux_relay_conflux_retained_bytes", "Sent cells kept for retransmission, all sets.",
+            j.retained_bytes);
+  out.counter("conflux_relay_conflux_sets_created_total", "Conflux sets created by a LINK.", j.sets_created);
+  out.counter("conflux_relay_conflux_legs_linked_total", "CONFLUX_LINKs accepted (new sets and joins).",
+              j.legs_linked);
+  out.counter("conflux_relay_conflux_links_refused_total", "CONFLUX_LINKs whose circuit was closed instead.",
+              j.links_refused);
+  out.counter("conflux_relay_conflux_legs_closed_total", "Linked legs gone, for any reason.", j.legs_closed);
+  out.counter("conflux_relay_conflux_linked_ack_timeouts_total", "Legs whose CONFLUX_LINKED_ACK came too late.",
+              j.linked_ack_timeouts);
+  for (std::size_t r = 0; r < j.sets_closed.size(); ++r) {
+    out.counter("conflux_relay_conflux_sets_closed_total", "Conflux sets closed, by reason.", j.sets_closed[r],
+                {{"reason", std::string(kSetCloseNames[r])}});
+  }
+  out.counter("conflux_relay_conflux_cells_resent_total", "Cells of dead legs sent again on a replacement leg.",
+              j.cells_resent);
+  out.counter("conflux_relay_conflux_duplicates_dropped_total", "Resent copies the exit already had, dropped.",
+              j.duplicates_dropped);
+  out.counter("conflux_relay_conflux_switches_total", "CONFLUX_SWITCH cells.", j.switches_sent,
+              {{"direction", "sent"}});
+  out.counter("conflux_relay_conflux_switches_total", "", j.switches_received, {{"direction", "received"}});
+}
+
 }  // namespace
 
-void collect_relay_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c, const exit::ExitStats& e) {
+void collect_relay_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c, const exit::ExitStats& e,
+                           const exit::ConfluxJoinStats& j) {
   circuits(out, c);
   channels(out, c);
   streams(out, e);
+  conflux_sets(out, j);
 }
 
 }  // namespace conflux::relay

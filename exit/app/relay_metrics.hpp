@@ -1,14 +1,16 @@
 #pragma once
-// What conflux-relay's MetricsPort exposes: the channel manager's and the
-// exit module's counters as conflux_relay_* families (docs/METRICS.md lists
+// What conflux-relay's MetricsPort exposes: the channel manager's, the
+// exit module's and the Conflux join point's counters as conflux_relay_* families (docs/METRICS.md lists
 // them). A collector: it copies the counters at each scrape, so nothing on
 // the relay's hot paths knows about metrics.
+#include "conflux/exit/conflux_join.hpp"
 #include "conflux/exit/exit_config.hpp"
 #include "conflux/metrics/snapshot.hpp"
 #include "conflux/net/channel_manager.hpp"
 
 namespace conflux::relay {
 
-void collect_relay_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c, const exit::ExitStats& e);
+void collect_relay_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c, const exit::ExitStats& e,
+                           const exit::ConfluxJoinStats& j);
 
 }  // namespace conflux::relay

@@ -9,6 +9,7 @@ namespace conflux::relay {
 namespace {
 
 constexpr auto kHeartbeat = std::chrono::seconds(60);
+constexpr auto kConfluxTick = std::chrono::seconds(1);
 
 
 net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
@@ -24,6 +25,12 @@ net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
       c.advertised_addresses.emplace_back(cell::NetinfoIpv6{a.bytes});
     }
   }
+  return c;
+}
+
+exit::ConfluxJoinConfig conflux_join_config() {
+  exit::ConfluxJoinConfig c;
+  c.log = log::sink("conflux");
   return c;
 }
 
@@ -59,16 +66,21 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       config_(std::move(config)),
       keys_(std::move(keys)),
       manager_(io, clock, keys_, nullptr, manager_config(config_.options), log::sink("channel")),
-      exit_(io, manager_, exit_config(config_)),
-      heartbeat_(io) {
-  manager_.set_exit_handler(&exit_);
-  metrics_.add_collector(
-      [this](metrics::Snapshot& out) { collect_relay_metrics(out, manager_.counters(), exit_.stats()); });
+      join_(manager_, [&clock] { return clock.now(); }, conflux_join_config()),
+      exit_(io, join_, exit_config(config_)),
+      heartbeat_(io),
+      conflux_tick_(io) {
+  join_.set_inner(&exit_);
+  manager_.set_exit_handler(&join_);
+  metrics_.add_collector([this](metrics::Snapshot& out) {
+    collect_relay_metrics(out, manager_.counters(), exit_.stats(), join_.stats());
+  });
 }
 
 RelayProcess::~RelayProcess() {
   stop();
   manager_.set_exit_handler(nullptr);
+  join_.set_inner(nullptr);
 }
 
 bool RelayProcess::start() {
@@ -79,6 +91,7 @@ bool RelayProcess::start() {
                                         (config_.options.authoritative_directory ? " and directory authority" : "") +
                                         "; identity " + keys::identity_base64(keys_.identity()));
   arm_heartbeat();
+  arm_conflux_tick();
   return true;
 }
 
@@ -226,6 +239,7 @@ void RelayProcess::stop() {
   if (stopped_) return;
   stopped_ = true;
   heartbeat_.cancel();
+  conflux_tick_.cancel();
   if (publisher_) publisher_->stop();
   if (authority_service_) authority_service_->stop();
   if (dir_server_) dir_server_->stop();
@@ -254,6 +268,15 @@ void RelayProcess::arm_heartbeat() {
     if (ec || stopped_) return;
     log_counters(log::Severity::Info);
     arm_heartbeat();
+  });
+}
+
+void RelayProcess::arm_conflux_tick() {
+  conflux_tick_.expires_after(kConfluxTick);
+  conflux_tick_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopped_) return;
+    join_.tick(clock_.now());
+    arm_conflux_tick();
   });
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// One running relay: the channel manager (ORPort, circuits), the exit module,
-// the directory services and the MetricsPort, with one owner (this object)
-// for all of them.
+// One running relay: the channel manager (ORPort, circuits), the Conflux join
+// point, the exit module, the directory services and the MetricsPort, with
+// one owner (this object) for all of them. Stream messages go manager ->
+// join -> exit module, and answers back the same way.
 #include <memory>
 #include <optional>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "conflux/dirnet/descriptor_publisher.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/dirnet/dir_server.hpp"
+#include "conflux/exit/conflux_join.hpp"
 #include "conflux/exit/exit_streams.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/log/log.hpp"
@@ -39,6 +41,7 @@ class RelayProcess {
 
  private:
   void arm_heartbeat();
+  void arm_conflux_tick();
   bool start_or_ports();
   bool start_directory();
   bool start_metrics();
@@ -49,8 +52,10 @@ class RelayProcess {
   StartupConfig config_;
   keys::RelayKeys keys_;
   net::ChannelManager manager_;
+  exit::ConfluxJoin join_;  // between the manager and the exit module
   exit::ExitStreams exit_;
   net::asio::steady_timer heartbeat_;
+  net::asio::steady_timer conflux_tick_;  // the join's deadlines, once a second
   std::uint16_t or_port_ = 0;   // as bound (ORPort auto picks one)
   std::uint16_t dir_port_ = 0;
   dirnet::DirRoutes routes_;
