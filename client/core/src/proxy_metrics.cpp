@@ -4,8 +4,67 @@
 
 namespace conflux::client {
 
-ProxyMetrics::ProxyMetrics(const ProxyCounters& counters, const CircuitPool& pool, const LinkPool& links)
-    : counters_(counters), pool_(pool), links_(links), build_seconds_({0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}) {}
+namespace {
+
+double seconds(proto::RttDuration d) { return static_cast<double>(d.count()) / 1e6; }
+
+// Sets, legs, and per live leg what the scheduler sees (CONFLUX.md, "The
+// proxy's sets"). Labels are the set's and the leg's numbers from the log.
+void render_conflux(metrics::Snapshot& s, const ConfluxPool& pool) {
+  s.gauge("conflux_proxy_conflux_sets", "Conflux sets by state", pool.open_count(), {{"state", "open"}});
+  s.gauge("conflux_proxy_conflux_sets", "Conflux sets by state", pool.linking_count(), {{"state", "linking"}});
+  s.gauge("conflux_proxy_conflux_sets", "Conflux sets by state", pool.clean_count(), {{"state", "clean"}});
+  const auto st = pool.stats();
+  const char* help_sets = "Conflux set events since start";
+  s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_launched, {{"event", "launched"}});
+  s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_closed, {{"event", "closed"}});
+  s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_shed, {{"event", "shed"}});
+  s.counter("conflux_proxy_conflux_legs_launched_total", "Conflux leg circuits launched", st.legs_launched);
+  s.counter("conflux_proxy_conflux_legs_linked_total", "Conflux legs linked (LINKED accepted)", st.legs_linked);
+  s.counter("conflux_proxy_conflux_legs_lost_total", "Linked Conflux legs that closed (then relinked)",
+            st.legs_lost);
+  s.counter("conflux_proxy_conflux_legs_failed_total", "Conflux legs that closed before linking", st.legs_failed);
+  s.gauge("conflux_proxy_conflux_reorder_budget_bytes", "Out-of-order bytes held by all sets",
+          pool.budget().used_bytes());
+  for (const ConfluxTunnel* t : pool.sets()) {
+    const proto::ConfluxSet* set = t->set();
+    if (set == nullptr) continue;
+    const std::string set_label = std::to_string(t->serial());
+    const auto& ss = set->stats();
+    s.counter("conflux_proxy_conflux_set_switches_sent_total", "SWITCH cells sent, per set", ss.switches_sent,
+              {{"set", set_label}});
+    s.counter("conflux_proxy_conflux_set_switches_received_total", "SWITCH cells received, per set",
+              ss.switches_received, {{"set", set_label}});
+    s.counter("conflux_proxy_conflux_set_cells_resent_total", "Cells resent after a leg died, per set",
+              ss.cells_resent, {{"set", set_label}});
+    s.counter("conflux_proxy_conflux_set_duplicates_dropped_total", "Resent cells received twice, per set",
+              ss.duplicates_dropped, {{"set", set_label}});
+    s.gauge("conflux_proxy_conflux_set_reorder_bytes", "Out-of-order bytes waiting, per set", set->reorder_bytes(),
+            {{"set", set_label}});
+    s.gauge("conflux_proxy_conflux_set_reorder_cells_max", "Deepest out-of-order queue so far, per set",
+            ss.max_reorder_cells, {{"set", set_label}});
+    for (const auto& leg : set->legs()) {
+      metrics::Labels l{{"set", set_label}, {"leg", std::to_string(leg.id.value())}};
+      s.gauge("conflux_proxy_conflux_leg_rtt_seconds", "Smoothed RTT per live leg", seconds(leg.srtt), l);
+      s.gauge("conflux_proxy_conflux_leg_min_rtt_seconds", "Smallest RTT sample per live leg", seconds(leg.min_rtt),
+              l);
+      s.gauge("conflux_proxy_conflux_leg_cwnd_cells", "Window per live leg", leg.cwnd, l);
+      s.gauge("conflux_proxy_conflux_leg_inflight_cells", "DATA cells not yet acknowledged per live leg",
+              leg.inflight, l);
+      s.counter("conflux_proxy_conflux_leg_cells_sent_total", "Sequenced cells sent per live leg", leg.cells_sent,
+                l);
+      s.counter("conflux_proxy_conflux_leg_cells_received_total", "Sequenced cells received per live leg",
+                leg.cells_received, l);
+    }
+  }
+}
+
+}  // namespace
+
+ProxyMetrics::ProxyMetrics(const ProxyCounters& counters, const CircuitPool& pool, const LinkPool& links,
+                           const ConfluxPool* conflux)
+    : counters_(counters), pool_(pool), links_(links), conflux_(conflux),
+      build_seconds_({0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}) {}
 
 void ProxyMetrics::observe_build(std::chrono::milliseconds took) {
   build_seconds_.observe(static_cast<double>(took.count()) / 1000.0);
@@ -41,6 +100,7 @@ std::string ProxyMetrics::render() const {
   s.counter("conflux_proxy_bytes_total", "Application bytes carried", c.bytes_to_network, {{"direction", "sent"}});
   s.counter("conflux_proxy_bytes_total", "Application bytes carried", c.bytes_from_network,
             {{"direction", "received"}});
+  if (conflux_ != nullptr) render_conflux(s, *conflux_);
   return s.render();
 }
 

@@ -6,6 +6,7 @@
 
 #include "conflux/client/bridge_directory.hpp"
 #include "conflux/client/circuit_pool.hpp"
+#include "conflux/client/conflux_pool.hpp"
 #include "conflux/client/directory_client.hpp"
 #include "conflux/client/link_pool.hpp"
 #include "conflux/client/path_planner.hpp"
@@ -33,6 +34,16 @@ std::string endpoint_text(const net::tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
 }
 
+cell::ConfluxUx link_ux(config::ConfluxUx ux) {
+  switch (ux) {
+    case config::ConfluxUx::Throughput: return cell::ConfluxUx::HighThroughput;
+    case config::ConfluxUx::Latency: return cell::ConfluxUx::MinLatency;
+    case config::ConfluxUx::ThroughputLowMem: return cell::ConfluxUx::LowMemThroughput;
+    case config::ConfluxUx::LatencyLowMem: return cell::ConfluxUx::LowMemLatency;
+  }
+  return cell::ConfluxUx::HighThroughput;
+}
+
 }  // namespace
 
 struct ProxyRuntime::Impl {
@@ -48,6 +59,9 @@ struct ProxyRuntime::Impl {
   PathPlanner planner;
   LinkPool links;
   CircuitPool pool;
+  // ConfluxEnabled 1: streams ride Conflux sets whose legs the circuit pool
+  // launches (declared after it and the links: it goes first).
+  std::unique_ptr<ConfluxPool> conflux;
   std::unique_ptr<DirectoryClient> directory;
   std::unique_ptr<BridgeDirectory> bridges;
   ProxyMetrics metrics;
@@ -64,8 +78,24 @@ struct ProxyRuntime::Impl {
         planner(options, clock, log),
         links(io, tls, scheduler, clock, net::ClientLink::Options{}, link_hooks(), log),
         pool(io, links, clock, pool_options(), pool_hooks(), log),
-        metrics(counters, pool, links),
+        conflux(make_conflux()),
+        metrics(counters, pool, links, conflux.get()),
         tick_timer(io) {}
+
+  [[nodiscard]] bool conflux_on() const { return options.conflux_enabled == config::AutoBool::True; }
+
+  std::unique_ptr<ConfluxPool> make_conflux() {
+    if (!conflux_on()) return nullptr;
+    ConfluxPool::Options o;
+    o.max_dirtiness = options.max_circuit_dirtiness;
+    o.tunnel = ConfluxTunnelConfig::for_ux(link_ux(options.conflux_client_ux), options.conflux_num_legs);
+    ConfluxPool::Hooks h;
+    h.launch_leg = [this](const PathRequest& r, LegOwner& owner, PathProblem* problem) -> LegCircuit* {
+      return pool.launch_leg(r, owner, problem);
+    };
+    h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
+    return std::make_unique<ConfluxPool>(clock, std::move(o), std::move(h), log);
+  }
 
   LinkPool::Hooks link_hooks() {
     LinkPool::Hooks h;
@@ -83,6 +113,8 @@ struct ProxyRuntime::Impl {
     CircuitPool::Options o;
     o.max_dirtiness = options.max_circuit_dirtiness;
     o.max_pending = options.max_client_circuits_pending;
+    // With Conflux every stream rides a set: single circuits are not prebuilt.
+    if (options.conflux_enabled == config::AutoBool::True) o.preemptive = 0;
     return o;
   }
 
@@ -211,9 +243,11 @@ struct ProxyRuntime::Impl {
     if (stopped) return;
     if (planner.ready()) {
       pool.tick();
+      if (conflux) conflux->tick();
       if (bootstrap >= 75 && bootstrap < 90 && pool.building_count() > 0)
         set_bootstrap(90, "circuit_create", "Establishing a Tor circuit");
-      if (pool.open_count() > 0) set_bootstrap(100, "done", "Done");
+      // With Conflux, done means a set can take streams.
+      if ((conflux ? conflux->open_count() : pool.open_count()) > 0) set_bootstrap(100, "done", "Done");
     } else {
       check_ready();
     }
@@ -240,12 +274,14 @@ bool ProxyRuntime::start() {
   }
   std::filesystem::permissions(m.options.data_directory, std::filesystem::perms::owner_all,
                                std::filesystem::perm_options::replace, ec);
-  m.socks.emplace(SocksContext{m.pool, m.clock, m.counters, m.log, SocksLimits{}});
+  StreamPool& streams = m.conflux ? static_cast<StreamPool&>(*m.conflux) : m.pool;
+  m.socks.emplace(SocksContext{streams, m.clock, m.counters, m.log, SocksLimits{}});
   m.socks->limits.socks_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(m.options.socks_timeout);
   m.set_bootstrap(0, "starting", "Starting");
-  if (m.options.conflux_enabled == config::AutoBool::True)
+  if (m.conflux)
     net::emit(m.log, net::LogLevel::Notice,
-              "ConfluxEnabled 1: this version does not link Conflux sets yet; every stream uses one circuit.");
+              "ConfluxEnabled 1: streams use Conflux sets of " + std::to_string(m.options.conflux_num_legs) +
+                  " legs (ConfluxClientUX " + std::string(config::to_string(m.options.conflux_client_ux)) + ").");
   if (!m.open_listeners()) return false;
   m.start_directory();
   m.tick();
@@ -264,6 +300,7 @@ void ProxyRuntime::stop() {
   if (m.metrics_server) m.metrics_server->stop();
   if (m.directory) m.directory->stop();
   if (m.bridges) m.bridges->stop();
+  if (m.conflux) m.conflux->shutdown();
   m.pool.shutdown();
   m.links.close_all();
 }
@@ -276,7 +313,11 @@ void ProxyRuntime::log_heartbeat() const {
   net::emit(m.log, net::LogLevel::Notice,
             "Heartbeat: bootstrapped " + std::to_string(m.bootstrap) + "%, " + std::to_string(m.links.links_open()) +
                 " channels, " + std::to_string(m.pool.open_count()) + " circuits open (" +
-                std::to_string(m.pool.building_count()) + " building), " + std::to_string(c.streams_active) +
+                std::to_string(m.pool.building_count()) + " building), " +
+                (m.conflux ? std::to_string(m.conflux->open_count()) + " Conflux sets open (" +
+                                 std::to_string(m.conflux->linking_count()) + " linking), "
+                           : std::string()) +
+                std::to_string(c.streams_active) +
                 " streams active; " + std::to_string(c.streams_opened) + " streams opened, " +
                 std::to_string(c.streams_failed) + " failed; " + std::to_string(c.bytes_to_network) + " bytes sent, " +
                 std::to_string(c.bytes_from_network) + " bytes received.");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "conflux/client/circuit_pool.hpp"
+#include "conflux/client/conflux_pool.hpp"
 #include "conflux/client/link_pool.hpp"
 #include "conflux/client/proxy_counters.hpp"
 #include "conflux/metrics/histogram.hpp"
@@ -13,7 +14,9 @@ namespace conflux::client {
 
 class ProxyMetrics {
  public:
-  ProxyMetrics(const ProxyCounters& counters, const CircuitPool& pool, const LinkPool& links);
+  // `conflux` is null unless ConfluxEnabled 1.
+  ProxyMetrics(const ProxyCounters& counters, const CircuitPool& pool, const LinkPool& links,
+               const ConfluxPool* conflux = nullptr);
 
   void observe_build(std::chrono::milliseconds took);
   [[nodiscard]] std::string render() const;
@@ -24,6 +27,7 @@ class ProxyMetrics {
   const ProxyCounters& counters_;
   const CircuitPool& pool_;
   const LinkPool& links_;
+  const ConfluxPool* conflux_;
   metrics::Histogram build_seconds_;
 };
 

@@ -1,0 +1,115 @@
+#pragma once
+// Which Conflux set a stream uses, and when sets are built and retired: the
+// CircuitPool's rules applied to sets (ConfluxEnabled 1). One clean set is
+// kept prebuilt so a new stream does not wait for linking; a stream takes an
+// open set (at least one leg linked) whose exit allows its port and whose
+// isolation matches, building one if none does; a set stops taking streams
+// MaxCircuitDirtiness after its first and closes when its last stream goes.
+//
+// Legs are launched through a hook (CircuitPool::launch_leg in the proxy):
+// leg 1 on a normal exit path for the port, the others to the same exit
+// through other first hops and middles. When no other guard or bridge fits
+// (one bridge configured), a leg shares the first hop, as tor does; a leg
+// retried through a first hop that is down takes another. The sets share
+// one out-of-order memory budget; under pressure the sets holding the
+// oldest out-of-order data are closed first.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "conflux/client/circuit_pool.hpp"
+#include "conflux/client/conflux_tunnel.hpp"
+#include "conflux/client/stream_pool.hpp"
+#include "conflux/client/wakeup.hpp"
+#include "conflux/proto/conflux_reorder_budget.hpp"
+
+namespace conflux::client {
+
+struct ConfluxPoolStats {
+  std::uint64_t sets_launched = 0;
+  std::uint64_t sets_closed = 0;
+  std::uint64_t sets_shed = 0;      // closed under out-of-order memory pressure
+  std::uint64_t legs_launched = 0;
+  std::uint64_t legs_linked = 0;
+  std::uint64_t legs_lost = 0;      // linked legs that died (and were relinked if possible)
+  std::uint64_t legs_failed = 0;    // legs that died before linking
+};
+
+class ConfluxPool final : public StreamPool {
+ public:
+  struct Options {
+    std::size_t prebuilt = 1;                  // clean sets kept ready (or linking)
+    std::size_t max_sets = 32;                 // sets alive at once
+    std::chrono::seconds max_dirtiness{600};   // MaxCircuitDirtiness
+    std::size_t max_streams_per_set = 500;
+    ConfluxTunnelConfig tunnel{};
+    proto::ReorderBudgetConfig budget{};
+  };
+  struct Hooks {
+    // A leg circuit for `req` owned by `owner`; null (with `problem`) when
+    // none can be launched now. The proxy binds CircuitPool::launch_leg.
+    std::function<LegCircuit*(const PathRequest& req, LegOwner& owner, PathProblem* problem)> launch_leg;
+    std::function<bool(const std::string& exit_policy_summary, std::uint16_t port)> exit_allows;
+  };
+
+  ConfluxPool(const net::Clock& clock, Options options, Hooks hooks, net::LogSink log);
+  ~ConfluxPool() override;
+  ConfluxPool(const ConfluxPool&) = delete;
+  ConfluxPool& operator=(const ConfluxPool&) = delete;
+
+  // StreamPool
+  net::awaitable<StreamCarrier*> acquire(StreamNeeds needs, Clock::time_point deadline,
+                                         bool* no_exit = nullptr) override;
+  void claim(StreamCarrier& c, const std::string& isolation) override;
+  void stream_done(StreamCarrier& c) override;
+  void retire(StreamCarrier& c) override;
+
+  // Housekeeping, once a second: the sets' LINKED deadlines and relaunches,
+  // dirtiness, the prebuilt set, freeing closed sets.
+  void tick();
+  void shutdown();
+
+  [[nodiscard]] std::size_t open_count() const;     // at least one leg linked
+  [[nodiscard]] std::size_t linking_count() const;  // no leg linked yet
+  [[nodiscard]] std::size_t clean_count() const;    // open or linking, no stream yet
+  // Live sets, for the metrics (serial order).
+  [[nodiscard]] std::vector<const ConfluxTunnel*> sets() const;
+  // Counters of every set so far, closed ones included.
+  [[nodiscard]] ConfluxPoolStats stats() const;
+  [[nodiscard]] const proto::ReorderBudget& budget() const noexcept { return budget_; }
+
+ private:
+  [[nodiscard]] ConfluxTunnel* find(const StreamCarrier& c) const;
+  [[nodiscard]] bool exit_allows(const ConfluxTunnel& t, std::uint16_t port) const;
+  [[nodiscard]] bool suits(const ConfluxTunnel& t, const StreamNeeds& needs, bool linking_ok) const;
+  [[nodiscard]] ConfluxTunnel* find_open(const StreamNeeds& needs) const;
+  [[nodiscard]] std::size_t alive() const;
+  ConfluxTunnel* launch_set(std::optional<std::uint16_t> port, PathProblem* problem);
+  LegCircuit* launch_leg(ConfluxTunnel& t, const LegRequest& r);
+  void shed();
+  void on_closed(ConfluxTunnel& t);
+  void reap();
+  void wake_all();
+
+  const net::Clock& clock_;
+  Options options_;
+  Hooks hooks_;
+  net::LogSink log_;
+  proto::ReorderBudget budget_;
+  std::map<std::uint64_t, std::unique_ptr<ConfluxTunnel>> sets_;  // by serial
+  std::set<Wakeup*> waiters_;
+  std::uint64_t next_serial_ = 1;
+  ConfluxPoolStats closed_stats_;  // legs of sets already freed
+  std::uint64_t sets_launched_ = 0, sets_closed_ = 0, sets_shed_ = 0;
+  PathProblem last_problem_;
+  std::optional<std::uint16_t> predicted_port_;
+  bool shutting_down_ = false;
+};
+
+}  // namespace conflux::client

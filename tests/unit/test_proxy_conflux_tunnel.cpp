@@ -1,0 +1,382 @@
+// ConfluxTunnel, the client's Conflux set, against fake legs and an exit
+// made of the sans-I/O join-point pieces (proxy_conflux_support.hpp).
+#include <catch2/catch.hpp>
+
+#include "proxy_conflux_support.hpp"
+
+using namespace conflux;
+using namespace conflux::test;
+using client::ConfluxTunnel;
+
+namespace {
+
+std::string hex_prefix(const std::array<std::uint8_t, 32>& b) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < 4; ++i) {
+    out.push_back(digits[b[i] >> 4]);
+    out.push_back(digits[b[i] & 15]);
+  }
+  return out;
+}
+
+cell::RelayMsg begin_msg() { return cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 80, 0}; }
+
+// A linked two-leg tunnel with one stream whose BEGIN was answered.
+struct OpenRig : TunnelRig {
+  FakeStream stream;
+  StreamId id{};
+  // The tunnel tells its streams it is gone: before `stream` goes.
+  ~OpenRig() { tunnel.reset(); }
+  OpenRig(const OpenRig&) = delete;
+  OpenRig& operator=(const OpenRig&) = delete;
+  explicit OpenRig(std::size_t num_legs = 2) : TunnelRig(num_legs) {
+    make();
+    tunnel->start(80);
+    open_all();
+    REQUIRE(tunnel->state() == ConfluxTunnel::State::Open);
+    auto got = tunnel->attach(stream);
+    REQUIRE(got);
+    id = *got;
+    REQUIRE(tunnel->send(id, begin_msg()));
+    exit.run();
+    REQUIRE(!stream.msgs.empty());
+    REQUIRE(std::holds_alternative<cell::ConnectedMsg>(stream.msgs.front()));
+  }
+
+  // Sends `bytes` as DATA while the set's windows allow, letting the
+  // network move between cells.
+  void upload(const std::vector<std::uint8_t>& bytes, bool settle = true) {
+    std::size_t at = 0;
+    int idle = 0;
+    while (at < bytes.size()) {
+      if (!tunnel->can_send_data()) {
+        exit.run();
+        REQUIRE(++idle < 1000);
+        continue;
+      }
+      const std::size_t n = std::min<std::size_t>(498, bytes.size() - at);
+      REQUIRE(tunnel->send(id, cell::DataMsg{{bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                                              bytes.begin() + static_cast<std::ptrdiff_t>(at + n)}}));
+      at += n;
+      if (at % (498 * 50) == 0) exit.run();
+    }
+    if (settle) exit.run();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("conflux tunnel: legs share only the exit and link with one secret nonce", "[proxy][conflux]") {
+  FakeStream s;
+  TunnelRig rig(3);
+  rig.make();
+  rig.tunnel->start(443);
+  REQUIRE(rig.legs.size() == 3);
+  REQUIRE(rig.requests.size() == 3);
+  // Leg 1 is a normal path for the port; the others go to its exit and avoid
+  // its guard and middle (and each other's).
+  CHECK(rig.requests[0].port == std::optional<std::uint16_t>(443));
+  CHECK_FALSE(rig.requests[0].exit);
+  CHECK(rig.requests[1].exit == std::optional<client::RelayIdentity>(relay_id(200)));
+  CHECK(rig.requests[1].exclude_first_hops == std::set<client::RelayIdentity>{relay_id(1)});
+  CHECK(rig.requests[1].exclude_middles == std::set<client::RelayIdentity>{relay_id(101)});
+  CHECK(rig.requests[2].exclude_first_hops == std::set<client::RelayIdentity>{relay_id(1), relay_id(2)});
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Linking);
+  CHECK_FALSE(rig.tunnel->attach(s));  // no stream before a leg links
+
+  for (auto& l : rig.legs) l->open();
+  // One LINK per leg, all with the same nonce, which is not left at zero.
+  std::vector<cell::ConfluxLinkMsg> links;
+  for (auto& l : rig.legs) {
+    REQUIRE(l->to_exit.size() == 1);
+    const auto* link = std::get_if<cell::ConfluxLinkMsg>(&l->to_exit.front().msg);
+    REQUIRE(link != nullptr);
+    CHECK(l->to_exit.front().stream == StreamId{0});
+    CHECK(link->desired_ux == cell::ConfluxUx::HighThroughput);
+    links.push_back(*link);
+  }
+  CHECK(links[0].nonce == links[1].nonce);
+  CHECK(links[0].nonce == links[2].nonce);
+  CHECK(links[0].nonce != cell::ConfluxLinkMsg{}.nonce);
+  rig.exit.run();
+  CHECK(rig.exit.sets.size() == 1);  // one set at the exit: the nonce matched
+  CHECK(rig.exit.linked_acks == 3);
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Open);
+  CHECK(rig.tunnel->linked_legs() == 3);
+  CHECK(rig.logged("Conflux set 7 linked leg 3 (3 of 3 legs)"));
+  // The nonce is never logged (not even a prefix of it in hex).
+  for (const auto& line : rig.log_lines) CHECK(line.find(hex_prefix(links[0].nonce)) == std::string::npos);
+  CHECK(rig.tunnel->attach(s));
+}
+
+TEST_CASE("conflux tunnel: a new tunnel of two other tunnels gets another nonce", "[proxy][conflux]") {
+  TunnelRig a, b;
+  a.make();
+  b.make();
+  a.tunnel->start(80);
+  b.tunnel->start(80);
+  a.leg(0).open();
+  b.leg(0).open();
+  const auto* la = std::get_if<cell::ConfluxLinkMsg>(&a.leg(0).to_exit.front().msg);
+  const auto* lb = std::get_if<cell::ConfluxLinkMsg>(&b.leg(0).to_exit.front().msg);
+  REQUIRE((la != nullptr && lb != nullptr));
+  CHECK(la->nonce != lb->nonce);
+}
+
+TEST_CASE("conflux tunnel: usable once the first leg links", "[proxy][conflux]") {
+  FakeStream s;
+  TunnelRig rig;
+  rig.make();
+  rig.tunnel->start(80);
+  rig.leg(0).open();
+  rig.exit.run();
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Open);
+  CHECK(rig.tunnel->linked_legs() == 1);
+  CHECK(rig.tunnel->pending_legs() == 1);
+  auto id = rig.tunnel->attach(s);
+  REQUIRE(id);
+  REQUIRE(rig.tunnel->send(*id, begin_msg()));
+  rig.exit.run();
+  REQUIRE(rig.exit.delivered.size() == 1);
+  CHECK(std::holds_alternative<cell::BeginMsg>(rig.exit.delivered[0].msg));
+  // The second leg links later and the stream carries on.
+  rig.leg(1).open();
+  rig.exit.run();
+  CHECK(rig.tunnel->linked_legs() == 2);
+  CHECK(s.closed == std::nullopt);
+}
+
+TEST_CASE("conflux tunnel: the exit's cells are delivered in order whatever leg carries them", "[proxy][conflux]") {
+  OpenRig rig;
+  auto* set = rig.exit.set_of(rig.leg(0).serial());
+  REQUIRE(set != nullptr);
+  // 300 cells from the exit, over both legs (the exit's scheduler picks);
+  // leg 2 is delivered before leg 1 so most arrive out of order.
+  const auto body = pattern(300 * 400, 3);
+  std::size_t sent = 0;
+  int rounds = 0;
+  while (sent < body.size()) {
+    REQUIRE(++rounds < 1000);
+    while (sent < body.size() && set->can_send_data(rig.clock.now())) {
+      const std::size_t n = std::min<std::size_t>(400, body.size() - sent);
+      rig.exit.send(rig.leg(0).serial(), rig.id,
+                    cell::DataMsg{{body.begin() + static_cast<std::ptrdiff_t>(sent),
+                                   body.begin() + static_cast<std::ptrdiff_t>(sent + n)}});
+      sent += n;
+      if (sent % 4000 == 0) rig.clock.advance(1ms);
+    }
+    rig.exit.pump_client(rig.leg(1).serial());
+    rig.exit.pump_client(rig.leg(0).serial());
+    rig.exit.run();
+  }
+  rig.exit.run();
+  CHECK(rig.stream.data == body);
+  CHECK(rig.exit.errors.empty());
+}
+
+TEST_CASE("conflux tunnel: an upload arrives whole and in order at the exit", "[proxy][conflux]") {
+  OpenRig rig;
+  const auto body = pattern(2500 * 498, 9);
+  rig.upload(body);
+  CHECK(rig.exit.uploaded == body);
+  CHECK(rig.exit.errors.empty());
+  // Circuit SENDMEs reached the set: windows keep moving.
+  const auto* set = rig.tunnel->set();
+  REQUIRE(set != nullptr);
+  std::uint64_t carried = 0;
+  for (const auto& leg : set->legs()) carried += leg.cells_sent;
+  CHECK(carried >= 2500);
+}
+
+TEST_CASE("conflux tunnel: a leg that dies mid-upload is replaced and nothing is lost", "[proxy][conflux]") {
+  OpenRig rig;
+  const auto body = pattern(3000 * 498, 5);
+  // 1525 cells: the last 25 are still in flight when a leg dies.
+  const auto half = std::vector<std::uint8_t>(body.begin(), body.begin() + 1525 * 498);
+  const auto rest = std::vector<std::uint8_t>(body.begin() + 1525 * 498, body.end());
+  rig.upload(half, false);
+  // Whichever leg has cells in flight dies (with them).
+  REQUIRE((!rig.leg(0).to_exit.empty() || !rig.leg(1).to_exit.empty()));
+  std::size_t victim = rig.leg(0).to_exit.empty() ? 1 : 0;
+  const auto guard = rig.leg(victim).info().path.front().target.identity;
+  const auto launched = rig.legs.size();
+  rig.exit.kill(rig.leg(victim).serial());
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Open);  // the other leg carries on
+  CHECK(rig.logged("lost leg"));
+  // A replacement was launched through the same guard, to the same exit.
+  REQUIRE(rig.legs.size() == launched + 1);
+  CHECK(rig.requests.back().first_hop == std::optional<client::RelayIdentity>(relay_id(guard[0])));
+  CHECK(rig.requests.back().exit == std::optional<client::RelayIdentity>(relay_id(200)));
+  rig.legs.back()->open();
+  rig.exit.run();
+  CHECK(rig.tunnel->linked_legs() == 2);
+  rig.upload(rest);
+  CHECK(rig.exit.uploaded.size() == body.size());
+  CHECK(rig.exit.uploaded == body);
+  CHECK(rig.exit.errors.empty());
+  CHECK(rig.tunnel->set()->stats().cells_resent > 0);
+  CHECK(rig.stream.closed == std::nullopt);
+  CHECK(rig.tunnel->stats().legs_lost == 1);
+}
+
+TEST_CASE("conflux tunnel: the exit's lost cells come back on the replacement leg", "[proxy][conflux]") {
+  OpenRig rig;
+  auto* set = rig.exit.set_of(rig.leg(0).serial());
+  REQUIRE(set != nullptr);
+  const auto body = pattern(200 * 450, 1);
+  for (std::size_t at = 0; at < body.size(); at += 450)
+    rig.exit.send(rig.leg(0).serial(), rig.id,
+                  cell::DataMsg{{body.begin() + static_cast<std::ptrdiff_t>(at),
+                                 body.begin() + static_cast<std::ptrdiff_t>(at + 450)}});
+  // Kill a leg before the client saw anything on it.
+  const std::size_t victim = rig.leg(0).to_client.empty() ? 1 : 0;
+  REQUIRE_FALSE(rig.leg(victim).to_client.empty());
+  rig.exit.kill(rig.leg(victim).serial());
+  rig.exit.run();
+  CHECK(rig.stream.data.size() < body.size());  // a hole: the rest waits in the reorder queue
+  rig.legs.back()->open();
+  rig.exit.run();
+  CHECK(rig.stream.data == body);
+}
+
+TEST_CASE("conflux tunnel: a replacement goes through the same guard a bounded number of times", "[proxy][conflux]") {
+  TunnelRig rig;
+  rig.config.same_guard_retries = 1;
+  rig.config.link.max_leg_retries = 5;
+  rig.make();
+  rig.tunnel->start(80);
+  rig.open_all();
+  const auto guard = relay_id(rig.leg(0).info().path.front().target.identity[0]);
+  // The guard kills its leg after every link: once retried through it, then avoided.
+  rig.exit.kill(rig.leg(0).serial());
+  REQUIRE(rig.requests.back().first_hop == std::optional<client::RelayIdentity>(guard));
+  rig.legs.back()->open();
+  rig.exit.run();
+  rig.exit.kill(rig.legs.back()->serial());
+  CHECK_FALSE(rig.requests.back().first_hop);
+  CHECK(rig.requests.back().exclude_middles.count(guard) == 1);
+  CHECK(rig.legs.back()->info().path.front().target.identity[0] != guard[0]);
+}
+
+TEST_CASE("conflux tunnel: the launch budget bounds relaunches, then the set closes", "[proxy][conflux]") {
+  TunnelRig rig;  // 2 legs + 3 retries = 5 launches
+  rig.make();
+  rig.tunnel->start(80);
+  for (int round = 0; round < 10 && rig.tunnel->state() != ConfluxTunnel::State::Closed; ++round) {
+    const std::size_t n = rig.legs.size();  // closing launches more
+    for (std::size_t i = 0; i < n; ++i)
+      if (!rig.leg(i).closed) rig.leg(i).close(cell::DestroyReason::None, "build failed");
+    rig.tunnel->tick();
+  }
+  CHECK(rig.legs.size() == 5);
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Closed);
+  REQUIRE(rig.closed);
+  CHECK(rig.closed->find("no legs left") != std::string::npos);
+}
+
+TEST_CASE("conflux tunnel: LINKED must come in time, from the exit, with our nonce", "[proxy][conflux]") {
+  SECTION("no LINKED: the leg is closed at the deadline and replaced") {
+    TunnelRig rig;
+    rig.make();
+    rig.exit.ignore_links = true;
+    rig.tunnel->start(80);
+    rig.open_all();
+    rig.clock.advance(29s);
+    rig.tunnel->tick();
+    CHECK_FALSE(rig.leg(0).closed);
+    rig.clock.advance(2s);
+    rig.tunnel->tick();
+    CHECK(rig.leg(0).closed);
+    CHECK(rig.leg(0).close_reason == "no LINKED in time");
+    CHECK(rig.legs.size() == 4);  // both replaced
+  }
+  SECTION("LINKED with another nonce closes that leg only") {
+    TunnelRig rig;
+    rig.make();
+    rig.tunnel->start(80);
+    rig.open_all();
+    REQUIRE(rig.tunnel->state() == ConfluxTunnel::State::Open);
+    rig.exit.kill(rig.leg(0).serial());
+    FakeLeg& forged_leg = *rig.legs.back();  // the replacement, whose LINKED is forged
+    forged_leg.open();
+    forged_leg.to_exit.clear();
+    cell::ConfluxLinkedMsg forged;
+    forged.nonce.fill(0x42);
+    rig.tunnel->on_leg_msg(forged_leg.serial(), HopNum{3}, StreamId{0}, forged);
+    CHECK(forged_leg.closed);
+    CHECK(forged_leg.close_reason == "LINKED refused: " + std::string(proto::to_string(proto::ConfluxError::NonceMismatch)));
+    CHECK(rig.tunnel->state() == ConfluxTunnel::State::Open);
+    CHECK(rig.tunnel->linked_legs() == 1);
+  }
+  SECTION("conflux and stream cells from a middle close that leg, not the set") {
+    OpenRig rig;
+    const auto serial = rig.leg(0).serial();
+    rig.tunnel->on_leg_msg(serial, HopNum{2}, rig.id, cell::DataMsg{{1, 2, 3}});
+    CHECK(rig.leg(0).closed);
+    CHECK(rig.tunnel->state() == ConfluxTunnel::State::Open);
+    CHECK(rig.stream.data.empty());
+    const auto serial1 = rig.leg(1).serial();
+    rig.tunnel->on_leg_msg(serial1, HopNum{1}, StreamId{0}, cell::ConfluxSwitchMsg{SeqRel{5}});
+    CHECK(rig.leg(1).closed);
+    CHECK(rig.stream.closed == std::nullopt);
+  }
+}
+
+TEST_CASE("conflux tunnel: a peer's sequencing violation closes this set only", "[proxy][conflux]") {
+  OpenRig rig;
+  OpenRig other;
+  const auto serial = rig.leg(0).serial();
+  // Two SWITCHes with no cell between them.
+  rig.tunnel->on_leg_msg(serial, HopNum{3}, StreamId{0}, cell::ConfluxSwitchMsg{SeqRel{1}});
+  rig.tunnel->on_leg_msg(serial, HopNum{3}, StreamId{0}, cell::ConfluxSwitchMsg{SeqRel{1}});
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Closed);
+  REQUIRE(rig.stream.closed);
+  CHECK(rig.stream.closed->find(proto::to_string(proto::ConfluxError::SwitchBackToBack)) != std::string::npos);
+  CHECK(rig.leg(0).closed);
+  CHECK(rig.leg(1).closed);
+  CHECK(rig.tunnel->set() == nullptr);
+  CHECK_FALSE(rig.tunnel->send(rig.id, cell::DataMsg{{1}}));
+  CHECK(other.tunnel->state() == ConfluxTunnel::State::Open);
+  CHECK(other.stream.closed == std::nullopt);
+}
+
+TEST_CASE("conflux tunnel: stream cells before LINKED, and BEGIN_DIR, are refused", "[proxy][conflux]") {
+  OpenRig open;
+  CHECK_FALSE(open.tunnel->send(open.id, cell::BeginDirMsg{}));
+  CHECK(open.tunnel->state() == ConfluxTunnel::State::Open);
+  // DATA on a leg that has not linked yet closes that leg.
+  open.exit.kill(open.leg(0).serial());
+  FakeLeg& fresh = *open.legs.back();
+  fresh.open();  // LINK sent, not answered yet
+  open.tunnel->on_leg_msg(fresh.serial(), HopNum{3}, open.id, cell::DataMsg{{1}});
+  CHECK(fresh.closed);
+  CHECK(open.tunnel->state() == ConfluxTunnel::State::Open);
+  // BEGIN_DIR from the exit closes the set.
+  open.tunnel->on_leg_msg(open.leg(1).serial(), HopNum{3}, StreamId{9}, cell::BeginDirMsg{});
+  CHECK(open.tunnel->state() == ConfluxTunnel::State::Closed);
+}
+
+TEST_CASE("conflux tunnel: stream SENDMEs go straight to and from the stream", "[proxy][conflux]") {
+  OpenRig rig;
+  REQUIRE(rig.tunnel->send(rig.id, cell::SendmeMsg{}));
+  rig.exit.run();
+  REQUIRE(rig.exit.stream_sendmes.size() == 1);
+  CHECK(rig.exit.stream_sendmes[0] == rig.id);
+  const auto before = rig.stream.msgs.size();
+  rig.tunnel->on_leg_msg(rig.leg(1).serial(), HopNum{3}, rig.id, cell::SendmeMsg{});
+  REQUIRE(rig.stream.msgs.size() == before + 1);
+  CHECK(std::holds_alternative<cell::SendmeMsg>(rig.stream.msgs.back()));
+}
+
+TEST_CASE("conflux tunnel: closing tells every stream and closes every leg", "[proxy][conflux]") {
+  OpenRig rig;
+  rig.tunnel->close(cell::DestroyReason::Finished, "dirty and unused");
+  CHECK(rig.stream.closed == std::optional<std::string>("dirty and unused"));
+  CHECK(rig.closed == std::optional<std::string>("dirty and unused"));
+  for (auto& l : rig.legs) CHECK(l->closed);
+  // Closing twice, or a leg reporting its close late, changes nothing.
+  rig.tunnel->close(cell::DestroyReason::Finished, "again");
+  rig.tunnel->on_leg_closed(rig.leg(0).serial(), "late");
+  CHECK(rig.closed == std::optional<std::string>("dirty and unused"));
+}
