@@ -235,7 +235,10 @@ class ClientSet {
   void send(StreamId stream, const cell::RelayMsg& msg) {
     auto cells = set_.send(stream, msg, x_.clock.now());
     if (!cells) return fail(std::string("set refused a message: ") + std::string(proto::to_string(cells.error())));
-    for (auto& lc : *cells) {
+    send_cells(*cells);
+  }
+  void send_cells(const std::vector<proto::LegCell>& cells) {
+    for (const auto& lc : cells) {
       auto* c = circuit_of(lc.leg);
       if (c == nullptr || !c->send(kExitHop, lc.stream, lc.msg)) fail("a leg refused a cell");
     }
@@ -262,6 +265,11 @@ class ClientSet {
       return;
     }
     if (!cell::is_conflux_multiplexed(cell::command_of(m.msg))) {
+      if (std::holds_alternative<cell::SendmeMsg>(m.msg) && m.stream == StreamId{0}) {
+        // A circuit SENDME the ClientCircuit accepted: the leg's window and RTT.
+        if (auto r = set_.on_leg_sendme(leg(c), x_.clock.now()); !r) fail("leg SENDME refused");
+        return send_cells(set_.flush(x_.clock.now()));
+      }
       if (std::holds_alternative<cell::SendmeMsg>(m.msg)) return handle(m.stream, m.msg);
       return fail("an unexpected leg-local message");
     }
