@@ -380,3 +380,29 @@ TEST_CASE("conflux tunnel: closing tells every stream and closes every leg", "[p
   rig.tunnel->on_leg_closed(rig.leg(0).serial(), "late");
   CHECK(rig.closed == std::optional<std::string>("dirty and unused"));
 }
+
+TEST_CASE("conflux tunnel: a dead leg's middle is kept off new legs; a linked set renews its budget",
+          "[proxy][conflux]") {
+  TunnelRig rig;
+  rig.make();
+  rig.tunnel->start(80);
+  rig.open_all();
+  const auto middle = relay_id(rig.leg(0).info().path[1].target.identity[0]);
+  // Kill a leg and link its replacement, over and over: more than the
+  // 5 launches of one budget, because every round ends fully linked.
+  for (int round = 0; round < 6; ++round) {
+    FakeLeg& victim = *rig.legs[rig.legs.size() - 2];
+    REQUIRE_FALSE(victim.closed);
+    rig.exit.kill(victim.serial());
+    REQUIRE(rig.tunnel->state() == ConfluxTunnel::State::Open);
+    if (round == 0) CHECK(rig.requests.back().exclude_middles.count(middle) == 1);
+    rig.legs.back()->open();
+    rig.exit.run();
+    REQUIRE(rig.tunnel->linked_legs() == 2);
+  }
+  CHECK(rig.legs.size() == 8);
+  // The suspicion ends.
+  rig.clock.advance(121s);
+  rig.exit.kill(rig.legs[rig.legs.size() - 2]->serial());
+  CHECK(rig.requests.back().exclude_middles.count(middle) == 0);
+}

@@ -43,8 +43,8 @@ ConfluxTunnel::ConfluxTunnel(std::uint64_t serial, ConfluxTunnelConfig config, p
       clock_(clock),
       log_(std::move(log)),
       set_(std::make_unique<proto::ConfluxSet>(proto::SetId{serial}, budget, config_.set)),
-      // The set's secret: it goes into LINK cells and nowhere else.
-      linker_(crypto::random_array<cell::kConfluxNonceLen>(), config_.link) {}
+      nonce_(crypto::random_array<cell::kConfluxNonceLen>()),
+      linker_(nonce_, config_.link) {}
 
 ConfluxTunnel::~ConfluxTunnel() {
   // Legs still ours hear nothing more from us, and tell us nothing more.
@@ -112,6 +112,16 @@ bool ConfluxTunnel::launch_leg(std::optional<RelayIdentity> retry_through) {
   for (const auto& [serial, leg] : legs_)
     for (std::size_t i = 0; i + 1 < leg.relays.size(); ++i)
       (i == 0 ? req.exclude_first_hops : req.exclude_middles).insert(leg.relays[i]);
+  // Middles of legs that just died: the consensus may still list them.
+  const auto t = now();
+  for (auto it = suspects_.begin(); it != suspects_.end();) {
+    if (it->second <= t) {
+      it = suspects_.erase(it);
+      continue;
+    }
+    if (!req.exit || it->first != *req.exit) req.exclude_middles.insert(it->first);
+    ++it;
+  }
   if (retry_through) {
     req.first_hop = retry_through;
   } else {
@@ -183,6 +193,7 @@ void ConfluxTunnel::on_leg_closed(std::uint64_t serial, std::string_view why) {
   if (state_ == State::Closed) return;
   linker_.leg_closed(leg.id);
   if (!leg.relays.empty()) ++first_hop_failures_[leg.relays.front()];
+  for (std::size_t i = 1; i + 1 < leg.relays.size(); ++i) suspects_[leg.relays[i]] = now() + config_.suspect_for;
   std::optional<RelayIdentity> retry;
   if (!leg.relays.empty() && first_hop_failures_[leg.relays.front()] <= config_.same_guard_retries)
     retry = leg.relays.front();
@@ -258,10 +269,18 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
   ++stats_.legs_linked;
   (void)l->circuit->send(StreamId{0}, linked->ack);
   state_ = State::Open;
+  const auto rtt_tenths = rtt.count() / 100;  // 0.1 ms
   net::emit(log_, net::LogLevel::Info,
             "Conflux set " + std::to_string(serial_) + " linked leg " + std::to_string(l->id.value()) + " (" +
                 std::to_string(linked_legs()) + " of " + std::to_string(config_.num_legs) + " legs), first RTT " +
-                std::to_string(rtt.count() / 1000) + " ms");
+                std::to_string(rtt_tenths / 10) + "." + std::to_string(rtt_tenths % 10) + " ms");
+  if (linked_legs() >= config_.num_legs && pending_legs() == 0) {
+    // Every leg linked: the launch budget starts again (tor resets
+    // num_leg_launch when a set finalizes). Each renewal needs a fully
+    // linked set, so a guard that kills legs cannot make us launch
+    // without bound.
+    linker_ = proto::ClientLinker(nonce_, config_.link);
+  }
   flush();
   send_held_sendmes();
   notify_writable();

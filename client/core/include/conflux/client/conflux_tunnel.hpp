@@ -42,6 +42,9 @@ struct ConfluxTunnelConfig {
   cell::ConfluxUx ux = cell::ConfluxUx::HighThroughput;  // ConfluxClientUX, sent in LINK
   std::size_t same_guard_retries = 2;              // a dead leg's first hop is tried again this often
   std::size_t max_held_sendmes = 64;               // stream SENDMEs waiting for a linked leg
+  // The middles of legs that died are kept off this set's new legs this
+  // long (the consensus may still list a relay that just went away).
+  std::chrono::seconds suspect_for{120};
   proto::ConfluxSetConfig set{};                   // the scheduler follows `ux` (for_ux)
   proto::ClientLinkConfig link{};                  // legs_per_set follows num_legs
 
@@ -168,6 +171,10 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   const net::Clock& clock_;
   net::LogSink log_;
   std::unique_ptr<proto::ConfluxSet> set_;
+  // The set's secret (LINK cells only; never logged). Kept to renew the
+  // linker's launch budget once every leg is linked, as tor resets
+  // num_leg_launch when a set finalizes.
+  proto::ConfluxNonce nonce_;
   proto::ClientLinker linker_;
   State state_ = State::Linking;
   std::optional<std::uint16_t> port_;
@@ -176,6 +183,7 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   std::map<std::uint64_t, Leg> legs_;  // by circuit serial
   std::uint32_t next_leg_ = 1;
   std::map<RelayIdentity, std::size_t> first_hop_failures_;
+  std::map<RelayIdentity, Clock::time_point> suspects_;  // middles of dead legs, until then
   std::map<std::uint16_t, StreamEvents*> streams_;
   std::uint16_t next_stream_ = 1;
   std::uint64_t streams_attached_ = 0;
