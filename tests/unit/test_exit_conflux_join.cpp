@@ -209,6 +209,53 @@ TEST_CASE("join: the client closing its last leg ends the set at once", "[conflu
   CHECK(f.join->stats().legs == 0);
 }
 
+TEST_CASE("join: the exit module closing a set's handle closes every leg", "[conflux][join]") {
+  Fixture f;
+  const auto id = f.link_raw(1, kChanA, 0x44);
+  REQUIRE(f.link_raw(2, kChanB, 0x44) == id);
+  const CircuitHandle h = ConfluxJoin::set_handle(id);
+  f.join->close_circuit(h, cell::DestroyReason::Protocol);
+  CHECK(f.rt.closed.at(1) == cell::DestroyReason::Protocol);
+  CHECK(f.rt.closed.at(2) == cell::DestroyReason::Protocol);
+  CHECK(f.inner.was_closed(h));
+  CHECK(f.join->set_count() == 0);
+  CHECK_FALSE(f.join->can_send_data(h));
+  CHECK_FALSE(f.join->set_of(1).has_value());
+  // The legs' own CircuitClosed never reached the exit module.
+  CHECK_FALSE(f.inner.was_closed(1));
+  CHECK_FALSE(f.inner.was_closed(2));
+}
+
+TEST_CASE("join: cells the client resends after a leg died reach the exit module once", "[conflux][join]") {
+  Fixture f;
+  SetClient client(0x45);
+  client.link(f, 1, kChanA, cell::ConfluxUx::HighThroughput, 10ms);
+  client.link(f, 2, kChanB, cell::ConfluxUx::HighThroughput, 50ms);
+  const CircuitHandle h = ConfluxJoin::set_handle(*f.join->set_of(1));
+  client.send(f, StreamId{6}, cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 80, 0});
+  // Five DATA cells leave on a leg that dies at the client before their
+  // SENDME; they are still in flight to the exit.
+  std::vector<proto::LegCell> in_flight;
+  for (std::uint32_t i = 1; i <= 5; ++i) {
+    auto cells = client.set.send(StreamId{6}, data_of(i), f.now);
+    REQUIRE(cells);
+    for (auto& c : *cells) in_flight.push_back(c);
+  }
+  const proto::LegId dead = in_flight.back().leg;
+  client.set.leg_closed(dead);
+  // The replacement links before the exit sees them: its LINKED says 1 cell delivered.
+  client.link(f, 3, kChanA, cell::ConfluxUx::HighThroughput, 10ms);
+  for (auto& c : in_flight) f.deliver(c.leg.value(), c.stream, c.msg);
+  f.rt.destroyed(dead.value(), cell::DestroyReason::ChannelClosed);
+  // The client resends them on the new leg: the exit drops the copies.
+  for (auto& c : client.set.flush(f.now)) f.deliver(c.leg.value(), c.stream, c.msg);
+  const auto got = f.got_on(h);
+  REQUIRE(got.size() == 6);
+  for (std::uint32_t i = 1; i <= 5; ++i) CHECK(number_of(got[i].msg) == i);
+  CHECK(f.join->stats().duplicates_dropped == 5);
+  CHECK(f.join->set_count() == 1);
+}
+
 TEST_CASE("switch: every accepted circuit SENDME is reported, and the client's channel is known", "[conflux][switch]") {
   using namespace conflux::test;
   Net net(1);
