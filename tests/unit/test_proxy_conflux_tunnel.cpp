@@ -406,3 +406,38 @@ TEST_CASE("conflux tunnel: a dead leg's middle is kept off new legs; a linked se
   rig.exit.kill(rig.legs[rig.legs.size() - 2]->serial());
   CHECK(rig.requests.back().exclude_middles.count(middle) == 0);
 }
+
+TEST_CASE("conflux tunnel: a download keeps its pace after a leg is replaced", "[proxy][conflux]") {
+  OpenRig rig;
+  auto* set = rig.exit.set_of(rig.leg(0).serial());
+  REQUIRE(set != nullptr);
+  const std::size_t total_cells = 20000;
+  std::size_t sent = 0;
+  std::vector<std::size_t> per_round;
+  bool killed = false;
+  for (int round = 0; round < 4000 && sent < total_cells; ++round) {
+    std::size_t n = 0;
+    while (sent < total_cells && set->can_send_data(rig.clock.now())) {
+      rig.exit.send(rig.legs.back()->serial(), rig.id, cell::DataMsg{std::vector<std::uint8_t>(400, 1)});
+      ++sent;
+      ++n;
+    }
+    per_round.push_back(n);
+    rig.clock.advance(5ms);
+    rig.exit.run();
+    if (!killed && sent > total_cells / 4) {
+      killed = true;
+      // Kill the leg with cells in flight, link its replacement.
+      const std::size_t victim = rig.leg(0).to_client.empty() ? 1 : 0;
+      rig.exit.kill(rig.leg(victim).serial());
+      rig.legs.back()->open();
+      rig.exit.run();
+      set = rig.exit.set_of(rig.legs.back()->serial());
+      REQUIRE(set != nullptr);
+    }
+  }
+  INFO("rounds: " << per_round.size());
+  CHECK(sent == total_cells);
+  CHECK(per_round.size() < 200);
+  CHECK(rig.stream.data.size() == total_cells * 400);
+}

@@ -227,6 +227,9 @@ void ConfluxTunnel::on_leg_msg(std::uint64_t serial, HopNum hop, StreamId stream
       close_leg(serial, cell::DestroyReason::Protocol, "a Conflux or stream cell from a hop that is not the exit");
     return;
   }
+  // Circuit SENDMEs (stream 0) are the leg's own, whatever the routing of
+  // SENDME for streams.
+  if (std::holds_alternative<cell::SendmeMsg>(msg) && stream == StreamId{0}) return on_leg_sendme(serial);
   auto route = proto::route_leg_cell(cmd);
   if (!route) return fail(route.error());
   if (*route == proto::LegCellRoute::Sequenced) {
@@ -241,7 +244,6 @@ void ConfluxTunnel::on_leg_msg(std::uint64_t serial, HopNum hop, StreamId stream
     return;
   }
   if (std::holds_alternative<cell::SendmeMsg>(msg)) {
-    if (stream == StreamId{0}) return on_leg_sendme(serial);
     // A stream SENDME is leg-local (not sequenced): straight to its stream.
     auto it = streams_.find(stream.value());
     if (it != streams_.end()) it->second->on_stream_msg(msg);
