@@ -1,0 +1,160 @@
+// Conflux through a whole conflux-net network: a 50 MiB download over a
+// linked set with cells on every leg, and a leg's middle relay killed in the
+// middle of a download (nothing lost, a new leg linked).
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <future>
+#include <map>
+#include <set>
+
+#include "proxy_network_support.hpp"
+
+using namespace conflux::test::proxynet;
+
+namespace {
+
+// Per-leg samples of one metric family: "set=..,leg=.." labels -> value.
+std::map<std::string, double> per_leg(const std::string& page, const std::string& family) {
+  std::map<std::string, double> out;
+  const std::regex line("^" + family + "\\{([^}]*)\\} ([0-9.eE+-]+)$");
+  std::istringstream in(page);
+  std::string l;
+  while (std::getline(in, l)) {
+    std::smatch m;
+    if (std::regex_match(l, m, line)) out[m[1]] = std::stod(m[2]);
+  }
+  return out;
+}
+
+std::vector<std::string> split_path(const std::string& text) {
+  std::vector<std::string> hops;
+  std::size_t at = 0;
+  for (;;) {
+    const auto arrow = text.find(" -> ", at);
+    hops.push_back(text.substr(at, arrow - at));
+    if (arrow == std::string::npos) break;
+    at = arrow + 4;
+  }
+  return hops;
+}
+
+// What the proxy's info log says about its Conflux sets.
+struct SetLog {
+  std::map<std::string, std::vector<std::string>> circuit_path;  // circuit serial -> relays
+  std::map<std::string, std::string> leg_circuit;                 // "S/L" -> circuit serial
+  std::map<std::string, std::vector<std::string>> linked;         // set -> its legs, in link order
+  std::string last_stream_set;                                    // the set the last stream attached to
+};
+
+SetLog read_set_log(const TestProxy& proxy) {
+  SetLog out;
+  const auto log = conflux::test::procs::read_text(proxy.log());
+  auto each = [&](const char* pattern, auto&& f) {
+    const std::regex re(pattern);
+    for (std::sregex_iterator it(log.begin(), log.end(), re), end; it != end; ++it) f(*it);
+  };
+  each("[Cc]ircuit (\\d+) launched: ([^\\n]+)", [&](const std::smatch& m) { out.circuit_path[m[1]] = split_path(m[2]); });
+  each("Conflux set (\\d+) leg (\\d+) launched \\(circuit (\\d+)\\)",
+       [&](const std::smatch& m) { out.leg_circuit[std::string(m[1]) + "/" + std::string(m[2])] = m[3]; });
+  each("Conflux set (\\d+) linked leg (\\d+)", [&](const std::smatch& m) { out.linked[m[1]].push_back(m[2]); });
+  each("Stream \\d+ attached to Conflux set (\\d+)", [&](const std::smatch& m) { out.last_stream_set = m[1]; });
+  return out;
+}
+
+// The relays of leg `leg` of set `set`.
+std::vector<std::string> leg_path(const SetLog& l, const std::string& set, const std::string& leg) {
+  const auto c = l.leg_circuit.find(set + "/" + leg);
+  if (c == l.leg_circuit.end()) return {};
+  const auto p = l.circuit_path.find(c->second);
+  return p == l.circuit_path.end() ? std::vector<std::string>{} : p->second;
+}
+
+double received_bytes(const TestProxy& proxy) {
+  return metric(scrape(proxy.metrics_url()), "conflux_proxy_bytes_total{direction=\"received\"}").value_or(0);
+}
+
+}  // namespace
+
+TEST_CASE("ConfluxEnabled 1: 50 MiB through a linked set, with cells on every leg") {
+  Network net;
+  TestProxy proxy(net, "conflux", "ConfluxEnabled 1\n");
+  REQUIRE(proxy.bootstrapped());
+  REQUIRE(wait_for_log(proxy.log(), "Conflux set \\d+ linked leg \\d+ \\(2 of 2 legs\\)", 30s));
+
+  const auto got = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("50MiB.bin"), 180);
+  CHECK(got.curl_status == 0);
+  CHECK(got.sha256 == net.file_sha("50MiB.bin"));
+
+  const auto page = scrape(proxy.metrics_url());
+  const auto sets = read_set_log(proxy);
+  REQUIRE(!sets.last_stream_set.empty());
+  const std::string set = sets.last_stream_set;
+  INFO("the download used Conflux set " << set << "\n" << page);
+  // Both legs of that set carried cells toward us.
+  const auto received = per_leg(page, "conflux_proxy_conflux_leg_cells_received_total");
+  std::size_t busy = 0;
+  for (const auto& [labels, cells] : received)
+    if (labels.find("set=\"" + set + "\"") != std::string::npos && cells > 100) ++busy;
+  CHECK(busy == 2);
+  // Its legs end at the same exit, through different guards and middles.
+  const auto& legs = sets.linked.at(set);
+  REQUIRE(legs.size() == 2);
+  const auto a = leg_path(sets, set, legs[0]);
+  const auto b = leg_path(sets, set, legs[1]);
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  CHECK(a[2] == b[2]);
+  CHECK(a[0] != b[0]);
+  CHECK(a[1] != b[1]);
+}
+
+TEST_CASE("Conflux: killing one leg's middle relay mid-download loses nothing, and a new leg is linked") {
+  Network net;
+  TestProxy proxy(net, "conflux-kill", "ConfluxEnabled 1\n");
+  REQUIRE(proxy.bootstrapped());
+  REQUIRE(wait_for_log(proxy.log(), "Conflux set \\d+ linked leg \\d+ \\(2 of 2 legs\\)", 30s));
+
+  auto download = std::async(std::launch::async, [&] {
+    return curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("50MiB.bin"), 240);
+  });
+  const auto started = std::chrono::steady_clock::now();
+  while (received_bytes(proxy) < 5 << 20 && std::chrono::steady_clock::now() - started < 60s)
+    std::this_thread::sleep_for(20ms);
+  REQUIRE(received_bytes(proxy) >= 5 << 20);
+
+  const auto before = read_set_log(proxy);
+  REQUIRE(!before.last_stream_set.empty());
+  const std::string set = before.last_stream_set;
+  const auto& legs = before.linked.at(set);
+  REQUIRE(legs.size() == 2);
+  const auto victim_leg = leg_path(before, set, legs[0]);
+  const auto other_leg = leg_path(before, set, legs[1]);
+  REQUIRE(victim_leg.size() == 3);
+  REQUIRE(other_leg.size() == 3);
+  const std::string victim = victim_leg[1];
+  INFO("set " << set << ": killing " << victim << ", the middle of " << victim_leg[0] << " -> " << victim_leg[1]
+              << " -> " << victim_leg[2] << "; the other leg is " << other_leg[0] << " -> " << other_leg[1] << " -> "
+              << other_leg[2]);
+  REQUIRE(std::find(other_leg.begin(), other_leg.end(), victim) == other_leg.end());
+  const auto pid = net.process(victim)["pid"].get<pid_t>();
+  REQUIRE(pid > 1);
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+
+  const auto got = download.get();
+  CHECK(got.curl_status == 0);
+  CHECK(got.sha256 == net.file_sha("50MiB.bin"));
+  // The set linked a replacement leg that avoids the dead relay.
+  REQUIRE(wait_for_log(proxy.log(), "Conflux set " + set + " lost leg", 10s));
+  SetLog after = read_set_log(proxy);
+  for (int i = 0; i < 300 && after.linked[set].size() < 3; ++i) {
+    std::this_thread::sleep_for(100ms);
+    after = read_set_log(proxy);
+  }
+  const auto& legs_after = after.linked.at(set);
+  REQUIRE(legs_after.size() >= 3);
+  const auto replacement = leg_path(after, set, legs_after.back());
+  REQUIRE(replacement.size() == 3);
+  CHECK(std::find(replacement.begin(), replacement.end(), victim) == replacement.end());
+  CHECK(replacement.back() == other_leg.back());
+}
