@@ -319,8 +319,11 @@ void ConfluxTunnel::deliver(std::vector<proto::DeliveredMsg> msgs) {
 
 void ConfluxTunnel::notify_writable() {
   if (state_ == State::Closed) return;
+  // Every time, not only on a closed-to-open edge: the scheduler's answer
+  // can change without a send of ours (a leg closing, a gate), and a
+  // stream that found it closed waits for this.
   const bool can = can_send_data();
-  if (can && !could_send_) {
+  if (can) {
     std::vector<StreamEvents*> waiting;
     for (auto& [id, s] : streams_) waiting.push_back(s);
     for (auto* s : waiting) {
@@ -328,7 +331,6 @@ void ConfluxTunnel::notify_writable() {
       s->on_circuit_writable();
     }
   }
-  could_send_ = can;
 }
 
 // ---- sending ----
@@ -417,7 +419,6 @@ bool ConfluxTunnel::send(StreamId id, const cell::RelayMsg& msg) {
     return false;
   }
   put(std::move(*cells));
-  if (std::holds_alternative<cell::DataMsg>(msg) && state_ != State::Closed) could_send_ = can_send_data();
   return state_ != State::Closed;
 }
 

@@ -191,7 +191,6 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   std::optional<Clock::time_point> dirty_since_;
   std::string isolation_;
   bool retired_ = false;
-  bool could_send_ = false;
   ConfluxTunnelStats stats_;
 };
 
