@@ -39,15 +39,17 @@ TEST_CASE("legsched: UX byte selects the scheduler", "[legsched]") {
   CHECK(leg_sched_for_ux(cell::ConfluxUx::NoOpinion) == LegSchedKind::LowRtt);
   CHECK(leg_sched_for_ux(cell::ConfluxUx::MinLatency) == LegSchedKind::MinRtt);
   CHECK(leg_sched_for_ux(cell::ConfluxUx::LowMemLatency) == LegSchedKind::MinRtt);
-  CHECK(leg_sched_for_ux(cell::ConfluxUx::HighThroughput) == LegSchedKind::Blest);
-  CHECK(leg_sched_for_ux(cell::ConfluxUx::LowMemThroughput) == LegSchedKind::Blest);
+  CHECK(leg_sched_for_ux(cell::ConfluxUx::HighThroughput) == LegSchedKind::Ecf);
+  CHECK(leg_sched_for_ux(cell::ConfluxUx::LowMemThroughput) == LegSchedKind::Ecf);
   CHECK(leg_sched_params_for_ux(cell::ConfluxUx::LowMemLatency).min_run_cells == 1000);
   CHECK(leg_sched_params_for_ux(cell::ConfluxUx::LowMemThroughput).reorder_budget_cells <
         leg_sched_params_for_ux(cell::ConfluxUx::HighThroughput).reorder_budget_cells);
-  for (auto k : {LegSchedKind::Proportional, LegSchedKind::MinRtt, LegSchedKind::LowRtt, LegSchedKind::Blest}) {
+  for (auto k : {LegSchedKind::Proportional, LegSchedKind::MinRtt, LegSchedKind::LowRtt, LegSchedKind::Blest,
+                 LegSchedKind::Ecf}) {
     CHECK(make_leg_scheduler(k)->kind() == k);
   }
   CHECK(to_string(LegSchedKind::Blest) == "blest");
+  CHECK(to_string(LegSchedKind::Ecf) == "ecf");
 }
 
 TEST_CASE("legsched: the first cell needs no SWITCH, a change of leg does", "[legsched]") {

@@ -10,6 +10,7 @@ std::string_view to_string(LegSchedKind k) noexcept {
     case LegSchedKind::MinRtt: return "minrtt";
     case LegSchedKind::LowRtt: return "lowrtt";
     case LegSchedKind::Blest: return "blest";
+    case LegSchedKind::Ecf: return "ecf";
   }
   return "unknown";
 }
@@ -21,8 +22,10 @@ LegSchedKind leg_sched_for_ux(cell::ConfluxUx ux) noexcept {
     case cell::ConfluxUx::LowMemLatency: return LegSchedKind::MinRtt;
     // tor uses LowRtt here, which fills the slow leg's whole window and
     // grows the peer's reorder queue without bound (tor-reference.md 1.9).
+    // ECF rather than BLEST: legs that differ in bandwidth but not in base
+    // RTT (bridges) look alike to an RTT order until queues build.
     case cell::ConfluxUx::HighThroughput:
-    case cell::ConfluxUx::LowMemThroughput: return LegSchedKind::Blest;
+    case cell::ConfluxUx::LowMemThroughput: return LegSchedKind::Ecf;
   }
   return LegSchedKind::MinRtt;
 }

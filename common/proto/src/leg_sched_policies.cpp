@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "conflux/proto/leg_sched.hpp"
+#include "leg_sched_ecf.hpp"
 
 namespace conflux::proto {
 namespace {
@@ -173,6 +174,7 @@ std::unique_ptr<LegScheduler> make_leg_scheduler(LegSchedKind kind, LegSchedPara
     case LegSchedKind::MinRtt: return std::make_unique<MinRttScheduler>(params);
     case LegSchedKind::LowRtt: return std::make_unique<LowRttScheduler>(params);
     case LegSchedKind::Blest: return std::make_unique<BlestScheduler>(params);
+    case LegSchedKind::Ecf: return make_ecf_scheduler(params);
   }
   return std::make_unique<MinRttScheduler>(params);
 }

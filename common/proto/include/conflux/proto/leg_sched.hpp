@@ -11,6 +11,10 @@
 //                 receiver stay within a budget (predicted from RTTs, the
 //                 slow leg's queue and delivery rate), and its in-flight
 //                 cells within cwnd * rtt_fast / rtt_slow
+//   Ecf           ours: Earliest Completion First, each cell on the leg where
+//                 it would arrive first (queue ahead at the leg's delivery
+//                 rate + half its min RTT), waiting for a leg whose window is
+//                 closed when it would still deliver sooner; the throughput UX
 //
 // Every change of leg costs a SWITCH cell and creates reordering, so legs
 // change in runs: once on a leg, the scheduler stays there for at least
@@ -35,7 +39,7 @@
 
 namespace conflux::proto {
 
-enum class LegSchedKind : std::uint8_t { Proportional, MinRtt, LowRtt, Blest };
+enum class LegSchedKind : std::uint8_t { Proportional, MinRtt, LowRtt, Blest, Ecf };
 
 [[nodiscard]] std::string_view to_string(LegSchedKind k) noexcept;
 
@@ -59,7 +63,7 @@ struct LegSchedParams {
 
 // What the set asked for in LINK's desired_ux, turned into a scheduler for
 // the data we send to it (tor's mapping, except HIGH_THROUGHPUT and
-// LOW_MEM_THROUGHPUT, which get Blest instead of LowRtt / MinRtt).
+// LOW_MEM_THROUGHPUT, which get Ecf instead of LowRtt / MinRtt).
 [[nodiscard]] LegSchedKind leg_sched_for_ux(cell::ConfluxUx ux) noexcept;
 // The low-memory UXs switch at most once per window of cells (prop 329
 // §3.3) and keep a small reorder budget.

@@ -1,0 +1,87 @@
+// Earliest Completion First (Lim et al., "ECF: An MPTCP Path Scheduler to
+// Manage Heterogeneous Paths", CoNEXT 2017, the BLEST group's successor):
+// each cell goes on the leg where it would ARRIVE first, counting the cells
+// already queued ahead of it at that leg's bottleneck, and the scheduler
+// waits for a leg whose window is closed when that leg would still deliver
+// sooner than any open one. An RTT order alone cannot tell loopback bridges
+// of 100 KiB/s and 1 MiB/s apart (their base RTTs are equal), so BLEST and
+// LowRTT fill the slow leg's window and it holds the transfer's tail.
+#include "leg_sched_ecf.hpp"
+
+#include <algorithm>
+
+namespace conflux::proto {
+namespace {
+
+using Legs = std::span<const LegState>;
+
+class EcfScheduler final : public LegScheduler {
+ public:
+  using LegScheduler::LegScheduler;
+  LegSchedKind kind() const noexcept override { return LegSchedKind::Ecf; }
+
+ protected:
+  std::optional<std::size_t> pick(RttClock::time_point now, Legs legs) override {
+    std::optional<std::size_t> best;
+    std::optional<RttDuration> best_eta;
+    for (std::size_t i = 0; i < legs.size(); ++i) {
+      if (!legs[i].can_send()) continue;
+      const auto eta = ecf_arrival(legs[i], now);
+      if (!eta) continue;
+      if (!best_eta || *eta < *best_eta) {
+        best = i;
+        best_eta = eta;
+      }
+    }
+    if (!best) return std::nullopt;
+    // A leg whose window is closed but would still deliver first: wait for
+    // its SENDME rather than queue behind a slower bottleneck.
+    for (std::size_t i = 0; i < legs.size(); ++i) {
+      if (legs[i].can_send() || legs[i].blocked()) continue;
+      if (const auto eta = ecf_arrival(legs[i], now); eta && *eta < *best_eta) return std::nullopt;
+    }
+    return best;
+  }
+
+  bool may_continue(RttClock::time_point now, Legs legs, std::size_t current) override {
+    if (!legs[current].can_send()) return false;
+    const auto mine = ecf_arrival(legs[current], now);
+    if (!mine) return false;
+    // A run ends early only when another leg (open, or closed and waiting
+    // for its SENDME) would deliver more than the HOL budget sooner: runs
+    // save SWITCH cells, the budget bounds what they cost in reordering.
+    for (std::size_t i = 0; i < legs.size(); ++i) {
+      if (i == current || legs[i].blocked()) continue;
+      const auto other = ecf_arrival(legs[i], now);
+      if (other && *other + params().max_hol_delay < *mine) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::optional<RttDuration> ecf_arrival(const LegState& leg, RttClock::time_point now) noexcept {
+  const auto& rtt = leg.rtt();
+  if (!rtt.measured()) return std::nullopt;
+  const RttDuration one_way = (rtt.min_rtt().count() > 0 ? rtt.min_rtt() : rtt.srtt()) / 2;
+  const std::uint64_t rate = rtt.delivery_rate();
+  if (rate == 0) {
+    // No delivery rate before the first SENDME: one SENDME's worth of cells
+    // probes the leg; more would be a guess.
+    if (leg.inflight() >= leg.sendme_inc()) return std::nullopt;
+    return one_way;
+  }
+  // Cells ahead of this one: what the virtual departure clock says, or the
+  // unacknowledged cells at the leg's rate, whichever is longer (a leg that
+  // was idle has a stale clock but no cells in flight).
+  const auto linger = leg.queue_delay(now).value_or(RttDuration{0});
+  const auto backlog = RttDuration{static_cast<std::int64_t>((leg.inflight() + 1ULL) * 1'000'000ULL / rate)};
+  return one_way + std::max(linger, backlog);
+}
+
+std::unique_ptr<LegScheduler> make_ecf_scheduler(LegSchedParams params) {
+  return std::make_unique<EcfScheduler>(params);
+}
+
+}  // namespace conflux::proto
