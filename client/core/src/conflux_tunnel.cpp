@@ -359,25 +359,32 @@ void ConfluxTunnel::flush() {
 }
 
 bool ConfluxTunnel::send_leg_local(StreamId id, const cell::RelayMsg& msg) {
-  // Leg-local stream messages (stream SENDMEs) take any linked leg, the
-  // lowest-RTT one.
-  Leg* best = nullptr;
+  // Stream SENDMEs are not sequenced, so one in flight on a leg that dies
+  // is lost for good and the exit's window for that stream shrinks by 50
+  // cells (ten lost stall it). Taking the linked legs in turn, among those
+  // within twice the best RTT (a much slower leg would delay the credit),
+  // spreads that loss: one leg's death costs its share, not all of them.
   proto::RttDuration best_rtt{};
-  const auto infos = set_->legs();
-  for (const auto& info : infos) {
+  std::vector<Leg*> candidates;
+  std::vector<proto::RttDuration> rtts;
+  for (const auto& info : set_->legs()) {
     Leg* l = find_leg(info.id);
     if (l == nullptr || l->phase != LegPhase::Linked) continue;
-    if (best == nullptr || (info.srtt.count() > 0 && (best_rtt.count() == 0 || info.srtt < best_rtt))) {
-      best = l;
-      best_rtt = info.srtt;
-    }
+    candidates.push_back(l);
+    rtts.push_back(info.srtt);
+    if (info.srtt.count() > 0 && (best_rtt.count() == 0 || info.srtt < best_rtt)) best_rtt = info.srtt;
   }
-  if (best == nullptr) {
+  if (candidates.empty()) {
     if (held_sendmes_.size() >= config_.max_held_sendmes) return false;
     held_sendmes_.push_back(id);
     return true;
   }
-  return best->circuit->send(id, msg);
+  std::vector<Leg*> near;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (best_rtt.count() == 0 || (rtts[i].count() > 0 && rtts[i] <= 2 * best_rtt)) near.push_back(candidates[i]);
+  if (near.empty()) near = candidates;
+  Leg* pick = near[next_sendme_leg_++ % near.size()];
+  return pick->circuit->send(id, msg);
 }
 
 void ConfluxTunnel::send_held_sendmes() {

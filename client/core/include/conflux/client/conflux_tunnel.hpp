@@ -188,6 +188,7 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   std::uint16_t next_stream_ = 1;
   std::uint64_t streams_attached_ = 0;
   std::deque<StreamId> held_sendmes_;
+  std::size_t next_sendme_leg_ = 0;
   std::optional<Clock::time_point> dirty_since_;
   std::string isolation_;
   bool retired_ = false;
