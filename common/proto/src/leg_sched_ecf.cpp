@@ -72,12 +72,18 @@ std::optional<RttDuration> ecf_arrival(const LegState& leg, RttClock::time_point
     if (leg.inflight() >= leg.sendme_inc()) return std::nullopt;
     return one_way;
   }
-  // Cells ahead of this one: what the virtual departure clock says, or the
-  // unacknowledged cells at the leg's rate, whichever is longer (a leg that
-  // was idle has a stale clock but no cells in flight).
+  // Cells ahead of this one, the longest of three estimates:
+  //  - the virtual departure clock (cells sent at the delivery rate);
+  //  - the unacknowledged cells at the delivery rate (an idle leg has a
+  //    stale clock but nothing in flight);
+  //  - the queueing delay the last RTT samples saw (srtt - min RTT). The
+  //    rate comes from SENDME spacing, and SENDMEs that come back bunched
+  //    (a saturated bridge delays its upstream cells too) overstate it by
+  //    far; the RTT samples cannot be fooled that way.
   const auto linger = leg.queue_delay(now).value_or(RttDuration{0});
   const auto backlog = RttDuration{static_cast<std::int64_t>((leg.inflight() + 1ULL) * 1'000'000ULL / rate)};
-  return one_way + std::max(linger, backlog);
+  const auto seen = rtt.srtt() > rtt.min_rtt() ? rtt.srtt() - rtt.min_rtt() : RttDuration{0};
+  return one_way + std::max({linger, backlog, seen});
 }
 
 std::unique_ptr<LegScheduler> make_ecf_scheduler(LegSchedParams params) {
