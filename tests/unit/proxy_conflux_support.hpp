@@ -255,8 +255,9 @@ struct FakeExit {
 
 // A tunnel whose legs are FakeLegs on paths guard g, middle 100+g, exit 200.
 struct TunnelRig {
-  explicit TunnelRig(std::size_t num_legs = 2, cell::ConfluxUx ux = cell::ConfluxUx::HighThroughput)
-      : config(client::ConfluxTunnelConfig::for_ux(ux, num_legs)) {}
+  explicit TunnelRig(std::size_t num_legs = 2, cell::ConfluxUx ux = cell::ConfluxUx::HighThroughput,
+                     proto::ReorderBudgetConfig budget_config = {})
+      : config(client::ConfluxTunnelConfig::for_ux(ux, num_legs)), budget(budget_config) {}
 
   ManualClock clock;
   FakeExit exit{clock};
