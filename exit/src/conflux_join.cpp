@@ -62,19 +62,15 @@ void ConfluxJoin::on_leg_message(proto::CircuitHandle circuit, LegRef ref, Strea
     if (auto r = e->set->on_switch(ref.leg, *sw); !r) set_failed(ref.set, r.error());
     return;
   }
-  const auto route = proto::route_leg_cell(cell::command_of(msg));
+  const auto route = proto::route_leg_cell(cell::command_of(msg), stream);
   if (!route) {
     // BEGIN_DIR: directory requests never travel over a set (TROVE-2026-008).
     log(log::Severity::Info, "BEGIN_DIR on a conflux leg: closing the leg");
     return close_leg(circuit, cell::DestroyReason::Protocol);
   }
   if (*route == proto::LegCellRoute::Sequenced) return on_sequenced(ref, stream, msg);
-  // Leg-local: a stream SENDME belongs to a stream of the set (tor sends
-  // them on any leg, unsequenced); the rest (TRUNCATED, EXTENDED2 sent the
-  // wrong way) is nothing for streams, as the exit module would decide.
-  if (std::holds_alternative<cell::SendmeMsg>(msg) && stream != StreamId{0} && inner_ != nullptr) {
-    inner_->on_stream_message(set_handle(ref.set), stream, std::move(msg));
-  }
+  // Leg-local and not the switch's (TRUNCATED, EXTENDED2 sent the wrong
+  // way, ...): nothing for streams. Stream SENDMEs are sequenced.
 }
 
 void ConfluxJoin::on_sequenced(LegRef ref, StreamId stream, const cell::RelayMsg& msg) {

@@ -52,16 +52,11 @@ bool ConfluxJoin::send_to_client(proto::CircuitHandle circuit, StreamId stream, 
   const proto::SetId id = set_id_of(circuit);
   SetEntry* e = find_set(id);
   if (e == nullptr) return false;
-  if (!cell::is_conflux_multiplexed(cell::command_of(msg))) {
-    // Stream SENDMEs are not sequenced: any live leg carries them, and they
-    // wait for one while the set has none.
-    if (!std::holds_alternative<cell::SendmeMsg>(msg)) return true;  // nothing else is sent on a set
-    if (e->held_sendmes.size() >= config_.max_held_sendmes) {
-      close_set(id, SetCloseReason::Memory);
-      return false;
-    }
-    e->held_sendmes.push_back(stream);
-    return send_held_sendmes(id);
+  if (auto route = proto::route_leg_cell(cell::command_of(msg), stream);
+      !route || *route != proto::LegCellRoute::Sequenced) {
+    // The exit module sends nothing else on a set: stream SENDMEs are
+    // sequenced like the rest (route_leg_cell).
+    return true;
   }
   auto cells = e->set->send(stream, msg, now_());
   if (!cells) {
@@ -115,29 +110,10 @@ bool ConfluxJoin::send_cells(proto::SetId id, const std::vector<proto::LegCell>&
   return find_set(id) != nullptr;
 }
 
-bool ConfluxJoin::send_held_sendmes(proto::SetId id) {
-  for (;;) {
-    SetEntry* e = find_set(id);
-    if (e == nullptr) return false;
-    if (e->held_sendmes.empty() || e->legs.empty()) return true;
-    const proto::CircuitHandle leg = e->legs.front();
-    const StreamId stream = e->held_sendmes.front();
-    if (out_.send_to_client(leg, stream, cell::SendmeMsg{})) {
-      if (SetEntry* again = find_set(id); again != nullptr && !again->held_sendmes.empty()) {
-        again->held_sendmes.pop_front();
-      }
-    } else {
-      close_leg(leg, cell::DestroyReason::Internal);  // the SENDME waits for another leg
-      if (SetEntry* again = find_set(id)) std::erase(again->legs, leg);  // never retry a closed leg
-    }
-  }
-}
-
 void ConfluxJoin::after_window(proto::SetId id) {
   SetEntry* e = find_set(id);
   if (e == nullptr) return;
   if (!send_cells(id, e->set->flush(now_()))) return;
-  if (!send_held_sendmes(id)) return;
   e = find_set(id);
   if (e == nullptr || !e->want_writable || !e->set->can_send_data(now_())) return;
   e->want_writable = false;

@@ -176,8 +176,8 @@ struct FakeExit {
       if (auto r = set->on_switch(id, *sw); !r) errors.push_back(std::string(proto::to_string(r.error())));
       return;
     }
-    if (std::holds_alternative<cell::SendmeMsg>(w.msg)) {
-      stream_sendmes.push_back(w.stream);
+    if (std::holds_alternative<cell::SendmeMsg>(w.msg) && w.stream == StreamId{0}) {
+      (void)set->on_leg_sendme(id, now);  // the client's circuit SENDME
       return;
     }
     if (std::holds_alternative<cell::DataMsg>(w.msg) && ++leg.data_from_client % 100 == 0)
@@ -186,6 +186,7 @@ struct FakeExit {
     if (!out) return errors.push_back(std::string(proto::to_string(out.error())));
     for (auto& m : *out) {
       if (const auto* d = std::get_if<cell::DataMsg>(&m.msg)) uploaded.insert(uploaded.end(), d->data.begin(), d->data.end());
+      if (std::holds_alternative<cell::SendmeMsg>(m.msg)) stream_sendmes.push_back(m.stream);
       const bool begin = std::holds_alternative<cell::BeginMsg>(m.msg);
       const StreamId stream = m.stream;
       delivered.push_back(std::move(m));

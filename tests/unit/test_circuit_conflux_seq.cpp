@@ -213,6 +213,7 @@ TEST_CASE("receiver refuses BEGIN_DIR and leg-local commands as set cells", "[co
   c.command = RelayCommand::BeginDir;
   CHECK(rx.on_cell(kA, c, kT0).error() == ConfluxError::BeginDirOnSet);
   c.command = RelayCommand::Sendme;
+  c.stream = StreamId{0};  // a circuit SENDME; a stream's is sequenced
   CHECK(rx.on_cell(kA, c, kT0).error() == ConfluxError::NotMultiplexed);
   CHECK(rx.last_delivered() == SeqAbs{0});
   CHECK(rx.leg_last_seq(kA) == SeqAbs{0});

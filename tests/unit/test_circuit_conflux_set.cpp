@@ -214,6 +214,21 @@ TEST_CASE("conflux set: a leg dies with cells in flight; the replacement gets th
   CHECK(h.budget_rx.used_bytes() == 0);
 }
 
+TEST_CASE("conflux set: a message sent while no leg is alive goes out on the next leg") {
+  Harness h;
+  h.link(1, 10ms);
+  h.kill(1);
+  auto sendme = h.tx.send(StreamId{1}, cell::SendmeMsg{}, h.now);
+  REQUIRE(sendme);
+  CHECK(sendme->empty());
+  auto end = h.tx.send(StreamId{1}, cell::EndMsg{cell::EndReason::Done, std::nullopt}, h.now);
+  REQUIRE(end);
+  h.link(2, 10ms);  // puts flush() on the wire
+  h.run_until(h.now + 1s);
+  CHECK(h.ends == 1);
+  CHECK(h.rx.stats().cells_delivered == 2);
+}
+
 TEST_CASE("conflux set: the last leg dies; held messages and lost cells go on the next leg") {
   Harness h;
   h.link(1, 10ms);

@@ -61,8 +61,9 @@ TEST_CASE("join: two legs link; BEGIN on one and DATA on the other reach the exi
   REQUIRE(f.inner.got.size() == 3);
   CHECK(number_of(f.inner.got[2].msg) == 3);
 
-  // Stream SENDMEs are leg-local but belong to the set's stream.
-  f.deliver(2, StreamId{5}, cell::SendmeMsg{});
+  // Stream SENDMEs are sequenced (number 4, next on leg 1) and belong to
+  // the set's stream.
+  f.deliver(1, StreamId{5}, cell::SendmeMsg{});
   REQUIRE(f.inner.got.size() == 4);
   CHECK(f.inner.got[3].circuit == h);
   CHECK(is<cell::SendmeMsg>(f.inner.got[3].msg));

@@ -243,7 +243,8 @@ struct SetClient {
           if (auto r = set.on_switch(leg(h), *sw); !r) error = r.error();
           continue;
         }
-        if (!cell::is_conflux_multiplexed(cell::command_of(s.msg))) {
+        if (auto route = proto::route_leg_cell(cell::command_of(s.msg), s.stream);
+            !route || *route != proto::LegCellRoute::Sequenced) {
           leg_local.emplace_back(h, s);
           continue;
         }

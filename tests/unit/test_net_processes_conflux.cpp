@@ -264,7 +264,8 @@ class ClientSet {
       if (auto r = set_.on_switch(leg(c), *sw); !r) fail("SWITCH: " + std::string(proto::to_string(r.error())));
       return;
     }
-    if (!cell::is_conflux_multiplexed(cell::command_of(m.msg))) {
+    if (auto route = proto::route_leg_cell(cell::command_of(m.msg), m.stream);
+        !route || *route != proto::LegCellRoute::Sequenced) {
       if (std::holds_alternative<cell::SendmeMsg>(m.msg) && m.stream == StreamId{0}) {
         // A circuit SENDME the ClientCircuit accepted: the leg's window and RTT.
         if (auto r = set_.on_leg_sendme(leg(c), x_.clock.now()); !r) fail("leg SENDME refused");

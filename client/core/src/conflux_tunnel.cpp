@@ -227,10 +227,10 @@ void ConfluxTunnel::on_leg_msg(std::uint64_t serial, HopNum hop, StreamId stream
       close_leg(serial, cell::DestroyReason::Protocol, "a Conflux or stream cell from a hop that is not the exit");
     return;
   }
-  // Circuit SENDMEs (stream 0) are the leg's own, whatever the routing of
-  // SENDME for streams.
+  // Circuit SENDMEs (stream 0) are the leg's own; stream SENDMEs are
+  // sequenced (route_leg_cell).
   if (std::holds_alternative<cell::SendmeMsg>(msg) && stream == StreamId{0}) return on_leg_sendme(serial);
-  auto route = proto::route_leg_cell(cmd);
+  auto route = proto::route_leg_cell(cmd, stream);
   if (!route) return fail(route.error());
   if (*route == proto::LegCellRoute::Sequenced) {
     if (l->phase != LegPhase::Linked)
@@ -284,7 +284,6 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
     linker_ = proto::ClientLinker(nonce_, config_.link);
   }
   flush();
-  send_held_sendmes();
   notify_writable();
   if (hooks_.leg_linked && state_ != State::Closed) hooks_.leg_linked();
 }
@@ -358,43 +357,6 @@ void ConfluxTunnel::flush() {
   put(set_->flush(now()));
 }
 
-bool ConfluxTunnel::send_leg_local(StreamId id, const cell::RelayMsg& msg) {
-  // Stream SENDMEs are not sequenced, so one in flight on a leg that dies
-  // is lost for good and the exit's window for that stream shrinks by 50
-  // cells (ten lost stall it). Taking the linked legs in turn, among those
-  // within twice the best RTT (a much slower leg would delay the credit),
-  // spreads that loss: one leg's death costs its share, not all of them.
-  proto::RttDuration best_rtt{};
-  std::vector<Leg*> candidates;
-  std::vector<proto::RttDuration> rtts;
-  for (const auto& info : set_->legs()) {
-    Leg* l = find_leg(info.id);
-    if (l == nullptr || l->phase != LegPhase::Linked) continue;
-    candidates.push_back(l);
-    rtts.push_back(info.srtt);
-    if (info.srtt.count() > 0 && (best_rtt.count() == 0 || info.srtt < best_rtt)) best_rtt = info.srtt;
-  }
-  if (candidates.empty()) {
-    if (held_sendmes_.size() >= config_.max_held_sendmes) return false;
-    held_sendmes_.push_back(id);
-    return true;
-  }
-  std::vector<Leg*> near;
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    if (best_rtt.count() == 0 || (rtts[i].count() > 0 && rtts[i] <= 2 * best_rtt)) near.push_back(candidates[i]);
-  if (near.empty()) near = candidates;
-  Leg* pick = near[next_sendme_leg_++ % near.size()];
-  return pick->circuit->send(id, msg);
-}
-
-void ConfluxTunnel::send_held_sendmes() {
-  while (!held_sendmes_.empty() && state_ != State::Closed) {
-    const StreamId id = held_sendmes_.front();
-    held_sendmes_.pop_front();
-    if (streams_.count(id.value()) != 0) (void)send_leg_local(id, cell::SendmeMsg{});
-  }
-}
-
 std::optional<StreamId> ConfluxTunnel::attach(StreamEvents& events) {
   if (state_ != State::Open || streams_.size() >= 0xfffe) return std::nullopt;
   for (;;) {
@@ -413,9 +375,10 @@ void ConfluxTunnel::detach(StreamId id) { streams_.erase(id.value()); }
 
 bool ConfluxTunnel::send(StreamId id, const cell::RelayMsg& msg) {
   if (state_ == State::Closed) return false;
-  const auto route = proto::route_leg_cell(cell::command_of(msg));
+  const auto route = proto::route_leg_cell(cell::command_of(msg), id);
   if (!route) return false;  // BEGIN_DIR never goes over a set
-  if (*route == proto::LegCellRoute::LegLocal) return send_leg_local(id, msg);
+  // Streams send only sequenced messages (stream SENDMEs included).
+  if (*route == proto::LegCellRoute::LegLocal) return false;
   auto cells = set_->send(id, msg, now());
   if (!cells) {
     // DATA without window: the stream asked can_send_data() first, so only
@@ -455,7 +418,6 @@ void ConfluxTunnel::close(cell::DestroyReason reason, std::string_view why) {
   auto streams = std::move(streams_);
   streams_.clear();
   for (auto& [id, s] : streams) s->on_circuit_closed(reason_text);
-  held_sendmes_.clear();
   // Its reorder queue and history go now (the bytes return to the budget).
   set_.reset();
   if (hooks_.closed) hooks_.closed(*this, reason_text);

@@ -79,7 +79,7 @@ ConfluxResult<Arrival> ConfluxReceiver::duplicate(Leg& leg, SeqAbs seq) {
 }
 
 ConfluxResult<Arrival> ConfluxReceiver::on_cell(LegId leg, SeqCell cell, ConfluxTime now) {
-  const auto route = route_leg_cell(cell.command);
+  const auto route = route_leg_cell(cell.command, cell.stream);
   if (!route) return Unexpected{route.error()};
   if (*route != LegCellRoute::Sequenced) return Unexpected{ConfluxError::NotMultiplexed};
   Leg* l = find(leg);

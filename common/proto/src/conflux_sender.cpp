@@ -50,8 +50,8 @@ ConfluxResult<SendPlan> ConfluxSender::move_to(Leg& leg, SeqAbs seq) {
   return plan;
 }
 
-ConfluxResult<SendPlan> ConfluxSender::prepare_send(LegId leg, cell::RelayCommand command) {
-  const auto route = route_leg_cell(command);
+ConfluxResult<SendPlan> ConfluxSender::prepare_send(LegId leg, cell::RelayCommand command, StreamId stream) {
+  const auto route = route_leg_cell(command, stream);
   if (!route) return Unexpected{route.error()};
   if (*route != LegCellRoute::Sequenced) return Unexpected{ConfluxError::NotMultiplexed};
   Leg* l = find(leg);

@@ -74,12 +74,20 @@ ConfluxResult<ConfluxOk> ConfluxSet::add_leg(LegId leg, LinkNumbers ours, LinkNu
     l.queue.push_back(Queued{LegCell{leg, c.cell.stream, std::move(*msg)}, c.seq});
     ++stats_.cells_resent;
   }
-  // Messages held while no leg was alive go after the resends, in order.
+  // Messages held while no leg was alive go after the resends, in order,
+  // through the leg's queue: flush() sends them.
   auto held = std::move(held_);
   held_.clear();
   for (auto& h : held) {
-    auto out = send_on(legs_.size() - 1, h.stream, h.msg, now);
-    if (!out) return Unexpected{out.error()};
+    auto numbered = tx_.prepare_send(leg, cell::command_of(h.msg), h.stream);
+    if (!numbered) return Unexpected{numbered.error()};
+    ++stats_.cells_sent;
+    (void)sched_->on_sent(legs_.size() - 1, now);
+    if (numbered->switch_first) {
+      ++stats_.switches_sent;
+      l.queue.push_back(Queued{LegCell{leg, StreamId{0}, *numbered->switch_first}, std::nullopt});
+    }
+    l.queue.push_back(Queued{LegCell{leg, h.stream, std::move(h.msg)}, numbered->seq});
   }
   refresh_blocked();
   return ConfluxOk{};
@@ -125,7 +133,7 @@ std::optional<std::size_t> ConfluxSet::leg_for_control() const {
 
 ConfluxResult<std::vector<LegCell>> ConfluxSet::send(StreamId stream, const cell::RelayMsg& msg, ConfluxTime now) {
   const auto command = cell::command_of(msg);
-  const auto route = route_leg_cell(command);
+  const auto route = route_leg_cell(command, stream);
   if (!route) return Unexpected{route.error()};
   if (*route != LegCellRoute::Sequenced) return Unexpected{ConfluxError::NotMultiplexed};
   if (command == cell::RelayCommand::Data) {
@@ -146,7 +154,7 @@ ConfluxResult<std::vector<LegCell>> ConfluxSet::send_on(std::size_t index, Strea
                                                         ConfluxTime now) {
   Leg& l = legs_[index];
   const auto command = cell::command_of(msg);
-  auto plan = tx_.prepare_send(l.id, command);
+  auto plan = tx_.prepare_send(l.id, command, stream);
   if (!plan) return Unexpected{plan.error()};
   ++stats_.cells_sent;
   if (plan->switch_first) ++stats_.switches_sent;

@@ -35,8 +35,9 @@ std::string_view to_string(ConfluxError e) noexcept {
   return "unknown conflux error";
 }
 
-ConfluxResult<LegCellRoute> route_leg_cell(cell::RelayCommand cmd) noexcept {
+ConfluxResult<LegCellRoute> route_leg_cell(cell::RelayCommand cmd, StreamId stream) noexcept {
   if (cmd == cell::RelayCommand::BeginDir) return Unexpected{ConfluxError::BeginDirOnSet};
+  if (cmd == cell::RelayCommand::Sendme && stream != StreamId{0}) return LegCellRoute::Sequenced;
   return cell::is_conflux_multiplexed(cmd) ? LegCellRoute::Sequenced : LegCellRoute::LegLocal;
 }
 

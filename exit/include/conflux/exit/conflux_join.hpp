@@ -56,9 +56,6 @@ struct ConfluxJoinConfig {
   // How long a set without a live leg keeps its streams, waiting for the
   // client to link a replacement leg with the same nonce.
   std::chrono::milliseconds legless_grace{30'000};
-  // Stream SENDMEs the exit module sends while a set has no leg, kept for
-  // the next one (they are not sequenced, so the set does not hold them).
-  std::size_t max_held_sendmes = 256;
   log::Sink log;
 };
 
@@ -150,7 +147,6 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
     std::unique_ptr<proto::ConfluxSet> set;
     std::vector<proto::CircuitHandle> legs;           // live leg circuits
     std::optional<proto::ConfluxTime> legless_since;  // no live leg since
-    std::deque<StreamId> held_sendmes;                // stream SENDMEs waiting for a leg
     // The exit module found DATA blocked: tell it when DATA can go again.
     mutable bool want_writable = false;
   };
@@ -168,10 +164,9 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   // Sends a set's cells on their legs' circuits; a leg that refuses is
   // closed. False once the set is gone.
   bool send_cells(proto::SetId id, const std::vector<proto::LegCell>& cells);
-  // Resends, held cells and held SENDMEs after a window or a leg changed;
+  // Resends and held cells after a window or a leg changed;
   // tells the exit module when DATA can go again.
   void after_window(proto::SetId id);
-  bool send_held_sendmes(proto::SetId id);
   // The leg stops being one: forgotten here, in the registry and in its set.
   // `deliberate`: the client closed it (the set may end with it).
   void detach_leg(proto::CircuitHandle circuit, bool deliberate);

@@ -41,7 +41,6 @@ struct ConfluxTunnelConfig {
   std::size_t num_legs = 2;                        // ConfluxNumLegs
   cell::ConfluxUx ux = cell::ConfluxUx::HighThroughput;  // ConfluxClientUX, sent in LINK
   std::size_t same_guard_retries = 2;              // a dead leg's first hop is tried again this often
-  std::size_t max_held_sendmes = 64;               // stream SENDMEs waiting for a linked leg
   // The middles of legs that died are kept off this set's new legs this
   // long (the consensus may still list a relay that just went away).
   std::chrono::seconds suspect_for{120};
@@ -156,8 +155,6 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   // Puts the set's cells on their legs' circuits, in order.
   void put(std::vector<proto::LegCell> cells);
   void flush();
-  bool send_leg_local(StreamId id, const cell::RelayMsg& msg);
-  void send_held_sendmes();
   void deliver(std::vector<proto::DeliveredMsg> msgs);
   void notify_writable();
   void close_leg(std::uint64_t serial, cell::DestroyReason reason, std::string why);
@@ -187,8 +184,6 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   std::map<std::uint16_t, StreamEvents*> streams_;
   std::uint16_t next_stream_ = 1;
   std::uint64_t streams_attached_ = 0;
-  std::deque<StreamId> held_sendmes_;
-  std::size_t next_sendme_leg_ = 0;
   std::optional<Clock::time_point> dirty_since_;
   std::string isolation_;
   bool retired_ = false;

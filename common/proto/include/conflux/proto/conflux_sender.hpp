@@ -37,9 +37,9 @@ class ConfluxSender {
   ConfluxResult<ConfluxOk> add_leg(LegId leg, SeqAbs base);
   void remove_leg(LegId leg) noexcept;
 
-  // Numbers the next multiplexed cell, sent on 'leg'. BEGIN_DIR and leg-local
-  // commands are refused.
-  ConfluxResult<SendPlan> prepare_send(LegId leg, cell::RelayCommand command);
+  // Numbers the next multiplexed cell (of `stream`), sent on 'leg'. BEGIN_DIR
+  // and leg-local commands are refused (route_leg_cell).
+  ConfluxResult<SendPlan> prepare_send(LegId leg, cell::RelayCommand command, StreamId stream = StreamId{0});
   // Numbers a retransmitted cell 'seq' (from RetransmitBuffer::cells_to_resend,
   // in order) sent on 'leg'; the absolute count does not move.
   ConfluxResult<SendPlan> prepare_resend(LegId leg, SeqAbs seq);

@@ -101,7 +101,13 @@ enum class LegCellRoute : std::uint8_t {
 // BEGIN_DIR is refused on a leg in both directions (tor 0.4.8.24 / 0.4.9.7):
 // directory requests belong to ordinary circuits. Every other command gets
 // its route; unknown commands are leg-local, as tor treats them.
-[[nodiscard]] ConfluxResult<LegCellRoute> route_leg_cell(cell::RelayCommand cmd) noexcept;
+//
+// With a stream, a stream-level SENDME is sequenced too (tor leaves it
+// leg-local): a leg that dies would otherwise take the SENDMEs in flight on
+// it along, and each one lost shrinks the peer's stream window for good.
+// Sequenced, it is resent on the replacement leg like any other cell. A
+// circuit SENDME (stream 0) stays the leg's own.
+[[nodiscard]] ConfluxResult<LegCellRoute> route_leg_cell(cell::RelayCommand cmd, StreamId stream = StreamId{0}) noexcept;
 
 // The client applies this to every cell on a leg: 'from' is the hop whose
 // relay crypto recognised the cell, 'join_point' the hop number of the
