@@ -11,8 +11,13 @@ Starts a conflux-net network with ONE exit and the default two bridges
   conflux   UseBridges 1, both bridges,    ConfluxEnabled 1 (one leg per bridge)
 
 Every path ends at the same exit. Each run downloads the file through each
-proxy in turn (interleaved, so load drifts hit all three alike) and checks its
-SHA-256. Prints the medians and the issue's two criteria:
+proxy in turn (interleaved, so load drifts hit all three alike; the order
+rotates from run to run) and checks its SHA-256. Before each download the
+script waits PAUSE seconds: a bridge's token bucket holds one second of its
+rate (BandwidthBurst = BandwidthRate) and a download that starts while a
+previous one emptied it runs a second behind one that starts with it full,
+which would favour whichever proxy goes first. Prints the medians and the
+issue's two criteria:
 
   conflux median <= 0.6 x slow median, and conflux median <= fast median.
 
@@ -110,6 +115,7 @@ def main():
     ap.add_argument("--file", default="5MiB.bin")
     ap.add_argument("--json", help="write the raw times here")
     ap.add_argument("--keep", action="store_true", help="keep the network directory")
+    ap.add_argument("--pause", type=float, default=3.0, help="seconds before each download (token buckets refill)")
     args = ap.parse_args()
     net_exe = binary(args.bin_dir, "tools/conflux-net/conflux-net")
     proxy_exe = binary(args.bin_dir, "client/app/conflux-proxy")
@@ -152,10 +158,13 @@ def main():
         # Warm-up: circuits (and the Conflux set) built, RTTs measured.
         for p in proxies:
             fetch(p, files["320KiB.bin"]["url"], files["320KiB.bin"]["sha256"], 60)
+        print("pause before each download: %.1f s" % args.pause, flush=True)
         times = {p.name: [] for p in proxies}
         failed = 0
         for run in range(args.runs):
-            for p in proxies:
+            order = proxies[run % 3:] + proxies[:run % 3]
+            for p in order:
+                time.sleep(args.pause)
                 took = fetch(p, url, sha, 300)
                 if took is None:
                     failed += 1
@@ -178,7 +187,7 @@ def main():
             ok = c1 and c2
         if args.json:
             with open(args.json, "w", encoding="utf-8") as f:
-                json.dump({"file": args.file, "runs": args.runs, "times": times, "medians": med,
+                json.dump({"file": args.file, "runs": args.runs, "pause": args.pause, "times": times, "medians": med,
                            "failed": failed}, f, indent=1)
         status = 0 if ok else 1
     finally:
