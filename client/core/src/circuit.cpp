@@ -121,18 +121,11 @@ RelayIdentity Circuit::exit_identity() const {
 
 std::optional<StreamId> Circuit::attach(StreamEvents& events) {
   if (phase_ != Phase::Open || is_leg()) return std::nullopt;
-  if (streams_.size() >= 0xfffe) return std::nullopt;
-  // Stream IDs are picked in turn, skipping those in use and zero.
-  for (;;) {
-    const std::uint16_t id = next_stream_;
-    next_stream_ = static_cast<std::uint16_t>(next_stream_ == 0xffff ? 1 : next_stream_ + 1);
-    if (streams_.count(id) == 0) {
-      streams_[id] = &events;
-      ++streams_attached_;
-      if (!dirty_since_) dirty_since_ = clock_.now();
-      return StreamId{id};
-    }
-  }
+  auto id = add_stream(streams_, next_stream_, events);
+  if (!id) return std::nullopt;
+  ++streams_attached_;
+  if (!dirty_since_) dirty_since_ = clock_.now();
+  return id;
 }
 
 void Circuit::detach(StreamId id) { streams_.erase(id.value()); }

@@ -358,17 +358,12 @@ void ConfluxTunnel::flush() {
 }
 
 std::optional<StreamId> ConfluxTunnel::attach(StreamEvents& events) {
-  if (state_ != State::Open || streams_.size() >= 0xfffe) return std::nullopt;
-  for (;;) {
-    const std::uint16_t id = next_stream_;
-    next_stream_ = static_cast<std::uint16_t>(next_stream_ == 0xffff ? 1 : next_stream_ + 1);
-    if (streams_.count(id) == 0) {
-      streams_[id] = &events;
-      ++streams_attached_;
-      if (!dirty_since_) dirty_since_ = clock_.now();
-      return StreamId{id};
-    }
-  }
+  if (state_ != State::Open) return std::nullopt;
+  auto id = add_stream(streams_, next_stream_, events);
+  if (!id) return std::nullopt;
+  ++streams_attached_;
+  if (!dirty_since_) dirty_since_ = clock_.now();
+  return id;
 }
 
 void ConfluxTunnel::detach(StreamId id) { streams_.erase(id.value()); }

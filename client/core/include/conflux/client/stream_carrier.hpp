@@ -6,6 +6,7 @@
 // again, and when it is gone (after which nobody may use the pointer).
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,19 @@ class StreamEvents {
   // The carrier is gone; the stream must not use it any more.
   virtual void on_circuit_closed(std::string_view why) = 0;
 };
+
+// Registers `events` under the next free stream ID of a carrier (IDs are
+// picked in turn, skipping those in use and zero); nothing when all 65535
+// are taken.
+inline std::optional<StreamId> add_stream(std::map<std::uint16_t, StreamEvents*>& streams, std::uint16_t& next,
+                                          StreamEvents& events) {
+  if (streams.size() >= 0xffff) return std::nullopt;
+  for (;;) {
+    const std::uint16_t id = next;
+    next = static_cast<std::uint16_t>(next == 0xffff ? 1 : next + 1);
+    if (streams.emplace(id, &events).second) return StreamId{id};
+  }
+}
 
 class StreamCarrier {
  public:
