@@ -26,7 +26,7 @@ SimResult run_kind(LegSchedKind kind, const SimConfig& cfg, LegSchedParams param
   std::printf("%-12s cells %6llu/%6llu  finish %7.3f s  max_ooo %6llu  max_hol %7.1f ms  switches %5llu  "
               "cells/switch %8.1f  predicted_ooo_max %6llu\n",
               std::string(to_string(kind)).c_str(), static_cast<unsigned long long>(r.cells_per_leg[0]),
-              static_cast<unsigned long long>(r.cells_per_leg[1]), static_cast<double>(r.finish.count()) / 1e6,
+              static_cast<unsigned long long>(r.cells_per_leg.size() > 1 ? r.cells_per_leg[1] : 0), static_cast<double>(r.finish.count()) / 1e6,
               static_cast<unsigned long long>(r.max_ooo), static_cast<double>(r.max_hol_wait.count()) / 1e3,
               static_cast<unsigned long long>(r.switches), r.stats.cells_per_switch(),
               static_cast<unsigned long long>(r.stats.predicted_ooo_max));
