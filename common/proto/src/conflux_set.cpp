@@ -116,8 +116,13 @@ void ConfluxSet::leg_closed(LegId leg) {
 bool ConfluxSet::can_send_data(ConfluxTime now) { return sched_->choose_leg(now, states_).has_value(); }
 
 std::optional<std::size_t> ConfluxSet::leg_for_control() const {
-  // The current leg keeps the stream's cells together; else the lowest-RTT
-  // leg without resends queued; else any.
+  // The leg the peer's latest cell came on: the peer's scheduler found it
+  // the quickest, and a stream SENDME there does not queue behind a slow
+  // leg's bottleneck (a saturated bridge delays its upstream cells too).
+  // Else the current leg, which keeps a stream's cells together; else the
+  // lowest-RTT leg without resends queued; else any.
+  if (last_rx_leg_)
+    if (auto i = index_of(*last_rx_leg_); i && legs_[*i].queue.empty()) return i;
   if (auto cur = tx_.current_leg())
     if (auto i = index_of(*cur); i && legs_[*i].queue.empty()) return i;
   std::optional<std::size_t> best;
@@ -217,6 +222,7 @@ ConfluxResult<std::vector<DeliveredMsg>> ConfluxSet::on_cell(LegId leg, StreamId
   if (!arrival) return Unexpected{arrival.error()};
   ++legs_[*i].cells_received;
   ++stats_.cells_received;
+  last_rx_leg_ = leg;
   pressure_ = arrival->memory_pressure;
   std::vector<DeliveredMsg> out;
   if (arrival->fate == CellFate::DuplicateDropped) {

@@ -179,6 +179,7 @@ class ConfluxSet {
   std::vector<Leg> legs_;
   std::vector<LegState> states_;
   std::vector<LegId> dead_;
+  std::optional<LegId> last_rx_leg_;  // where the peer's latest multiplexed cell arrived
   std::vector<ResendCell> orphans_;  // numbered for a leg that died before sending them
   std::deque<Held> held_;
   bool pressure_ = false;
