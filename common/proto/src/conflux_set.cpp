@@ -33,7 +33,6 @@ LinkNumbers ConfluxSet::advertise() const noexcept { return advertised_numbers(t
 
 ConfluxResult<ConfluxOk> ConfluxSet::add_leg(LegId leg, LinkNumbers ours, LinkNumbers peer, RttDuration link_rtt,
                                              ConfluxTime now) {
-  (void)now;
   if (index_of(leg)) return Unexpected{ConfluxError::DuplicateLeg};
   if (legs_.size() >= config_.max_legs) return Unexpected{ConfluxError::TooManyLegs};
   auto plan = plan_resync(ours, peer, tx_.last_seq_sent());
