@@ -67,7 +67,7 @@ TEST_CASE("retransmit: dead legs' cells above what the peer delivered, merged in
   CHECK(rb.retained_cells(kA) == 0);
 }
 
-TEST_CASE("retransmit: the caps bound memory; a leg over them loses its history", "[conflux]") {
+TEST_CASE("retransmit: the caps bound memory, a leg over them loses its history", "[conflux]") {
   RetransmitLimits lim;
   lim.max_cells_per_leg = 3;
   RetransmitBuffer rb(lim);

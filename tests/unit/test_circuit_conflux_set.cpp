@@ -166,7 +166,7 @@ TEST_CASE("conflux set: two legs carry a stream in order, both used, with SWITCH
   CHECK(h.tx.retained_bytes() < 200 * (100 + RetransmitBuffer::kEntryOverhead));
 }
 
-TEST_CASE("conflux set: DATA waits for a window; control messages do not") {
+TEST_CASE("conflux set: DATA waits for a window, control messages do not") {
   Harness h;
   h.link(1, 10ms);
   std::uint32_t sent = 0;
@@ -191,7 +191,7 @@ TEST_CASE("conflux set: DATA waits for a window; control messages do not") {
   CHECK(sendme.error() == ConfluxError::NotMultiplexed);
 }
 
-TEST_CASE("conflux set: a leg dies with cells in flight; the replacement gets them and nothing is lost") {
+TEST_CASE("conflux set: a leg dies with cells in flight, the replacement gets them and nothing is lost") {
   Harness h;
   h.link(1, 10ms);
   h.link(2, 30ms);
@@ -229,7 +229,7 @@ TEST_CASE("conflux set: a message sent while no leg is alive goes out on the nex
   CHECK(h.rx.stats().cells_delivered == 2);
 }
 
-TEST_CASE("conflux set: the last leg dies; held messages and lost cells go on the next leg") {
+TEST_CASE("conflux set: the last leg dies, held messages and lost cells go on the next leg") {
   Harness h;
   h.link(1, 10ms);
   REQUIRE(h.pump(0, 500) == 500);

@@ -47,7 +47,7 @@ TEST_CASE("the initiator sets the high bit, the responder clears it", "[circ_id]
   CHECK(CircIdTable::chosen_by(ChannelRole::Responder, CircId{1}));
 }
 
-TEST_CASE("0 and used IDs are skipped; tries are bounded", "[circ_id]") {
+TEST_CASE("0 and used IDs are skipped, tries are bounded", "[circ_id]") {
   // 0x80000000 becomes 0 for the responder: never a circuit ID.
   Script s{{0x80000000u, 0u, 5u}};
   CircIdTable resp(ChannelRole::Responder, 100, 64, s.fn());

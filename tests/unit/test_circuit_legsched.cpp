@@ -151,7 +151,7 @@ TEST_CASE("legsched: RTT hysteresis keeps the current leg for small differences"
   CHECK(send_one(*s, legs) == 0);
 }
 
-TEST_CASE("legsched: unmeasured legs rank last; with none measured any leg sends", "[legsched]") {
+TEST_CASE("legsched: unmeasured legs rank last, with none measured any leg sends", "[legsched]") {
   std::vector<LegState> legs(2);
   auto s = make_leg_scheduler(LegSchedKind::MinRtt, {.min_run_cells = 1});
   CHECK(send_one(*s, legs) == 0);  // an exit before any LINKED_ACK still sends

@@ -70,7 +70,7 @@ TEST_CASE("rtt: a stalled clock and a clock jump are not samples", "[legsched][r
   CHECK(r.dropped_samples() == 3);
 }
 
-TEST_CASE("rtt: stamps are bounded; overrun is counted, not stored", "[legsched][rtt]") {
+TEST_CASE("rtt: stamps are bounded, overrun is counted, not stored", "[legsched][rtt]") {
   RttEstimator r(RttParams{1, 4});
   for (std::size_t i = 0; i < RttEstimator::kMaxOutstanding; ++i) CHECK(r.on_data_sent(at_ms(1)));
   CHECK_FALSE(r.on_data_sent(at_ms(2)));

@@ -137,7 +137,7 @@ TEST_CASE("an unrecognized cell at the last hop closes the circuit", "[switch]")
   CHECK(net.relays[0]->sw->stats().protocol_violations == 1);
 }
 
-TEST_CASE("circuits per channel are limited; over the limit gets RESOURCELIMIT", "[switch]") {
+TEST_CASE("circuits per channel are limited, over the limit gets RESOURCELIMIT", "[switch]") {
   Net net(1, CircuitSwitchConfig{.max_circuits_per_channel = 2, .max_pending_extends = 8});
   for (std::uint32_t i = 0; i < 3; ++i) {
     Client client(net, CircId{0x80000010u + i});

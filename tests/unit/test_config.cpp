@@ -51,7 +51,7 @@ TEST_CASE("torrc: comment without a space, key without a value, CRLF", "[config]
   CHECK(e[2].where.line == 3);
 }
 
-TEST_CASE("torrc: repeated keys kept in order; keys compare case-insensitively", "[config][parser]") {
+TEST_CASE("torrc: repeated keys kept in order, keys compare case-insensitively", "[config][parser]") {
   auto e = parse_ok("ExitPolicy accept *:80\nexitpolicy accept *:443\nEXITPOLICY reject *:*\n");
   REQUIRE(e.size() == 3);
   CHECK(e[0].value == "accept *:80");
@@ -248,7 +248,7 @@ TEST_CASE("%include on the real file system", "[config][include]") {
   fs::remove_all(root);
 }
 
-TEST_CASE("layers: a higher layer replaces every line of a key; + appends; / clears", "[config][layers]") {
+TEST_CASE("layers: a higher layer replaces every line of a key, + appends, / clears", "[config][layers]") {
   auto defaults = parse_ok("Log notice stdout\nORPort 1\n");
   auto torrc = parse_ok("ORPort 9001\nORPort [::1]:9001\nExitPolicy accept *:80\nExitPolicy reject *:*\nLog info file /x\n");
   Entries cmdline = {

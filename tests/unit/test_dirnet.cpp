@@ -373,7 +373,7 @@ TEST_CASE("a DirPort bounds paths, methods, sizes, connections and time", "[dirn
   server->stop();
 }
 
-TEST_CASE("the reachability probe is pluggable; a lone authority is its own majority", "[dirnet]") {
+TEST_CASE("the reachability probe is pluggable, a lone authority is its own majority", "[dirnet]") {
   // No ORPort listeners at all: the injected probe decides. Relay 2 is
   // never reachable, so never Running, so never listed.
   std::vector<std::uint16_t> unreachable_ports;

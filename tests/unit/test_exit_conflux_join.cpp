@@ -30,7 +30,7 @@ TEST_CASE("join: a plain circuit passes through with its own handle", "[conflux]
   CHECK(f.inner.was_closed(7));
 }
 
-TEST_CASE("join: two legs link; BEGIN on one and DATA on the other reach the exit in order", "[conflux][join]") {
+TEST_CASE("join: two legs link, BEGIN on one and DATA on the other reach the exit in order", "[conflux][join]") {
   Fixture f;
   const auto id = f.link_raw(1, kChanA, 0x11);
   CHECK(f.link_raw(2, kChanA, 0x11) == id);
@@ -115,7 +115,7 @@ TEST_CASE("join: replies are spread over the legs with SWITCHes and arrive in or
   CHECK(f.join->stats().retained_bytes < 1000 * 16);
 }
 
-TEST_CASE("join: a leg dies with unacknowledged cells; a replacement LINK gets them resent", "[conflux][join]") {
+TEST_CASE("join: a leg dies with unacknowledged cells, a replacement LINK gets them resent", "[conflux][join]") {
   Fixture f;
   SetClient client(0x31);
   client.link(f, 1, kChanA, cell::ConfluxUx::HighThroughput, 10ms);

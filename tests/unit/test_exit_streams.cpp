@@ -46,7 +46,7 @@ TEST_CASE("BEGIN to [::1] connects over IPv6", "[exit]") {
   CHECK(c[0].addr->addr == cell::RelayIpAddr{loop6});
 }
 
-TEST_CASE("DATA makes an echo round trip; optimistic data waits for the connect", "[exit]") {
+TEST_CASE("DATA makes an echo round trip, optimistic data waits for the connect", "[exit]") {
   Harness h;
   EchoServer server(h.io);
   h.begin(kCirc, kS1, "127.0.0.1", server.port());
@@ -223,7 +223,7 @@ TEST_CASE("connection refused gives END CONNECTREFUSED", "[exit]") {
   CHECK(h.exit->stats().ends_sent_for(EndReason::ConnectRefused) == 1);
 }
 
-TEST_CASE("a closed circuit drops its streams and sends nothing; others go on", "[exit]") {
+TEST_CASE("a closed circuit drops its streams and sends nothing, others go on", "[exit]") {
   Harness h;
   EchoServer server(h.io);
   constexpr proto::CircuitHandle kOther = 8;

@@ -24,7 +24,7 @@ void begin_dir(Harness& h, proto::CircuitHandle c, StreamId s) { h.exit->on_stre
 
 }  // namespace
 
-TEST_CASE("BEGIN_DIR on a non-exit that rejects everything reaches the DirPort; CONNECTED is empty",
+TEST_CASE("BEGIN_DIR on a non-exit that rejects everything reaches the DirPort, CONNECTED is empty",
           "[exit][begin_dir]") {
   Harness h;
   EchoServer dirport(h.io);
@@ -91,7 +91,7 @@ TEST_CASE("a DirPort that refuses gives END CONNECTREFUSED", "[exit][begin_dir]"
   CHECK(h.exit->stream_count() == 0);
 }
 
-TEST_CASE("BEGIN_DIR on stream 0 or on a stream in use is dropped; limits apply", "[exit][begin_dir]") {
+TEST_CASE("BEGIN_DIR on stream 0 or on a stream in use is dropped, limits apply", "[exit][begin_dir]") {
   Harness h;
   EchoServer dirport(h.io);
   auto cfg = dir_config(dirport.port(), exit::ExitMode::NotExit, policy_of({"reject *:*"}));

@@ -67,7 +67,7 @@ TEST_CASE("a hostname is resolved and connected", "[exit][dns]") {
   CHECK(h.exit->stats().dns_pending == 0);
 }
 
-TEST_CASE("IPv4-not-OK without IPv6Exit is refused; with only IPv6 OK, an IPv4-only name fails", "[exit][dns]") {
+TEST_CASE("IPv4-not-OK without IPv6Exit is refused, with only IPv6 OK, an IPv4-only name fails", "[exit][dns]") {
   auto cfg = exit_config();
   cfg.ipv6_exit = false;
   Harness h(cfg);

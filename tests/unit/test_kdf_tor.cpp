@@ -99,7 +99,7 @@ TEST_CASE("CREATE_FAST: a known answer for fixed X and Y", "[crypto][create_fast
   CHECK(std::ranges::equal(keys->view(), server->keys.view()));
 }
 
-TEST_CASE("CREATE_FAST: both sides agree on fresh keys; the layout feeds tor1 relay crypto", "[crypto][create_fast]") {
+TEST_CASE("CREATE_FAST: both sides agree on fresh keys, the layout feeds tor1 relay crypto", "[crypto][create_fast]") {
   auto client = FastClient::start();
   auto other = FastClient::start();
   CHECK(client.x != other.x);

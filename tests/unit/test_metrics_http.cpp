@@ -160,7 +160,7 @@ TEST_CASE("junk requests are answered 400 or closed, and serving goes on", "[met
   CHECK(body_of(f.send("GET /metrics HTTP/1.1\r\n\r\n")) == kExpected);
 }
 
-TEST_CASE("slow and idle clients are cut at the deadline; the cap holds", "[metrics_http]") {
+TEST_CASE("slow and idle clients are cut at the deadline, the cap holds", "[metrics_http]") {
   MetricsServerLimits lim;
   lim.max_connections = 2;
   lim.timeout = 300ms;

@@ -33,7 +33,7 @@ struct ThreeRelays {
 
 }  // namespace
 
-TEST_CASE("a 3-hop circuit through three relays carries a stream both ways; channels are reused",
+TEST_CASE("a 3-hop circuit through three relays carries a stream both ways, channels are reused",
           "[net][relay]") {
   ThreeRelays net;
   auto reply = pattern(3 * 498 + 100, 3);

@@ -64,7 +64,7 @@ TEST_CASE("a client link expecting another identity fails with IdentityMismatch"
   CHECK(net.r(0).counters().channels_inbound == 0);
 }
 
-TEST_CASE("an EXTEND2 to the wrong relay answers OR_IDENTITY; to a closed port CONNECTFAILED", "[net][relay][faults]") {
+TEST_CASE("an EXTEND2 to the wrong relay answers OR_IDENTITY, to a closed port CONNECTFAILED", "[net][relay][faults]") {
   Net net(3);
   TestClient client(net.io, net.clock);
   client.connect(net.r(0), net.r(0).keys.identity());
@@ -170,7 +170,7 @@ TEST_CASE("garbage, truncated and over-long cells on the ORPort close only their
   CHECK(open_stream(net.io, *circ, StreamId{2}, 300).size() == 300);
 }
 
-TEST_CASE("MaxChannels refuses extra connections; MaxCircuitsPerChannel refuses extra circuits",
+TEST_CASE("MaxChannels refuses extra connections, MaxCircuitsPerChannel refuses extra circuits",
           "[net][relay][faults]") {
   net::ChannelManagerConfig config;
   config.max_channels = 1;

@@ -158,7 +158,7 @@ TEST_CASE("when no bridge is usable, each says why", "[path][bridges]") {
   }
 }
 
-TEST_CASE("a failed bridge gives way to another; state survives set_bridges", "[path][bridges]") {
+TEST_CASE("a failed bridge gives way to another, state survives set_bridges", "[path][bridges]") {
   const NetView net = net_of(small_network());
   BridgeSet bridges;
   bridges.set_bridges({bridge(100, {198, 51, 100, 1}), bridge(101, {203, 0, 113, 7})});

@@ -56,7 +56,7 @@ TEST_CASE("compatible: identity, subnet and mutual family", "[path][constraints]
   }
 }
 
-TEST_CASE("exit eligibility follows the policy summary; the Exit flag only weighs", "[path][constraints]") {
+TEST_CASE("exit eligibility follows the policy summary, the Exit flag only weighs", "[path][constraints]") {
   auto flagged = relay(1, kExitFlags, 10, kWebPolicy);
   auto unflagged = relay(2, kMiddleFlags, 10, "accept 22");
   auto reject_all = relay(3, kExitFlags, 10, kNoExit);

@@ -76,7 +76,7 @@ TEST_CASE("the first sampled guard follows guard-position weights", "[path][guar
   }
 }
 
-TEST_CASE("the guard stays the same; failures move to the next primary and back", "[path][guards]") {
+TEST_CASE("the guard stays the same, failures move to the next primary and back", "[path][guards]") {
   const NetView net = net_of(guard_network());
   Rng rng = seeded(1);
   GuardSet g;

@@ -120,7 +120,7 @@ TEST_CASE("each position's weights shape the frequencies", "[path][weights]") {
   }
 }
 
-TEST_CASE("all-zero weights choose uniformly; an empty list chooses nothing", "[path][weights]") {
+TEST_CASE("all-zero weights choose uniformly, an empty list chooses nothing", "[path][weights]") {
   std::vector<dir::RouterEntry> relays{relay(1, kMiddleFlags, 0), relay(2, kMiddleFlags, 0),
                                        relay(3, kMiddleFlags, 0), relay(4, kMiddleFlags, 0)};
   require_close(frequencies(relays, Position::Middle, std::nullopt, 3), {0.25, 0.25, 0.25, 0.25});

@@ -73,7 +73,7 @@ std::size_t flood_gap(Rig& rig, std::size_t cap) {
 
 }  // namespace
 
-TEST_CASE("hostile exit: a gap that never fills stops at the set's cap; only that set closes", "[proxy][conflux]") {
+TEST_CASE("hostile exit: a gap that never fills stops at the set's cap, only that set closes", "[proxy][conflux]") {
   Rig rig;
   Rig other;
   const std::size_t set_cap = proto::ReceiverLimits{}.max_set_bytes;

@@ -156,7 +156,7 @@ TEST_CASE("conflux pool: no exit for the port fails at once", "[proxy][conflux]"
   CHECK(std::chrono::steady_clock::now() - t0 < 1s);
 }
 
-TEST_CASE("conflux pool: with no other first hop a leg shares one; a dead guard is replaced", "[proxy][conflux]") {
+TEST_CASE("conflux pool: with no other first hop a leg shares one, a dead guard is replaced", "[proxy][conflux]") {
   PoolRig rig;
   // One bridge (guard 1): any request excluding it has no first hop.
   rig.refuse = [](const client::PathRequest& r) -> std::optional<client::PathProblem> {

@@ -396,7 +396,7 @@ TEST_CASE("conflux tunnel: closing tells every stream and closes every leg", "[p
   CHECK(rig.closed == std::optional<std::string>("dirty and unused"));
 }
 
-TEST_CASE("conflux tunnel: a dead leg's middle is kept off new legs; a linked set renews its budget",
+TEST_CASE("conflux tunnel: a dead leg's middle is kept off new legs, a linked set renews its budget",
           "[proxy][conflux]") {
   TunnelRig rig;
   rig.make();

@@ -47,7 +47,7 @@ TEST_CASE("CONNECT opens with BEGIN carrying the destination as the client gave 
   CHECK(!client::is_resolve(request({six}, 22)));
 }
 
-TEST_CASE("RESOLVE and RESOLVE_PTR open with RESOLVE; PTR asks for the reverse name") {
+TEST_CASE("RESOLVE and RESOLVE_PTR open with RESOLVE, PTR asks for the reverse name") {
   auto fwd = client::opening_message(request({std::string("example.com")}, 0, socks::Command::Resolve));
   REQUIRE(std::get_if<cell::ResolveMsg>(&fwd) != nullptr);
   CHECK(std::get<cell::ResolveMsg>(fwd).name == "example.com");

@@ -89,7 +89,7 @@ TEST_CASE("socks5: Tor's RESOLVE and RESOLVE_PTR") {
   CHECK(ptr6.request->address == Address{Ipv6{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}});
 }
 
-TEST_CASE("socks5: the longest hostname (255 bytes) is valid; a longer one cannot be encoded") {
+TEST_CASE("socks5: the longest hostname (255 bytes) is valid, a longer one cannot be encoded") {
   std::string label(63, 'a');
   std::string name = label + "." + label + "." + label + "." + std::string(63, 'b');
   REQUIRE(name.size() == 255);

@@ -88,7 +88,7 @@ TEST_CASE("client: DATA before CONNECTED is a protocol error", "[stream]") {
   CHECK(s.state() == StreamState::EndSent);
 }
 
-TEST_CASE("client: CONNECTED opens once; END from the exit closes", "[stream]") {
+TEST_CASE("client: CONNECTED opens once, END from the exit closes", "[stream]") {
   auto s = StreamMachine::client_stream(StreamKind::Connect);
   CHECK(*s.data_sent() == WindowStatus::Open);  // optimistic data
   auto a = s.on_connected();
