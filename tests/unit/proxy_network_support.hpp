@@ -10,6 +10,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <vector>
 #include <thread>
 
 #include "conflux/bytes/hex.hpp"
@@ -68,6 +69,19 @@ inline std::optional<double> metric(const std::string& page, const std::string& 
     if (line.rfind(sample + " ", 0) == 0) return std::stod(line.substr(sample.size() + 1));
   }
   return std::nullopt;
+}
+
+// The relays of a logged path, "a -> b -> c".
+inline std::vector<std::string> split_path(const std::string& text) {
+  std::vector<std::string> hops;
+  std::size_t at = 0;
+  for (;;) {
+    const auto arrow = text.find(" -> ", at);
+    hops.push_back(text.substr(at, arrow - at));
+    if (arrow == std::string::npos) break;
+    at = arrow + 4;
+  }
+  return hops;
 }
 
 inline std::string scrape(const std::string& metrics_url) {

@@ -27,18 +27,6 @@ std::map<std::string, double> per_leg(const std::string& page, const std::string
   return out;
 }
 
-std::vector<std::string> split_path(const std::string& text) {
-  std::vector<std::string> hops;
-  std::size_t at = 0;
-  for (;;) {
-    const auto arrow = text.find(" -> ", at);
-    hops.push_back(text.substr(at, arrow - at));
-    if (arrow == std::string::npos) break;
-    at = arrow + 4;
-  }
-  return hops;
-}
-
 // What the proxy's info log says about its Conflux sets.
 struct SetLog {
   std::map<std::string, std::vector<std::string>> circuit_path;  // circuit serial -> relays

@@ -21,16 +21,7 @@ std::vector<std::string> path_of_last_stream(const TestProxy& proxy) {
   for (std::sregex_iterator it(log.begin(), log.end(), all), end; it != end; ++it) circuit = (*it)[1];
   std::smatch m;
   REQUIRE(std::regex_search(log, m, std::regex("Circuit " + circuit + " launched: ([^\\n]+)")));
-  std::vector<std::string> hops;
-  const std::string text = m[1];
-  std::size_t at = 0;
-  for (;;) {
-    const auto arrow = text.find(" -> ", at);
-    hops.push_back(text.substr(at, arrow - at));
-    if (arrow == std::string::npos) break;
-    at = arrow + 4;
-  }
-  return hops;
+  return split_path(m[1]);
 }
 
 void kill_relay(const Network& net, const std::string& name) {
