@@ -106,8 +106,11 @@ void conflux_sets(metrics::Snapshot& out, const exit::ConfluxJoinStats& j) {
     out.counter("conflux_relay_conflux_sets_closed_total", "Conflux sets closed, by reason.", j.sets_closed[r],
                 {{"reason", std::string(kSetCloseNames[r])}});
   }
-  out.counter("conflux_relay_conflux_cells_resent_total", "Cells of dead legs sent again on a replacement leg.",
-              j.cells_resent);
+  out.counter("conflux_relay_conflux_legs_relinked_total",
+              "CONFLUX_LINKs again on linked legs (a surviving leg taking a dead leg's cells).", j.legs_relinked);
+  out.counter("conflux_relay_conflux_cells_resent_total", "Cells of dead legs sent again, by the leg that took them.",
+              j.cells_resent - j.cells_resent_on_relinked, {{"leg", "replacement"}});
+  out.counter("conflux_relay_conflux_cells_resent_total", "", j.cells_resent_on_relinked, {{"leg", "surviving"}});
   out.counter("conflux_relay_conflux_duplicates_dropped_total", "Resent copies the exit already had, dropped.",
               j.duplicates_dropped);
   out.counter("conflux_relay_conflux_switches_total", "CONFLUX_SWITCH cells.", j.switches_sent,

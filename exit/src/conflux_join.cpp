@@ -51,8 +51,9 @@ void ConfluxJoin::on_plain_message(proto::CircuitHandle circuit, StreamId stream
 }
 
 void ConfluxJoin::on_leg_message(proto::CircuitHandle circuit, LegRef ref, StreamId stream, cell::RelayMsg msg) {
-  if (std::holds_alternative<cell::ConfluxLinkMsg>(msg) || std::holds_alternative<cell::ConfluxLinkedMsg>(msg)) {
-    log(log::Severity::Info, "second CONFLUX_LINK, or a LINKED, on a leg: closing the leg");
+  if (const auto* link = std::get_if<cell::ConfluxLinkMsg>(&msg)) return on_relink(circuit, ref, *link);
+  if (std::holds_alternative<cell::ConfluxLinkedMsg>(msg)) {
+    log(log::Severity::Info, "CONFLUX_LINKED on a leg: closing the leg");
     return close_leg(circuit, cell::DestroyReason::Protocol);
   }
   if (std::holds_alternative<cell::ConfluxLinkedAckMsg>(msg)) return on_linked_ack(circuit, ref);
@@ -166,6 +167,33 @@ void ConfluxJoin::on_link(proto::CircuitHandle circuit, StreamId stream, const c
   log(log::Severity::Debug, "conflux leg linked (" + std::string(linked->new_set ? "new set" : "existing set") + ")");
   // A replacement leg carries what dead legs lost.
   after_window(id);
+}
+
+void ConfluxJoin::on_relink(proto::CircuitHandle circuit, LegRef ref, const cell::ConfluxLinkMsg& msg) {
+  // The client lost a leg and moves what it lost onto this one: both ends
+  // number this leg again from the LINK/LINKED numbers, and our dead legs'
+  // unacknowledged cells go out on it after the LINKED.
+  const proto::ConfluxTime now = now_();
+  const proto::OriginKey origin = out_.client_channel(circuit).value_or(0);
+  auto linked = registry_.on_link(origin, ref.leg, msg);
+  if (!linked) {
+    log(log::Severity::Info, std::string("relinking CONFLUX_LINK refused: ") +
+                                 std::string(proto::to_string(linked.error())));
+    return close_leg(circuit, cell::DestroyReason::Protocol);
+  }
+  SetEntry* e = find_set(ref.set);
+  if (e == nullptr || linked->set != ref.set) return close_leg(circuit, cell::DestroyReason::Internal);
+  const proto::LinkNumbers ours = e->set->advertise();
+  if (auto r = e->set->relink_leg(ref.leg, ours, linked->peer, proto::RttDuration{0}, now); !r) {
+    log(log::Severity::Info, std::string("conflux leg not relinked: ") + std::string(proto::to_string(r.error())));
+    return set_failed(ref.set, r.error());
+  }
+  ++totals_.legs_relinked;
+  auto reply = registry_.make_linked(ref.leg, ours, now);
+  if (!reply) return close_leg(circuit, cell::DestroyReason::Internal);
+  if (!out_.send_to_client(circuit, StreamId{0}, *reply)) return close_leg(circuit, cell::DestroyReason::Internal);
+  log(log::Severity::Debug, "conflux leg relinked");
+  after_window(ref.set);
 }
 
 void ConfluxJoin::on_linked_ack(proto::CircuitHandle circuit, LegRef ref) {

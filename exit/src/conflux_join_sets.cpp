@@ -194,6 +194,7 @@ void ConfluxJoin::close_plain(proto::CircuitHandle circuit, cell::DestroyReason 
 void ConfluxJoin::retire_stats(const proto::ConfluxSet& set) {
   const auto& s = set.stats();
   totals_.cells_resent += s.cells_resent;
+  totals_.cells_resent_on_relinked += s.cells_resent_on_relinked;
   totals_.duplicates_dropped += s.duplicates_dropped;
   totals_.switches_sent += s.switches_sent;
   totals_.switches_received += s.switches_received;
@@ -295,6 +296,7 @@ ConfluxJoinStats ConfluxJoin::stats() const {
     s.retained_bytes += e.set->retained_bytes();
     const auto& st = e.set->stats();
     s.cells_resent += st.cells_resent;
+    s.cells_resent_on_relinked += st.cells_resent_on_relinked;
     s.duplicates_dropped += st.duplicates_dropped;
     s.switches_sent += st.switches_sent;
     s.switches_received += st.switches_received;

@@ -119,6 +119,7 @@ struct FakeExit {
   std::vector<std::string> errors;
   unsigned linked_acks = 0;
   unsigned links = 0;
+  unsigned relinks = 0;  // LINKs on legs already linked
   bool answer_begin = true;
   // Drop LINKs silently (a leg that never links).
   bool ignore_links = false;
@@ -156,12 +157,20 @@ struct FakeExit {
       if (ignore_links) return;
       auto r = registry.on_link(1, id, *link);
       REQUIRE(r);
-      if (r->new_set) sets[r->set] = std::make_unique<proto::ConfluxSet>(r->set, budget);
+      if (r->new_set) {
+        sets[r->set] = std::make_unique<proto::ConfluxSet>(r->set, budget);
+        registry.hold(r->set);  // as the join point does: a legless set waits for a replacement
+      }
       auto& set = *sets[r->set];
       const auto ours = set.advertise();
+      if (r->relink) {
+        ++relinks;
+        REQUIRE(set.relink_leg(id, ours, r->peer, proto::RttDuration{0}, now));
+      } else {
+        REQUIRE(set.add_leg(id, ours, r->peer, proto::RttDuration{0}, now));
+      }
       auto linked = registry.make_linked(id, ours, now);
       REQUIRE(linked);
-      REQUIRE(set.add_leg(id, ours, r->peer, proto::RttDuration{0}, now));
       leg.to_client.push_back(Wire{StreamId{0}, *linked});
       to_client(set.flush(now));
       return;

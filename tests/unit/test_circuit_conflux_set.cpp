@@ -43,6 +43,14 @@ struct Harness {
   std::map<std::uint32_t, std::chrono::milliseconds> delay;
   std::map<std::uint32_t, std::deque<InFlight>> wire;     // tx -> rx
   std::map<std::uint32_t, std::deque<ConfluxTime>> acks;  // rx -> tx SENDMEs
+  // Relinking a live leg (LINK/LINKED again on it). `rx_first`: the receiver
+  // is the client (a download: it sends the LINK), else the sender is.
+  struct Relink {
+    ConfluxTime at;
+    LinkNumbers numbers;  // what the message carries
+  };
+  std::map<std::uint32_t, std::deque<Relink>> back;  // rx -> tx: LINK (download) or LINKED (upload)
+  std::map<std::uint32_t, LinkNumbers> client_ours;  // what the client's LINK said
   std::map<std::uint32_t, std::uint32_t> data_seen;       // per leg at rx
   std::vector<std::uint32_t> delivered;
   int ends = 0;
@@ -65,10 +73,28 @@ struct Harness {
       wire[c.leg.value()].push_back(InFlight{now + delay.at(c.leg.value()), c});
     }
   }
+  // The receiver (as a client) relinks a live leg: LINK goes back to the
+  // sender, which answers LINKED on the leg, behind the cells it sent there.
+  void relink_from_rx(std::uint32_t leg) {
+    client_ours[leg] = rx.advertise();
+    REQUIRE(rx.begin_relink(LegId{leg}));
+    back[leg].push_back(Relink{now + delay.at(leg), client_ours[leg]});
+  }
+  // The sender (as a client) relinks a live leg: its LINK goes behind its
+  // cells on the leg; until the LINKED, nothing sequenced goes on it.
+  void relink_from_tx(std::uint32_t leg) {
+    client_ours[leg] = tx.advertise();
+    REQUIRE(tx.begin_relink(LegId{leg}));
+    cell::ConfluxLinkMsg link;
+    link.last_seqno_sent = client_ours[leg].last_seqno_sent;
+    link.last_seqno_recv = client_ours[leg].last_seqno_recv;
+    wire[leg].push_back(InFlight{now + delay.at(leg), LegCell{LegId{leg}, StreamId{0}, link}});
+  }
   // Kills a leg: everything in flight on it is lost, both ends forget it.
   void kill(std::uint32_t leg) {
     wire.erase(leg);
     acks.erase(leg);
+    back.erase(leg);
     data_seen.erase(leg);
     tx.leg_closed(LegId{leg});
     rx.leg_closed(LegId{leg});
@@ -81,6 +107,8 @@ struct Harness {
         if (!q.empty() && (!next || q.front().at < *next)) next = q.front().at;
       for (auto& [l, q] : acks)
         if (!q.empty() && (!next || q.front() < *next)) next = q.front();
+      for (auto& [l, q] : back)
+        if (!q.empty() && (!next || q.front().at < *next)) next = q.front().at;
       if (!next || *next > until) break;
       now = std::max(now, *next);
       for (auto& [l, q] : acks)
@@ -89,12 +117,43 @@ struct Harness {
           REQUIRE(tx.on_leg_sendme(LegId{l}, now));
           put(tx.flush(now));
         }
+      for (auto& [l, q] : back)
+        while (!q.empty() && q.front().at <= now) {
+          const LinkNumbers peer = q.front().numbers;
+          q.pop_front();
+          if (tx.relinking(LegId{l})) {
+            // Upload: the exit's LINKED reached the client (the sender).
+            REQUIRE(tx.relink_leg(LegId{l}, client_ours.at(l), peer, 2 * delay.at(l), now));
+          } else {
+            // Download: the client's LINK reached the exit (the sender),
+            // which renumbers the leg and answers LINKED on it.
+            const LinkNumbers ours = tx.advertise();
+            REQUIRE(tx.relink_leg(LegId{l}, ours, peer, RttDuration{0}, now));
+            cell::ConfluxLinkedMsg linked;
+            linked.last_seqno_sent = ours.last_seqno_sent;
+            linked.last_seqno_recv = ours.last_seqno_recv;
+            wire[l].push_back(InFlight{now + delay.at(l), LegCell{LegId{l}, StreamId{0}, linked}});
+          }
+          put(tx.flush(now));
+        }
       for (auto& [l, q] : wire)
         while (!q.empty() && q.front().at <= now) {
           LegCell c = std::move(q.front().cell);
           q.pop_front();
           if (auto* sw = std::get_if<cell::ConfluxSwitchMsg>(&c.msg)) {
             REQUIRE(rx.on_switch(LegId{l}, *sw));
+            continue;
+          }
+          if (auto* linked = std::get_if<cell::ConfluxLinkedMsg>(&c.msg)) {
+            REQUIRE(rx.relink_leg(LegId{l}, client_ours.at(l), {linked->last_seqno_sent, linked->last_seqno_recv},
+                                  2 * delay.at(l), now));
+            continue;
+          }
+          if (auto* link = std::get_if<cell::ConfluxLinkMsg>(&c.msg)) {
+            const LinkNumbers ours = rx.advertise();
+            REQUIRE(rx.relink_leg(LegId{l}, ours, {link->last_seqno_sent, link->last_seqno_recv}, RttDuration{0},
+                                  now));
+            back[l].push_back(Relink{now + delay.at(l), ours});
             continue;
           }
           if (std::holds_alternative<cell::DataMsg>(c.msg) && ++data_seen[l] % 100 == 0)
@@ -280,4 +339,82 @@ TEST_CASE("conflux set: cells that arrived out of order on a dead leg are resent
   CHECK(h.tx.stats().cells_resent > 0);
   CHECK(h.rx.stats().duplicates_dropped == h.tx.stats().cells_resent);
   CHECK(h.budget_rx.used_bytes() == 0);
+}
+
+TEST_CASE("conflux set: a leg dies mid-download, the client relinks the surviving leg and gets the lost cells on it") {
+  // tx is the exit sending a download; rx is the client, which relinks.
+  Harness h;
+  h.link(1, 10ms);
+  h.link(2, 30ms);
+  std::uint32_t n = h.pump(0, 6000);
+  n = h.pump(n, 8000, 2ms);
+  REQUIRE(!h.wire[2].empty());
+  h.kill(2);
+  h.relink_from_rx(1);
+  // Data keeps flowing on leg 1 while the LINK travels; the lost cells come
+  // after the LINKED, below numbers leg 1 already carried.
+  n = h.pump(n, 12000);
+  h.run_until(h.now + 2s);
+  CHECK(in_order(h.delivered, 12000));
+  CHECK_FALSE(h.tx.awaiting_replacement());
+  CHECK(h.tx.stats().cells_resent > 0);
+  CHECK(h.tx.stats().cells_resent_on_relinked == h.tx.stats().cells_resent);
+  CHECK(h.tx.stats().legs_relinked == 1);
+  CHECK(h.rx.stats().legs_relinked == 1);
+  CHECK(h.tx.live_legs() == 1);
+  CHECK(h.budget_rx.used_bytes() == 0);
+  // A replacement that links afterwards has nothing left to carry again.
+  const auto resent = h.tx.stats().cells_resent;
+  h.link(3, 20ms);
+  n = h.pump(n, 15000);
+  h.run_until(h.now + 2s);
+  CHECK(in_order(h.delivered, 15000));
+  CHECK(h.tx.stats().cells_resent == resent);
+  CHECK(h.carried[3] > 0);
+}
+
+TEST_CASE("conflux set: a leg dies mid-upload, the client relinks the surviving leg and resends on it") {
+  // tx is the client sending an upload and relinking; rx is the exit.
+  Harness h;
+  h.link(1, 10ms);
+  h.link(2, 30ms);
+  std::uint32_t n = h.pump(0, 6000);
+  n = h.pump(n, 8000, 2ms);
+  REQUIRE(!h.wire[2].empty());
+  h.kill(2);
+  h.relink_from_tx(1);
+  CHECK(h.tx.relinking(LegId{1}));
+  // Until the LINKED, nothing sequenced goes on leg 1: DATA waits and an
+  // END is held.
+  CHECK_FALSE(h.tx.can_send_data(h.now));
+  auto end = h.tx.send(StreamId{1}, cell::EndMsg{cell::EndReason::Done, std::nullopt}, h.now);
+  REQUIRE(end);
+  CHECK(end->empty());
+  h.run_until(h.now + 200ms);
+  CHECK_FALSE(h.tx.relinking(LegId{1}));
+  n = h.pump(n, 12000);
+  h.run_until(h.now + 2s);
+  CHECK(in_order(h.delivered, 12000));
+  CHECK(h.ends == 1);
+  CHECK(h.tx.stats().cells_resent > 0);
+  CHECK(h.tx.stats().cells_resent_on_relinked == h.tx.stats().cells_resent);
+  CHECK(h.budget_rx.used_bytes() == 0);
+}
+
+TEST_CASE("conflux set: relinking refuses numbers no peer could send and changes nothing then") {
+  Harness h;
+  h.link(1, 10ms);
+  REQUIRE(h.pump(0, 300) == 300);
+  h.run_until(h.now + 1s);
+  const LinkNumbers ours = h.tx.advertise();
+  // The peer claims to have delivered more than we ever sent.
+  auto r = h.tx.relink_leg(LegId{1}, ours, {SeqAbs{0}, ours.last_seqno_sent + 1}, RttDuration{0}, h.now);
+  REQUIRE_FALSE(r);
+  CHECK(r.error() == ConfluxError::SeqIncoherent);
+  auto unknown = h.tx.relink_leg(LegId{9}, ours, {}, RttDuration{0}, h.now);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error() == ConfluxError::UnknownLeg);
+  REQUIRE(h.pump(300, 600) == 600);
+  h.run_until(h.now + 1s);
+  CHECK(in_order(h.delivered, 600));
 }

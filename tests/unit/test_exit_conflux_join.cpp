@@ -160,6 +160,48 @@ TEST_CASE("join: a leg dies with unacknowledged cells, a replacement LINK gets t
   CHECK(number_of(f.got_on(h).back().msg) == 99);
 }
 
+TEST_CASE("join: a leg dies with unacknowledged cells, the client relinks the surviving leg and gets them on it",
+          "[conflux][join]") {
+  Fixture f;
+  SetClient client(0x35);
+  client.link(f, 1, kChanA, cell::ConfluxUx::HighThroughput, 10ms);
+  client.link(f, 2, kChanB, cell::ConfluxUx::HighThroughput, 50ms);
+  const auto id = f.join->set_of(1);
+  REQUIRE(id);
+  const CircuitHandle h = ConfluxJoin::set_handle(*id);
+  client.send(f, StreamId{4}, cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 80, 0});
+  REQUIRE(f.join->send_to_client(h, StreamId{4}, cell::ConnectedMsg{}));
+  for (std::uint32_t i = 1; i <= 20; ++i) REQUIRE(f.join->send_to_client(h, StreamId{4}, data_of(i)));
+  REQUIRE(f.rt.outbox[1].size() == 21);
+  // The fast leg dies with all of it unread; the exit goes on on leg 2.
+  f.rt.take(1);
+  f.rt.destroyed(1, cell::DestroyReason::ChannelClosed);
+  client.set.leg_closed(SetClient::leg(1));
+  for (std::uint32_t i = 21; i <= 25; ++i) REQUIRE(f.join->send_to_client(h, StreamId{4}, data_of(i)));
+  REQUIRE(f.rt.outbox[2].size() >= 5);
+  // The client relinks leg 2: cells 21-25 (numbered before the LINK) wait
+  // for the gap, then the lost ones come after the LINKED, on leg 2.
+  client.relink(f, 2, cell::ConfluxUx::HighThroughput, 50ms);
+  CHECK(f.join->stats().legs_relinked == 1);
+  CHECK(f.join->stats().cells_resent == 21);
+  CHECK(f.join->stats().cells_resent_on_relinked == 21);
+  client.receive(f, {2});
+  CHECK_FALSE(client.error);
+  REQUIRE(client.delivered.size() == 26);
+  CHECK(is<cell::ConnectedMsg>(client.delivered[0].msg));
+  for (std::uint32_t i = 1; i <= 25; ++i) CHECK(number_of(client.delivered[i].msg) == i);
+  CHECK(client.budget.used_bytes() == 0);
+  // Both directions go on over the relinked leg, with no replacement.
+  client.send(f, StreamId{4}, data_of(99));
+  CHECK(number_of(f.got_on(h).back().msg) == 99);
+  REQUIRE(f.join->send_to_client(h, StreamId{4}, data_of(26)));
+  client.receive(f, {2});
+  REQUIRE(client.delivered.size() == 27);
+  CHECK(number_of(client.delivered.back().msg) == 26);
+  CHECK(f.join->set_count() == 1);
+  CHECK(f.join->stats().legs == 1);
+}
+
 TEST_CASE("join: a set without a leg closes after its grace period", "[conflux][join]") {
   exit::ConfluxJoinConfig cfg;
   cfg.legless_grace = 30s;

@@ -2,7 +2,8 @@
 // SWITCH abuse and unbounded gaps close that set only (another set and a
 // plain circuit keep working), reorder memory never exceeds its caps and the
 // oldest sets are shed under pressure; linking rules (streams before LINK, a
-// second LINK, unexpected and late LINKED_ACKs, per-origin caps) and
+// second LINK before the LINKED_ACK or with another nonce, relinks past
+// the cap, unexpected and late LINKED_ACKs, per-origin caps) and
 // BEGIN_DIR on a leg close only the offending circuit.
 #include "test_exit_conflux_join_support.hpp"
 
@@ -158,7 +159,29 @@ TEST_CASE("join: linking rules close the offending circuit and nothing else", "[
     CHECK(f.inner.was_closed(5));
     CHECK(f.join->stats().links_refused == 1);
   }
-  SECTION("a second LINK on a leg") {
+  SECTION("a second LINK on a leg before its LINKED_ACK") {
+    f.link_raw(3, kChanA, 0x61, cell::ConfluxUx::HighThroughput, /*ack=*/false);
+    f.deliver(3, link_msg(0x61));
+    CHECK(f.rt.closed.at(3) == cell::DestroyReason::Protocol);
+    CHECK(f.join->stats().legs == 2);
+    CHECK(f.join->stats().legs_relinked == 0);
+  }
+  SECTION("a relinking LINK with another set's nonce") {
+    f.link_raw(3, kChanB, 0x65);
+    f.deliver(2, link_msg(0x65));
+    CHECK(f.rt.closed.at(2) == cell::DestroyReason::Protocol);
+    CHECK(f.join->stats().legs == 2);
+    CHECK(f.join->stats().legs_relinked == 0);
+  }
+  SECTION("relinks past the set's cap") {
+    for (std::size_t i = 0; i < cfg.link.max_relinks_per_set; ++i) {
+      f.rt.take(2);
+      f.deliver(2, link_msg(0x61));
+      REQUIRE(f.rt.alive(2));
+      REQUIRE(is<cell::ConfluxLinkedMsg>(f.rt.take(2).front().msg));
+      f.deliver(2, cell::ConfluxLinkedAckMsg{});
+    }
+    CHECK(f.join->stats().legs_relinked == cfg.link.max_relinks_per_set);
     f.deliver(2, link_msg(0x61));
     CHECK(f.rt.closed.at(2) == cell::DestroyReason::Protocol);
     CHECK(f.join->stats().legs == 1);

@@ -227,6 +227,36 @@ struct SetClient {
     f.deliver(h, linked->ack);
   }
 
+  // Relinks the live leg `h` (a LINK again on it, as the proxy does when
+  // another leg died), reads what the exit had sent on it before the
+  // LINKED, then takes the LINKED; what follows it stays in the outbox.
+  void relink(Fixture& f, CircuitHandle h, cell::ConfluxUx ux, std::chrono::milliseconds rtt) {
+    const auto ours = set.advertise();
+    REQUIRE(set.begin_relink(leg(h)));
+    auto lk = linker.start_relink(leg(h), ours, ux, f.now);
+    REQUIRE(lk);
+    f.deliver(h, *lk);
+    REQUIRE(f.rt.alive(h));
+    auto& box = f.rt.outbox[h];
+    std::deque<Sent> before;
+    while (!box.empty() && !is<cell::ConfluxLinkedMsg>(box.front().msg)) {
+      before.push_back(std::move(box.front()));
+      box.pop_front();
+    }
+    REQUIRE(!box.empty());
+    const auto linked_msg = std::get<cell::ConfluxLinkedMsg>(box.front().msg);
+    box.pop_front();
+    auto after = std::exchange(box, std::move(before));
+    receive(f, {h});
+    box = std::move(after);
+    f.now += rtt;
+    auto linked = linker.on_linked(leg(h), linked_msg, f.now);
+    REQUIRE(linked);
+    REQUIRE(set.relink_leg(leg(h), ours, linked->peer, std::chrono::duration_cast<proto::RttDuration>(linked->rtt),
+                           f.now));
+    f.deliver(h, linked->ack);
+    for (auto& c : set.flush(f.now)) f.deliver(c.leg.value(), c.stream, c.msg);
+  }
   // Sends through the client's set on the legs it picks.
   void send(Fixture& f, StreamId stream, const cell::RelayMsg& msg) {
     auto cells = set.send(stream, msg, f.now);

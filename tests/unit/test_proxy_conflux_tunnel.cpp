@@ -222,7 +222,7 @@ TEST_CASE("conflux tunnel: a leg that dies mid-upload is replaced and nothing is
   CHECK(rig.tunnel->stats().legs_lost == 1);
 }
 
-TEST_CASE("conflux tunnel: the exit's lost cells come back on the replacement leg", "[proxy][conflux]") {
+TEST_CASE("conflux tunnel: the exit's lost cells come back on the surviving leg, relinked", "[proxy][conflux]") {
   OpenRig rig;
   auto* set = rig.exit.set_of(rig.leg(0).serial());
   REQUIRE(set != nullptr);
@@ -234,12 +234,50 @@ TEST_CASE("conflux tunnel: the exit's lost cells come back on the replacement le
   // Kill a leg before the client saw anything on it.
   const std::size_t victim = rig.leg(0).to_client.empty() ? 1 : 0;
   REQUIRE_FALSE(rig.leg(victim).to_client.empty());
+  const auto launched = rig.legs.size();
   rig.exit.kill(rig.leg(victim).serial());
-  rig.exit.run();
-  CHECK(rig.stream.data.size() < body.size());  // a hole: the rest waits in the reorder queue
-  rig.legs.back()->open();
+  CHECK(rig.logged("relinking to carry"));
+  // The replacement is launched but not built: the surviving leg, relinked,
+  // brings everything.
+  REQUIRE(rig.legs.size() == launched + 1);
   rig.exit.run();
   CHECK(rig.stream.data == body);
+  CHECK(rig.exit.relinks == 1);
+  CHECK(rig.tunnel->stats().legs_relinked == 1);
+  CHECK(set->stats().cells_resent > 0);
+  CHECK(set->stats().cells_resent_on_relinked == set->stats().cells_resent);
+  CHECK(rig.exit.errors.empty());
+  CHECK(rig.tunnel->linked_legs() == 1);
+  CHECK(rig.tunnel->can_send_data());
+  // The replacement links later with nothing left to resend.
+  const auto resent = set->stats().cells_resent;
+  rig.legs.back()->open();
+  rig.exit.run();
+  CHECK(rig.tunnel->linked_legs() == 2);
+  CHECK(set->stats().cells_resent == resent);
+}
+
+TEST_CASE("conflux tunnel: with no surviving leg, the exit's lost cells come on the replacement", "[proxy][conflux]") {
+  OpenRig rig;
+  const auto body = pattern(200 * 450, 3);
+  for (std::size_t at = 0; at < body.size(); at += 450)
+    rig.exit.send(rig.leg(0).serial(), rig.id,
+                  cell::DataMsg{{body.begin() + static_cast<std::ptrdiff_t>(at),
+                                 body.begin() + static_cast<std::ptrdiff_t>(at + 450)}});
+  auto* set = rig.exit.set_of(rig.leg(0).serial());
+  REQUIRE(set != nullptr);
+  rig.exit.kill(rig.leg(0).serial());
+  rig.exit.kill(rig.leg(1).serial());
+  rig.exit.run();
+  CHECK(rig.stream.data.empty());
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Linking);
+  for (auto& l : rig.legs)
+    if (!l->closed) l->open();
+  rig.exit.run();
+  CHECK(rig.stream.data == body);
+  CHECK(rig.exit.relinks == 0);
+  CHECK(set->stats().cells_resent_on_relinked == 0);
+  CHECK(set->stats().cells_resent > 0);
 }
 
 TEST_CASE("conflux tunnel: a replacement goes through the same guard a bounded number of times", "[proxy][conflux]") {

@@ -1,6 +1,7 @@
 // Conflux through a whole conflux-net network: a 50 MiB download over a
 // linked set with cells on every leg, and a leg's middle relay killed in the
-// middle of a download (nothing lost, a new leg linked).
+// middle of a download (nothing lost, the surviving leg relinked to carry the
+// dead leg's cells, a new leg linked).
 #include <signal.h>
 
 #include <catch2/catch.hpp>
@@ -97,7 +98,7 @@ TEST_CASE("ConfluxEnabled 1: 50 MiB through a linked set, with cells on every le
   CHECK(a[1] != b[1]);
 }
 
-TEST_CASE("Conflux: killing one leg's middle relay mid-download loses nothing, and a new leg is linked") {
+TEST_CASE("Conflux: killing one leg's middle relay mid-download loses nothing, the surviving leg is relinked and a new leg is linked") {
   Network net;
   TestProxy proxy(net, "conflux-kill", "ConfluxEnabled 1\n");
   REQUIRE(proxy.bootstrapped());
@@ -132,8 +133,11 @@ TEST_CASE("Conflux: killing one leg's middle relay mid-download loses nothing, a
   const auto got = download.get();
   CHECK(got.curl_status == 0);
   CHECK(got.sha256 == net.file_sha("50MiB.bin"));
-  // The set linked a replacement leg that avoids the dead relay.
+  // The surviving leg was relinked at once (both ends resend on it what the
+  // dead leg lost), and the set linked a replacement leg that avoids the
+  // dead relay.
   REQUIRE(wait_for_log(proxy.log(), "Conflux set " + set + " lost leg", 10s));
+  CHECK(wait_for_log(proxy.log(), "Conflux set " + set + " leg " + legs[1] + " relinked", 10s));
   SetLog after = read_set_log(proxy);
   for (int i = 0; i < 300 && after.linked[set].size() < 3; ++i) {
     std::this_thread::sleep_for(100ms);

@@ -202,6 +202,8 @@ void ConfluxTunnel::on_leg_closed(std::uint64_t serial, std::string_view why) {
     ++stats_.legs_lost;
     net::emit(log_, net::LogLevel::Info, "Conflux set " + std::to_string(serial_) + " lost leg " +
                                              std::to_string(leg.id.value()) + ": " + std::string(why) + "; relinking");
+    relink_survivor();
+    if (state_ == State::Closed) return;
   } else {
     ++stats_.legs_failed;
     net::emit(log_, net::LogLevel::Info, leg_name(leg.id) + " failed before linking: " + std::string(why));
@@ -211,6 +213,39 @@ void ConfluxTunnel::on_leg_closed(std::uint64_t serial, std::string_view why) {
   // kills legs selectively is the bound on these retries), then another.
   if (legs_.size() < config_.num_legs && !launch_leg(retry) && retry) (void)launch_leg(std::nullopt);
   check_viable();
+}
+
+bool ConfluxTunnel::any_relinking() const noexcept {
+  return std::any_of(legs_.begin(), legs_.end(), [](const auto& kv) { return kv.second.relinking; });
+}
+
+void ConfluxTunnel::relink_survivor() {
+  if (state_ == State::Closed) return;
+  if (any_relinking()) {
+    relink_again_ = true;
+    return;
+  }
+  relink_again_ = false;
+  if (!set_->awaiting_replacement()) return;  // nothing owed: nothing to move
+  Leg* best = nullptr;
+  proto::RttDuration best_rtt{};
+  for (const auto& info : set_->legs()) {
+    Leg* l = find_leg(info.id);
+    if (l == nullptr || l->phase != LegPhase::Linked) continue;
+    if (best == nullptr || (info.srtt.count() > 0 && (best_rtt.count() == 0 || info.srtt < best_rtt))) {
+      best = l;
+      best_rtt = info.srtt;
+    }
+  }
+  if (best == nullptr) return;  // no leg survived: the replacement takes the cells
+  best->ours = set_->advertise();
+  auto link = linker_.start_relink(best->id, best->ours, config_.ux, now());
+  if (!link) return;  // the replacement leg will take the cells
+  if (auto r = set_->begin_relink(best->id); !r) return fail(r.error());
+  best->relinking = true;
+  net::emit(log_, net::LogLevel::Info, leg_name(best->id) + " relinking to carry what the lost leg did not deliver");
+  // The LINK carries the nonce: never log it.
+  (void)best->circuit->send(StreamId{0}, *link);
 }
 
 void ConfluxTunnel::on_leg_writable(std::uint64_t) { notify_writable(); }
@@ -261,6 +296,7 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
   if (!linked)
     return close_leg(serial, cell::DestroyReason::Protocol,
                      "LINKED refused: " + std::string(proto::to_string(linked.error())));
+  if (l->relinking) return on_relinked(*l, *linked);
   const auto rtt = std::chrono::duration_cast<proto::RttDuration>(linked->rtt);
   if (auto added = set_->add_leg(l->id, l->ours, linked->peer, rtt, now()); !added) {
     if (added.error() == proto::ConfluxError::TooManyLegs)
@@ -276,7 +312,7 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
             "Conflux set " + std::to_string(serial_) + " linked leg " + std::to_string(l->id.value()) + " (" +
                 std::to_string(linked_legs()) + " of " + std::to_string(config_.num_legs) + " legs), first RTT " +
                 std::to_string(rtt_tenths / 10) + "." + std::to_string(rtt_tenths % 10) + " ms");
-  if (linked_legs() >= config_.num_legs && pending_legs() == 0) {
+  if (linked_legs() >= config_.num_legs && pending_legs() == 0 && !any_relinking()) {
     // Every leg linked: the launch budget starts again (tor resets
     // num_leg_launch when a set finalizes). Each renewal needs a fully
     // linked set, so a guard that kills legs cannot make us launch
@@ -286,6 +322,20 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
   flush();
   notify_writable();
   if (hooks_.leg_linked && state_ != State::Closed) hooks_.leg_linked();
+}
+
+void ConfluxTunnel::on_relinked(Leg& l, const proto::ClientLinked& linked) {
+  const auto rtt = std::chrono::duration_cast<proto::RttDuration>(linked.rtt);
+  if (auto r = set_->relink_leg(l.id, l.ours, linked.peer, rtt, now()); !r) return fail(r.error());
+  l.relinking = false;
+  ++stats_.legs_relinked;
+  (void)l.circuit->send(StreamId{0}, linked.ack);
+  net::emit(log_, net::LogLevel::Info,
+            leg_name(l.id) + " relinked; " + std::to_string(set_->stats().cells_resent_on_relinked) +
+                " cells resent on surviving legs so far");
+  flush();
+  notify_writable();
+  if (relink_again_) relink_survivor();
 }
 
 void ConfluxTunnel::on_sequenced(std::uint64_t serial, StreamId stream, const cell::RelayMsg& msg) {

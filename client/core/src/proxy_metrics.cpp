@@ -35,8 +35,12 @@ void render_conflux(metrics::Snapshot& s, const ConfluxPool& pool) {
               {{"set", set_label}});
     s.counter("conflux_proxy_conflux_set_switches_received_total", "SWITCH cells received, per set",
               ss.switches_received, {{"set", set_label}});
-    s.counter("conflux_proxy_conflux_set_cells_resent_total", "Cells resent after a leg died, per set",
-              ss.cells_resent, {{"set", set_label}});
+    s.counter("conflux_proxy_conflux_set_cells_resent_total", "Cells resent after a leg died, per set and taking leg",
+              ss.cells_resent - ss.cells_resent_on_relinked, {{"set", set_label}, {"leg", "replacement"}});
+    s.counter("conflux_proxy_conflux_set_cells_resent_total", "", ss.cells_resent_on_relinked,
+              {{"set", set_label}, {"leg", "surviving"}});
+    s.counter("conflux_proxy_conflux_set_legs_relinked_total", "Surviving legs relinked to take a dead leg's cells",
+              ss.legs_relinked, {{"set", set_label}});
     s.counter("conflux_proxy_conflux_set_duplicates_dropped_total", "Resent cells received twice, per set",
               ss.duplicates_dropped, {{"set", set_label}});
     s.gauge("conflux_proxy_conflux_set_reorder_bytes", "Out-of-order bytes waiting, per set", set->reorder_bytes(),

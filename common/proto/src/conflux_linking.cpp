@@ -50,6 +50,17 @@ ConfluxResult<cell::ConfluxLinkMsg> ClientLinker::start_leg(LegId leg, LinkNumbe
   return msg;
 }
 
+ConfluxResult<cell::ConfluxLinkMsg> ClientLinker::start_relink(LegId leg, LinkNumbers ours, cell::ConfluxUx ux,
+                                                               ConfluxTime now) {
+  // The linker may have been renewed since the leg linked, so it need not
+  // know the leg; one it knows must be linked (no LINK is outstanding).
+  if (const auto it = legs_.find(leg); it != legs_.end()) {
+    if (!it->second.linked) return Unexpected{ConfluxError::DuplicateLeg};
+    legs_.erase(it);
+  }
+  return start_leg(leg, ours, ux, now);
+}
+
 ConfluxResult<ClientLinked> ClientLinker::on_linked(LegId leg, const cell::ConfluxLinkedMsg& msg, ConfluxTime now) {
   const auto it = legs_.find(leg);
   if (it == legs_.end() || it->second.linked) return Unexpected{ConfluxError::UnexpectedLinked};
@@ -96,8 +107,24 @@ std::optional<SetId> ExitLinkRegistry::find_set(const ConfluxNonce& nonce) const
   return found;
 }
 
+ConfluxResult<ExitLinked> ExitLinkRegistry::on_relink(LegId leg, const cell::ConfluxLinkMsg& msg) {
+  Leg& l = legs_.at(leg);
+  if (l.ack != AckState::Acked) return Unexpected{ConfluxError::UnexpectedLink};
+  Set& s = sets_.at(l.set);
+  if (!crypto::ct_equal(s.nonce, msg.nonce)) return Unexpected{ConfluxError::NonceMismatch};
+  if (s.relinks >= config_.max_relinks_per_set) return Unexpected{ConfluxError::TooManyLegs};
+  ++s.relinks;
+  l.ack = AckState::NotSent;  // make_linked, then one LINKED_ACK again
+  ExitLinked out;
+  out.set = l.set;
+  out.relink = true;
+  out.peer = numbers_of(msg);
+  out.peer_ux = msg.desired_ux;
+  return out;
+}
+
 ConfluxResult<ExitLinked> ExitLinkRegistry::on_link(OriginKey origin, LegId leg, const cell::ConfluxLinkMsg& msg) {
-  if (legs_.contains(leg)) return Unexpected{ConfluxError::UnexpectedLink};
+  if (legs_.contains(leg)) return on_relink(leg, msg);
   if (count_of(origin_legs_, origin) >= config_.max_legs_per_origin) {
     return Unexpected{ConfluxError::TooManyOriginLegs};
   }

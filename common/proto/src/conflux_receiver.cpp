@@ -43,10 +43,24 @@ ConfluxResult<ConfluxOk> ConfluxReceiver::add_leg(LegId leg, SeqAbs base) {
   Leg l;
   l.id = leg;
   l.last = base;
-  // Only a set that already carried data can see resent copies.
-  const bool carried_data = highest_ > SeqAbs{0};
-  l.dup_allowance = carried_data ? limits_.resend_allowance_cells : 0;
+  l.dup_allowance = resend_allowance();
   legs_.push_back(l);
+  return ConfluxOk{};
+}
+
+std::uint32_t ConfluxReceiver::resend_allowance() const noexcept {
+  // Only a set that already carried data can see resent copies.
+  return highest_ > SeqAbs{0} ? limits_.resend_allowance_cells : 0;
+}
+
+ConfluxResult<ConfluxOk> ConfluxReceiver::rebase_leg(LegId leg, SeqAbs base) {
+  Leg* l = find(leg);
+  if (l == nullptr) return Unexpected{ConfluxError::UnknownLeg};
+  if (base > delivered_) return Unexpected{ConfluxError::SeqIncoherent};
+  l->last = base;
+  l->switch_pending = false;
+  l->seen_event = false;
+  l->dup_allowance = resend_allowance();
   return ConfluxOk{};
 }
 

@@ -17,7 +17,7 @@ const RetransmitBuffer::Leg* RetransmitBuffer::find(LegId leg) const noexcept {
 
 RetransmitBuffer::Leg& RetransmitBuffer::get(LegId leg) {
   if (Leg* l = find(leg)) return *l;
-  legs_.push_back(Leg{leg, {}, false});
+  legs_.push_back(Leg{leg, {}, false, false});
   return legs_.back();
 }
 
@@ -33,7 +33,8 @@ void RetransmitBuffer::drop_history(Leg& l) noexcept {
 ConfluxResult<ConfluxOk> RetransmitBuffer::on_cell_sent(LegId leg, SeqAbs seq, SeqCell cell) {
   Leg& l = get(leg);
   if (l.broken) return Unexpected{ConfluxError::RetransmitFull};
-  if (!l.cells.empty() && seq <= l.cells.back().seq) return Unexpected{ConfluxError::SeqIncoherent};
+  if (!l.restarted && !l.cells.empty() && seq <= l.cells.back().seq) return Unexpected{ConfluxError::SeqIncoherent};
+  l.restarted = false;
   const std::size_t cost = cell.body.size() + kEntryOverhead;
   if (l.cells.size() >= limits_.max_cells_per_leg || cost > limits_.max_bytes ||
       bytes_ > limits_.max_bytes - cost) {
@@ -63,6 +64,10 @@ ConfluxResult<ConfluxOk> RetransmitBuffer::on_leg_acked(LegId leg, CellCount dat
     pop_front(*l);
   }
   return ConfluxOk{};
+}
+
+void RetransmitBuffer::restart_leg(LegId leg) noexcept {
+  if (Leg* l = find(leg)) l->restarted = true;
 }
 
 void RetransmitBuffer::on_leg_acked_through(LegId leg, SeqAbs seq) noexcept {

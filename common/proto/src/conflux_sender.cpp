@@ -27,6 +27,14 @@ ConfluxResult<ConfluxOk> ConfluxSender::add_leg(LegId leg, SeqAbs base) {
   return ConfluxOk{};
 }
 
+ConfluxResult<ConfluxOk> ConfluxSender::rebase_leg(LegId leg, SeqAbs base) {
+  Leg* l = find(leg);
+  if (l == nullptr) return Unexpected{ConfluxError::UnknownLeg};
+  if (base > sent_) return Unexpected{ConfluxError::SeqIncoherent};
+  l->last = base;
+  return ConfluxOk{};
+}
+
 void ConfluxSender::remove_leg(LegId leg) noexcept {
   std::erase_if(legs_, [&](const Leg& l) { return l.id == leg; });
   if (current_ == leg) current_.reset();

@@ -42,28 +42,81 @@ ConfluxResult<ConfluxOk> ConfluxSet::add_leg(LegId leg, LinkNumbers ours, LinkNu
     tx_.remove_leg(leg);
     return r;
   }
-  // What the dead legs (and a dead replacement's unsent queue) still owe
-  // the peer, in order. Taking them forgets the dead legs' history.
-  auto owed = retx_.cells_to_resend(dead_, plan->send_base);
-  dead_.clear();
-  if (!owed) {
+  legs_.push_back(Leg{leg, 0, 0, {}, false});
+  states_.emplace_back(config_.window);
+  if (link_rtt.count() > 0) states_.back().on_link_rtt(link_rtt);
+  ++stats_.legs_added;
+  if (auto owed = queue_owed(legs_.size() - 1, plan->send_base, now); !owed) {
+    // Our own history failed us (ResendUnavailable): the leg is not added
+    // and the set cannot go on.
     tx_.remove_leg(leg);
     rx_.remove_leg(leg);
+    legs_.pop_back();
+    states_.pop_back();
     return Unexpected{owed.error()};
   }
+  refresh_blocked();
+  return ConfluxOk{};
+}
+
+ConfluxResult<ConfluxOk> ConfluxSet::begin_relink(LegId leg) {
+  const auto i = index_of(leg);
+  if (!i) return Unexpected{ConfluxError::UnknownLeg};
+  legs_[*i].relinking = true;
+  refresh_blocked();
+  return ConfluxOk{};
+}
+
+bool ConfluxSet::relinking(LegId leg) const noexcept {
+  const auto i = index_of(leg);
+  return i && legs_[*i].relinking;
+}
+
+ConfluxResult<ConfluxOk> ConfluxSet::relink_leg(LegId leg, LinkNumbers ours, LinkNumbers peer, RttDuration link_rtt,
+                                                ConfluxTime now) {
+  const auto i = index_of(leg);
+  if (!i) return Unexpected{ConfluxError::UnknownLeg};
+  auto plan = plan_resync(ours, peer, tx_.last_seq_sent());
+  if (!plan) return Unexpected{plan.error()};
+  // Check both ends before changing either.
+  if (plan->recv_base > rx_.last_delivered()) return Unexpected{ConfluxError::SeqIncoherent};
+  Leg& l = legs_[*i];
+  orphan_queue(l);
+  if (auto r = tx_.rebase_leg(leg, plan->send_base); !r) return r;
+  if (auto r = rx_.rebase_leg(leg, plan->recv_base); !r) return r;
+  retx_.restart_leg(leg);
+  l.relinking = false;
+  if (link_rtt.count() > 0) states_[*i].on_link_rtt(link_rtt);
+  ++stats_.legs_relinked;
+  auto owed = queue_owed(*i, plan->send_base, now);
+  if (!owed) return Unexpected{owed.error()};
+  stats_.cells_resent_on_relinked += *owed;
+  refresh_blocked();
+  return ConfluxOk{};
+}
+
+void ConfluxSet::orphan_queue(Leg& l) {
+  for (auto& q : l.queue)
+    if (q.seq) orphans_.push_back(ResendCell{*q.seq, to_seq_cell(q.cell.stream, q.cell.msg)});
+  l.queue.clear();
+}
+
+ConfluxResult<std::size_t> ConfluxSet::queue_owed(std::size_t index, SeqAbs send_base, ConfluxTime now) {
+  Leg& l = legs_[index];
+  const LegId leg = l.id;
+  // What the dead legs (and a dead replacement's unsent queue) still owe
+  // the peer, in order. Taking them forgets the dead legs' history.
+  auto owed = retx_.cells_to_resend(dead_, send_base);
+  dead_.clear();
+  if (!owed) return Unexpected{owed.error()};
   std::vector<ResendCell> cells = std::move(*owed);
   for (auto& o : orphans_)
-    if (o.seq > plan->send_base) cells.push_back(std::move(o));
+    if (o.seq > send_base) cells.push_back(std::move(o));
   orphans_.clear();
   std::sort(cells.begin(), cells.end(), [](const ResendCell& a, const ResendCell& b) { return a.seq < b.seq; });
   cells.erase(std::unique(cells.begin(), cells.end(), [](const ResendCell& a, const ResendCell& b) { return a.seq == b.seq; }),
               cells.end());
-
-  legs_.push_back(Leg{leg, 0, 0, {}});
-  states_.emplace_back(config_.window);
-  if (link_rtt.count() > 0) states_.back().on_link_rtt(link_rtt);
-  ++stats_.legs_added;
-  Leg& l = legs_.back();
+  std::size_t resent = 0;
   for (auto& c : cells) {
     auto sp = tx_.prepare_resend(leg, c.seq);
     if (!sp) return Unexpected{sp.error()};  // cannot happen: numbers come from our own sender
@@ -72,24 +125,24 @@ ConfluxResult<ConfluxOk> ConfluxSet::add_leg(LegId leg, LinkNumbers ours, LinkNu
     if (sp->switch_first) l.queue.push_back(Queued{LegCell{leg, StreamId{0}, *sp->switch_first}, std::nullopt});
     l.queue.push_back(Queued{LegCell{leg, c.cell.stream, std::move(*msg)}, c.seq});
     ++stats_.cells_resent;
+    ++resent;
   }
-  // Messages held while no leg was alive go after the resends, in order,
-  // through the leg's queue: flush() sends them.
+  // Messages held while no leg could take them go after the resends, in
+  // order, through the leg's queue: flush() sends them.
   auto held = std::move(held_);
   held_.clear();
   for (auto& h : held) {
     auto numbered = tx_.prepare_send(leg, cell::command_of(h.msg), h.stream);
     if (!numbered) return Unexpected{numbered.error()};
     ++stats_.cells_sent;
-    (void)sched_->on_sent(legs_.size() - 1, now);
+    (void)sched_->on_sent(index, now);
     if (numbered->switch_first) {
       ++stats_.switches_sent;
       l.queue.push_back(Queued{LegCell{leg, StreamId{0}, *numbered->switch_first}, std::nullopt});
     }
     l.queue.push_back(Queued{LegCell{leg, h.stream, std::move(h.msg)}, numbered->seq});
   }
-  refresh_blocked();
-  return ConfluxOk{};
+  return resent;
 }
 
 void ConfluxSet::on_link_rtt(LegId leg, RttDuration rtt) {
@@ -101,8 +154,7 @@ void ConfluxSet::leg_closed(LegId leg) {
   if (!i) return;
   // Cells queued on this leg and not sent yet were numbered for it but are
   // in nobody's history: the next leg takes them with the dead legs' cells.
-  for (auto& q : legs_[*i].queue)
-    if (q.seq) orphans_.push_back(ResendCell{*q.seq, to_seq_cell(q.cell.stream, q.cell.msg)});
+  orphan_queue(legs_[*i]);
   tx_.remove_leg(leg);
   rx_.remove_leg(leg);
   sched_->on_leg_removed(*i);
@@ -119,20 +171,22 @@ std::optional<std::size_t> ConfluxSet::leg_for_control() const {
   // the quickest, and a stream SENDME there does not queue behind a slow
   // leg's bottleneck (a saturated bridge delays its upstream cells too).
   // Else the current leg, which keeps a stream's cells together; else the
-  // lowest-RTT leg without resends queued; else any.
+  // lowest-RTT leg without resends queued; else any but a relinking one.
   if (last_rx_leg_)
-    if (auto i = index_of(*last_rx_leg_); i && legs_[*i].queue.empty()) return i;
+    if (auto i = index_of(*last_rx_leg_); i && legs_[*i].queue.empty() && !legs_[*i].relinking) return i;
   if (auto cur = tx_.current_leg())
-    if (auto i = index_of(*cur); i && legs_[*i].queue.empty()) return i;
+    if (auto i = index_of(*cur); i && legs_[*i].queue.empty() && !legs_[*i].relinking) return i;
   std::optional<std::size_t> best;
+  std::optional<std::size_t> any;
   for (std::size_t i = 0; i < legs_.size(); ++i) {
+    if (legs_[i].relinking) continue;
+    if (!any) any = i;
     if (!legs_[i].queue.empty()) continue;
     const auto rtt = states_[i].rtt().srtt();
     if (!best || (rtt.count() > 0 && (states_[*best].rtt().srtt().count() == 0 || rtt < states_[*best].rtt().srtt())))
       best = i;
   }
-  if (!best && !legs_.empty()) best = 0;
-  return best;
+  return best ? best : any;
 }
 
 ConfluxResult<std::vector<LegCell>> ConfluxSet::send(StreamId stream, const cell::RelayMsg& msg, ConfluxTime now) {
@@ -188,7 +242,8 @@ std::vector<LegCell> ConfluxSet::flush(ConfluxTime now) {
   std::vector<LegCell> out;
   for (std::size_t i = 0; i < legs_.size(); ++i) {
     Leg& l = legs_[i];
-    while (!l.queue.empty()) {
+    // A relinking leg's queue is numbered again when its LINKED comes.
+    while (!l.queue.empty() && !l.relinking) {
       Queued& q = l.queue.front();
       const bool data = std::holds_alternative<cell::DataMsg>(q.cell.msg);
       if (data && states_[i].inflight() >= states_[i].cwnd()) break;
@@ -203,8 +258,10 @@ std::vector<LegCell> ConfluxSet::flush(ConfluxTime now) {
 }
 
 void ConfluxSet::refresh_blocked() {
-  // The scheduler must not put new DATA on a leg that still owes resends.
-  for (std::size_t i = 0; i < legs_.size(); ++i) states_[i].set_blocked(!legs_[i].queue.empty());
+  // The scheduler must not put new DATA on a leg that still owes resends,
+  // nor on one being relinked.
+  for (std::size_t i = 0; i < legs_.size(); ++i)
+    states_[i].set_blocked(!legs_[i].queue.empty() || legs_[i].relinking);
 }
 
 ConfluxResult<ConfluxOk> ConfluxSet::on_switch(LegId leg, const cell::ConfluxSwitchMsg& msg) {

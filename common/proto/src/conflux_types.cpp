@@ -26,7 +26,7 @@ std::string_view to_string(ConfluxError e) noexcept {
     case ConfluxError::TooManyOriginLegs: return "too many legs from one origin";
     case ConfluxError::UnexpectedLink: return "unexpected CONFLUX_LINK";
     case ConfluxError::UnexpectedLinked: return "unexpected CONFLUX_LINKED";
-    case ConfluxError::NonceMismatch: return "CONFLUX_LINKED nonce mismatch";
+    case ConfluxError::NonceMismatch: return "CONFLUX_LINK(ED) nonce mismatch";
     case ConfluxError::UnexpectedLinkedAck: return "unexpected CONFLUX_LINKED_ACK";
     case ConfluxError::DuplicateLinkedAck: return "duplicate CONFLUX_LINKED_ACK";
     case ConfluxError::LinkTimeout: return "conflux link deadline passed";

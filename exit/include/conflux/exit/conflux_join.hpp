@@ -12,12 +12,15 @@
 // streams once, here, whichever leg their cells travel on. Sequenced cells
 // from a leg go through the set and reach the exit module in order; what the
 // exit module sends on the set's handle is spread over the legs by the set's
-// scheduler, with SWITCH cells, and retransmitted on a replacement leg when
-// a leg dies with unacknowledged cells.
+// scheduler, with SWITCH cells, and retransmitted when a leg dies with
+// unacknowledged cells: on a surviving leg the client relinks (a LINK again
+// on it), or on a replacement leg.
 //
 // What is closed, and only that: a circuit breaking the linking rules (LINK
-// on a circuit that carried streams, a second LINK, caps) or a leg breaking
-// leg rules (unexpected LINKED_ACK, LINKED, BEGIN_DIR, a late LINKED_ACK);
+// on a circuit that carried streams, caps) or a leg breaking the linking or
+// leg rules (a LINK again before its LINKED_ACK, with another nonce or past
+// the relink cap; unexpected LINKED_ACK, LINKED, BEGIN_DIR, a late
+// LINKED_ACK);
 // a whole set, with its streams, when its peer breaks the sequencing rules
 // or it exceeds its memory, or when it stayed without a leg for
 // legless_grace.
@@ -80,12 +83,14 @@ struct ConfluxJoinStats {
   // Counters.
   std::uint64_t sets_created = 0;
   std::uint64_t legs_linked = 0;     // LINKs accepted (new sets and joins)
+  std::uint64_t legs_relinked = 0;   // LINKs again on linked legs (they carry a dead leg's cells)
   std::uint64_t links_refused = 0;   // LINKs whose circuit was closed instead
   std::uint64_t legs_closed = 0;     // linked legs gone, for any reason
   std::uint64_t linked_ack_timeouts = 0;
   std::array<std::uint64_t, kSetCloseReasons> sets_closed{};  // by SetCloseReason
   // Summed over every set, closed ones included.
   std::uint64_t cells_resent = 0;
+  std::uint64_t cells_resent_on_relinked = 0;  // of those, on a surviving leg the client relinked
   std::uint64_t duplicates_dropped = 0;
   std::uint64_t switches_sent = 0;
   std::uint64_t switches_received = 0;
@@ -155,6 +160,7 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   void on_plain_message(proto::CircuitHandle circuit, StreamId stream, cell::RelayMsg msg);
   void on_leg_message(proto::CircuitHandle circuit, LegRef ref, StreamId stream, cell::RelayMsg msg);
   void on_link(proto::CircuitHandle circuit, StreamId stream, const cell::ConfluxLinkMsg& msg);
+  void on_relink(proto::CircuitHandle circuit, LegRef ref, const cell::ConfluxLinkMsg& msg);
   void on_linked_ack(proto::CircuitHandle circuit, LegRef ref);
   void on_sequenced(LegRef ref, StreamId stream, const cell::RelayMsg& msg);
   void deliver(proto::SetId id, std::vector<proto::DeliveredMsg> msgs);

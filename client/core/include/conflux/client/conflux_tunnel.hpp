@@ -11,10 +11,12 @@
 // path picks it). Each leg sends LINK once built; a LINKED from the exit
 // hop links it into the set (the first linked leg opens the set to streams,
 // as prop 329 allows). A leg that dies is dropped from the set, which keeps
-// going on the others, and a replacement is launched (through the same
-// first hop up to same_guard_retries times, then another); its LINK/LINKED
-// numbers resynchronise both ends and the set resends what the dead leg
-// lost. The linker's budget bounds every launch. Any error of the set (a
+// going on the others. A surviving leg is relinked at once (LINK again on
+// it: its LINK/LINKED numbers resynchronise both ends on that leg), and
+// both ends resend on it what the dead leg lost; a replacement is launched
+// too (through the same first hop up to same_guard_retries times, then
+// another), and takes the lost cells instead when no leg survived. The
+// linker's budget bounds every launch. Any error of the set (a
 // peer's sequencing violation, a memory cap) closes this set only: every
 // leg is closed and every stream told.
 #include <chrono>
@@ -66,6 +68,7 @@ struct ConfluxTunnelStats {
   std::uint64_t legs_linked = 0;
   std::uint64_t legs_lost = 0;     // linked legs that died
   std::uint64_t legs_failed = 0;   // legs that died before linking
+  std::uint64_t legs_relinked = 0; // surviving legs relinked to take a dead leg's cells
 };
 
 class ConfluxTunnel final : public StreamCarrier, public LegOwner {
@@ -142,6 +145,7 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
     LegPhase phase = LegPhase::Building;
     std::vector<RelayIdentity> relays;  // first hop .. exit
     proto::LinkNumbers ours{};          // what our LINK said
+    bool relinking = false;             // linked, and a LINK again went out on it
   };
 
   [[nodiscard]] proto::ConfluxTime now() const { return clock_.now(); }
@@ -150,6 +154,13 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   bool launch_leg(std::optional<RelayIdentity> retry_through);
   void top_up();
   void on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg& msg);
+  void on_relinked(Leg& leg, const proto::ClientLinked& linked);
+  // A leg died: a surviving leg (the lowest RTT) is relinked so that both
+  // ends can resend on it what the dead leg lost, now rather than once a
+  // replacement is built. One relink at a time; a leg lost meanwhile asks
+  // for another.
+  void relink_survivor();
+  [[nodiscard]] bool any_relinking() const noexcept;
   void on_sequenced(std::uint64_t serial, StreamId stream, const cell::RelayMsg& msg);
   void on_leg_sendme(std::uint64_t serial);
   // Puts the set's cells on their legs' circuits, in order.
@@ -179,6 +190,7 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   std::string exit_policy_;
   std::map<std::uint64_t, Leg> legs_;  // by circuit serial
   std::uint32_t next_leg_ = 1;
+  bool relink_again_ = false;  // a leg was lost while a relink was under way
   std::map<RelayIdentity, std::size_t> first_hop_failures_;
   std::map<RelayIdentity, Clock::time_point> suspects_;  // middles of dead legs, until then
   std::map<std::uint16_t, StreamEvents*> streams_;

@@ -62,6 +62,11 @@ class ClientLinker {
 
   // The leg's circuit is open: the LINK to send on it.
   ConfluxResult<cell::ConfluxLinkMsg> start_leg(LegId leg, LinkNumbers ours, cell::ConfluxUx ux, ConfluxTime now);
+  // A LINK again on a leg already linked into the set (a surviving leg that
+  // is to carry a dead leg's cells): it waits for LINKED like a new leg, and
+  // takes no launch.
+  ConfluxResult<cell::ConfluxLinkMsg> start_relink(LegId leg, LinkNumbers ours, cell::ConfluxUx ux,
+                                                   ConfluxTime now);
   ConfluxResult<ClientLinked> on_linked(LegId leg, const cell::ConfluxLinkedMsg& msg, ConfluxTime now);
   // Legs whose LINKED is overdue; they are forgotten here, the caller closes them.
   std::vector<LegId> expired(ConfluxTime now);
@@ -92,12 +97,17 @@ struct ExitLinkConfig {
   std::size_t max_sets_per_origin = 32;
   std::size_t max_legs_per_origin = 128;
   std::size_t max_legs_per_set = 8;  // cfx_max_legs_set
+  // LINKs on legs already linked (a client moving a dead leg's cells onto a
+  // surviving one): each resets a leg's numbering, so a set gets a bounded
+  // number. A correct client needs one per leg it loses.
+  std::size_t max_relinks_per_set = 64;
   ConfluxClock::duration linked_ack_timeout = std::chrono::seconds(30);
 };
 
 struct ExitLinked {
   SetId set{};
   bool new_set = false;  // the caller creates the set's sender and receiver
+  bool relink = false;   // a leg already in the set: ConfluxSet::relink_leg
   LinkNumbers peer;
   cell::ConfluxUx peer_ux = cell::ConfluxUx::NoOpinion;
 };
@@ -112,6 +122,9 @@ class ExitLinkRegistry {
   explicit ExitLinkRegistry(ExitLinkConfig config = {}) noexcept : config_(config) {}
 
   // LINK on 'leg' (exit circuit IDs are unique at the exit) from 'origin'.
+  // On a leg already linked it is a relink: accepted once the leg's
+  // LINKED_ACK came, with the set's own nonce, within max_relinks_per_set;
+  // otherwise UnexpectedLink (NonceMismatch for another set's nonce).
   ConfluxResult<ExitLinked> on_link(OriginKey origin, LegId leg, const cell::ConfluxLinkMsg& msg);
   // The LINKED to send after on_link; starts the LINKED_ACK deadline.
   ConfluxResult<cell::ConfluxLinkedMsg> make_linked(LegId leg, LinkNumbers ours, ConfluxTime now);
@@ -148,7 +161,9 @@ class ExitLinkRegistry {
     OriginKey creator = 0;
     std::size_t legs = 0;
     bool held = false;
+    std::size_t relinks = 0;
   };
+  ConfluxResult<ExitLinked> on_relink(LegId leg, const cell::ConfluxLinkMsg& msg);
   std::optional<SetId> find_set(const ConfluxNonce& nonce) const noexcept;
   void erase_set(std::map<SetId, Set>::iterator it) noexcept;
 

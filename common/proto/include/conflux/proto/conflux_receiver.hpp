@@ -67,6 +67,10 @@ class ConfluxReceiver {
   // 'base' is the last_seqno_recv this side put in the leg's LINK or LINKED
   // (0 for a new set): the peer numbers that leg's cells from there.
   ConfluxResult<ConfluxOk> add_leg(LegId leg, SeqAbs base);
+  // A live leg relinked: its count starts again from 'base' (what this side
+  // advertised in the new LINK or LINKED), as for a new leg, with the same
+  // allowance for resent copies.
+  ConfluxResult<ConfluxOk> rebase_leg(LegId leg, SeqAbs base);
   void remove_leg(LegId leg) noexcept;
 
   ConfluxResult<ConfluxOk> on_switch(LegId leg, SeqRel relative);
@@ -103,6 +107,7 @@ class ConfluxReceiver {
 
   Leg* find(LegId leg) noexcept;
   const Leg* find(LegId leg) const noexcept;
+  [[nodiscard]] std::uint32_t resend_allowance() const noexcept;
   void report() noexcept;
   ConfluxResult<Arrival> duplicate(Leg& leg, SeqAbs seq);
 

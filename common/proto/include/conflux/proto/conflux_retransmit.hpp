@@ -42,8 +42,12 @@ class RetransmitBuffer {
 
   explicit RetransmitBuffer(RetransmitLimits limits = {}) noexcept : limits_(limits) {}
 
-  // Numbers on one leg must increase.
+  // Numbers on one leg must increase, except right after restart_leg().
   ConfluxResult<ConfluxOk> on_cell_sent(LegId leg, SeqAbs seq, SeqCell cell);
+  // The leg was relinked: the next cell sent on it may carry a lower number
+  // (a resend). Its history stays in send order, which is what SENDMEs
+  // acknowledge.
+  void restart_leg(LegId leg) noexcept;
   // A circuit SENDME on 'leg' acknowledged 'data_cells' more DATA cells.
   ConfluxResult<ConfluxOk> on_leg_acked(LegId leg, CellCount data_cells);
   // Everything up to and including 'seq' on 'leg' is known received.
@@ -70,6 +74,7 @@ class RetransmitBuffer {
     LegId id{};
     std::deque<Entry> cells;
     bool broken = false;
+    bool restarted = false;  // the next number may be lower than the last
   };
   Leg* find(LegId leg) noexcept;
   const Leg* find(LegId leg) const noexcept;

@@ -35,6 +35,11 @@ class ConfluxSender {
   // 'base' is the peer's last_seqno_recv from the leg's LINK or LINKED (0
   // for a new set): where the peer's count for this leg starts.
   ConfluxResult<ConfluxOk> add_leg(LegId leg, SeqAbs base);
+  // A live leg relinked (a LINK/LINKED exchange on it again): the peer now
+  // counts it from 'base', its last_seqno_recv from that exchange, which may
+  // be below what the leg carried. This is what lets a surviving leg carry
+  // a dead leg's cells again: a SWITCH can only move a leg's count forward.
+  ConfluxResult<ConfluxOk> rebase_leg(LegId leg, SeqAbs base);
   void remove_leg(LegId leg) noexcept;
 
   // Numbers the next multiplexed cell (of `stream`), sent on 'leg'. BEGIN_DIR

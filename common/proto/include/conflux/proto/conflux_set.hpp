@@ -19,8 +19,13 @@
 //              refused BEGIN_DIR); on_cell returns the messages now in order.
 //              on_leg_sendme() for every circuit-level SENDME on a leg.
 //   Legs dying leg_closed(): the leg's retained cells wait for the next
-//              add_leg (the client links a replacement; the exit waits for
-//              one), the surviving legs carry on.
+//              add_leg or relink_leg, and the surviving legs carry on. The
+//              client relinks a surviving leg at once (a LINK/LINKED
+//              exchange on it again, begin_relink() then relink_leg()):
+//              that resets the leg's numbering on both ends, so the dead
+//              leg's cells go out again on it, below numbers it already
+//              carried (a SWITCH can only move a leg's count forward). It
+//              also links a replacement leg; the exit waits for either.
 //
 // Every error is the peer's fault or a cap reached; the caller closes this
 // set only (is_local_error() ones are bugs in the caller).
@@ -86,9 +91,11 @@ struct ConfluxSetStats {
   std::uint64_t switches_sent = 0;
   std::uint64_t switches_received = 0;
   std::uint64_t cells_resent = 0;
+  std::uint64_t cells_resent_on_relinked = 0;  // of those, on a leg that was already carrying the set
   std::uint64_t duplicates_dropped = 0;
   std::uint64_t legs_added = 0;
   std::uint64_t legs_closed = 0;
+  std::uint64_t legs_relinked = 0;
   std::size_t max_reorder_cells = 0;  // deepest the out-of-order queue got
 };
 
@@ -108,6 +115,17 @@ class ConfluxSet {
   // not delivered are queued on this leg: call flush().
   ConfluxResult<ConfluxOk> add_leg(LegId leg, LinkNumbers ours, LinkNumbers peer, RttDuration link_rtt,
                                    ConfluxTime now);
+  // The client sent a LINK on a live leg to relink it: until relink_leg(),
+  // no sequenced cell goes on it (the exit counts its cells from the LINK
+  // on), and messages that have no other leg wait in the held queue.
+  ConfluxResult<ConfluxOk> begin_relink(LegId leg);
+  // A live leg relinked: at the exit when the LINK arrives (before sending
+  // LINKED), at the client when the LINKED does. Numbers as for add_leg; the
+  // leg keeps its window and RTT. The dead legs' cells the peer has not
+  // delivered are queued on it: call flush().
+  ConfluxResult<ConfluxOk> relink_leg(LegId leg, LinkNumbers ours, LinkNumbers peer, RttDuration link_rtt,
+                                      ConfluxTime now);
+  [[nodiscard]] bool relinking(LegId leg) const noexcept;
   // A first RTT sample that came later (the exit's LINKED_ACK).
   void on_link_rtt(LegId leg, RttDuration rtt);
   // The leg's circuit is gone (either side closed it).
@@ -157,6 +175,7 @@ class ConfluxSet {
     std::uint64_t cells_sent = 0;
     std::uint64_t cells_received = 0;
     std::deque<Queued> queue;
+    bool relinking = false;  // our LINK went out on it, no LINKED yet
   };
   struct Held {
     StreamId stream{};
@@ -168,6 +187,13 @@ class ConfluxSet {
                                               ConfluxTime now);
   void refresh_blocked();
   void record_sent(Leg& leg, SeqAbs seq, const LegCell& c);
+  // Cells queued on the leg and not sent: numbered for it, in nobody's
+  // history. They join the orphans, to be numbered again.
+  void orphan_queue(Leg& leg);
+  // Queues on the leg (just added or relinked, numbered from `send_base`)
+  // what dead legs and orphans owe the peer, then the held messages.
+  // Returns the number of cells resent.
+  ConfluxResult<std::size_t> queue_owed(std::size_t index, SeqAbs send_base, ConfluxTime now);
 
   SetId id_;
   ConfluxSetConfig config_;

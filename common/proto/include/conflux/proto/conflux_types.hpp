@@ -64,9 +64,9 @@ enum class ConfluxError : std::uint8_t {
   TooManyLegs,         // legs per set, or launches per set, exhausted
   TooManySets,         // per-origin or global set cap at the exit
   TooManyOriginLegs,   // per-origin leg cap at the exit
-  UnexpectedLink,      // LINK on a leg that already sent one
+  UnexpectedLink,      // a second LINK on a leg before its LINKED_ACK
   UnexpectedLinked,    // LINKED on a leg that is not waiting for one
-  NonceMismatch,       // LINKED with another set's nonce
+  NonceMismatch,       // LINKED, or a relinking LINK, with another set's nonce
   UnexpectedLinkedAck, // LINKED_ACK for an unknown leg
   DuplicateLinkedAck,  // a second LINKED_ACK on a leg
   LinkTimeout,         // LINKED or LINKED_ACK arrived after its deadline
