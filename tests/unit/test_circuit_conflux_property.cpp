@@ -4,7 +4,10 @@
 // (reordering across legs). Legs die at random with cells in flight; a
 // replacement leg is linked with LINK/LINKED numbers taken at different
 // moments, and the dead leg's unacknowledged cells are resent on it, so the
-// receiver sees duplicates. Properties: the delivered stream equals the sent
+// receiver sees duplicates. Or a surviving leg is relinked (LINK behind the
+// cells already on it, nothing sent on it until LINKED) and the cells are
+// resent on it, below numbers it already carried; a replacement may link
+// later. Properties: the delivered stream equals the sent
 // stream exactly, and the reorder and retransmit memory never exceed their
 // caps. Deterministic seeds.
 #include <catch2/catch.hpp>
@@ -38,6 +41,7 @@ constexpr std::uint64_t kAckEvery = 5;  // DATA cells per (instant) SENDME
 struct Event {
   std::optional<SeqRel> switch_rel;  // a SWITCH, or else the cell
   SeqCell cell;
+  bool relink = false;  // the client's LINK on a live leg, instead of either
 };
 
 struct Sim {
@@ -58,6 +62,19 @@ struct Sim {
   std::map<LegId, std::deque<Event>> wire;
   std::map<LegId, std::uint64_t> data_seen;  // per leg, for SENDMEs
   std::uint32_t next_leg = 1;
+
+  // A relink in progress: the leg, the dead leg whose cells it takes, the
+  // client's LINK numbers; once the exit processed the LINK, its LINKED
+  // numbers and how many more arrivals before the LINKED reaches the client.
+  struct Relink {
+    LegId leg{};
+    LegId dead{};
+    LinkNumbers link;
+    std::optional<LinkNumbers> linked;
+    std::uint64_t linked_after = 0;
+  };
+  std::optional<Relink> relink;
+  std::size_t relinks = 0;
 
   std::vector<SeqCell> sent;
   std::vector<SeqCell> delivered;
@@ -109,6 +126,18 @@ struct Sim {
     auto& q = wire[leg];
     Event ev = std::move(q.front());
     q.pop_front();
+    if (ev.relink) {
+      // The exit renumbers the leg before it answers LINKED on it.
+      REQUIRE(relink);
+      const LinkNumbers linked = advertised_numbers(exit_tx, rx);
+      auto exit_plan = plan_resync(linked, relink->link, exit_tx.last_seq_sent());
+      REQUIRE(exit_plan);
+      REQUIRE(rx.rebase_leg(leg, exit_plan->recv_base));
+      REQUIRE(exit_tx.rebase_leg(leg, exit_plan->send_base));
+      relink->linked = linked;
+      relink->linked_after = pick(4);
+      return;
+    }
     if (ev.switch_rel) {
       REQUIRE(rx.on_switch(leg, *ev.switch_rel));
       return;
@@ -133,15 +162,70 @@ struct Sim {
     return true;
   }
 
-  // 'dead' dies with whatever it still carries; a new leg is linked.
-  void kill_and_replace(LegId dead) {
+  void kill(LegId dead) {
     wire.erase(dead);
     legs.erase(std::find(legs.begin(), legs.end(), dead));
     tx.remove_leg(dead);
     client_rx.remove_leg(dead);
     rx.remove_leg(dead);
     exit_tx.remove_leg(dead);
+  }
 
+  // Resends the dead leg's cells the peer has not delivered on `leg`.
+  void resend(LegId dead, LegId leg, SeqAbs peer_delivered) {
+    const std::array<LegId, 1> gone{dead};
+    auto cells = rb.cells_to_resend(gone, peer_delivered);
+    REQUIRE(cells);
+    for (auto& r : *cells) {
+      auto plan = tx.prepare_resend(leg, r.seq);
+      REQUIRE(plan);
+      REQUIRE(rb.on_cell_sent(leg, r.seq, r.cell));
+      put(leg, *plan, std::move(r.cell));
+    }
+  }
+
+  // 'dead' dies with whatever it still carries; a surviving leg is
+  // relinked: the client's LINK goes behind the cells already on it.
+  void kill_and_relink(LegId dead) {
+    kill(dead);
+    const LegId leg = legs[pick(legs.size())];
+    relink = Relink{leg, dead, advertised_numbers(tx, client_rx), std::nullopt, 0};
+    Event marker;
+    marker.relink = true;
+    wire[leg].push_back(std::move(marker));
+  }
+
+  // The LINKED reached the client: it renumbers the leg and resends on it.
+  void finish_relink() {
+    const Relink r = *relink;
+    relink.reset();
+    auto client_plan = plan_resync(r.link, *r.linked, tx.last_seq_sent());
+    REQUIRE(client_plan);
+    REQUIRE(tx.rebase_leg(r.leg, client_plan->send_base));
+    REQUIRE(client_rx.rebase_leg(r.leg, client_plan->recv_base));
+    rb.restart_leg(r.leg);
+    resend(r.dead, r.leg, client_plan->send_base);
+    ++relinks;
+  }
+
+  // After each arrival: the LINKED of a relink travels back.
+  void relink_progress() {
+    if (!relink || !relink->linked) return;
+    if (relink->linked_after > 0) {
+      --relink->linked_after;
+      return;
+    }
+    finish_relink();
+  }
+
+  // 'dead' dies with whatever it still carries; a new leg is linked.
+  void kill_and_replace(LegId dead) {
+    kill(dead);
+    link_fresh(dead);
+  }
+
+  // A new leg links; `dead` (if any) is the leg whose cells it takes.
+  void link_fresh(std::optional<LegId> dead) {
     const LegId fresh{next_leg++};
     const LinkNumbers link = advertised_numbers(tx, client_rx);  // client sends LINK
     for (std::uint64_t i = pick(4); i > 0; --i) arrive_random();  // surviving legs move on
@@ -156,16 +240,7 @@ struct Sim {
     REQUIRE(tx.add_leg(fresh, client_plan->send_base));
     REQUIRE(client_rx.add_leg(fresh, client_plan->recv_base));
     legs.push_back(fresh);
-
-    const std::array<LegId, 1> gone{dead};
-    auto resend = rb.cells_to_resend(gone, client_plan->send_base);
-    REQUIRE(resend);
-    for (auto& r : *resend) {
-      auto plan = tx.prepare_resend(fresh, r.seq);
-      REQUIRE(plan);
-      REQUIRE(rb.on_cell_sent(fresh, r.seq, r.cell));
-      put(fresh, *plan, std::move(r.cell));
-    }
+    if (dead) resend(*dead, fresh, client_plan->send_base);
   }
 
   void run(std::size_t cells, int deaths) {
@@ -173,17 +248,30 @@ struct Sim {
     for (std::uint64_t i = 0; i < leg_count; ++i) add_leg_all(LegId{next_leg++});
     LegId current = legs[0];
     while (sent.size() < cells) {
-      // Runs on one leg, like a real scheduler.
-      if (pick(4) == 0 || std::find(legs.begin(), legs.end(), current) == legs.end()) current = legs[pick(legs.size())];
-      send_new(current);
-      for (std::uint64_t i = pick(3); i > 0; --i) arrive_random();
-      if (deaths > 0 && pick(cells / 4 + 1) == 0) {
+      // Runs on one leg, like a real scheduler; never on a relinking leg.
+      std::vector<LegId> usable;
+      for (LegId l : legs)
+        if (!relink || relink->leg != l) usable.push_back(l);
+      if (!usable.empty()) {
+        if (pick(4) == 0 || std::find(usable.begin(), usable.end(), current) == usable.end())
+          current = usable[pick(usable.size())];
+        send_new(current);
+      }
+      for (std::uint64_t i = pick(3) + (usable.empty() ? 1 : 0); i > 0; --i) {
+        arrive_random();
+        relink_progress();
+      }
+      if (deaths > 0 && !relink && pick(cells / 4 + 1) == 0) {
         --deaths;
-        kill_and_replace(legs[pick(legs.size())]);
+        if (legs.size() >= 2 && pick(2) == 0) {
+          kill_and_relink(legs[pick(legs.size())]);
+          if (pick(2) == 0) link_fresh(std::nullopt);  // the replacement may come early
+        } else {
+          kill_and_replace(legs[pick(legs.size())]);
+        }
       }
     }
-    while (arrive_random()) {
-    }
+    while (arrive_random() || relink) relink_progress();
   }
 };
 
@@ -193,6 +281,7 @@ TEST_CASE("property: delivered stream equals sent stream, memory within caps", "
   std::size_t total_dups = 0;
   std::size_t total_cells = 0;
   std::size_t max_reorder = 0;
+  std::size_t total_relinks = 0;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     INFO("seed " << seed);
     Sim sim(seed);
@@ -202,12 +291,14 @@ TEST_CASE("property: delivered stream equals sent stream, memory within caps", "
     REQUIRE(sim.rx.queued_cells() == 0);
     REQUIRE(sim.exit_budget.used_bytes() == 0);
     total_dups += sim.duplicates;
+    total_relinks += sim.relinks;
     total_cells += sim.sent.size();
     max_reorder = std::max(max_reorder, sim.max_reorder_bytes);
   }
   // The runs must actually exercise reordering and resending.
   CHECK(total_dups > 0);
   CHECK(max_reorder > 0);
+  CHECK(total_relinks > 20);
   CHECK(total_cells > 300 * 50);
 }
 
