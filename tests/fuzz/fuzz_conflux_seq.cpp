@@ -1,10 +1,10 @@
 // Random sequences of events against the Conflux set state machines.
 // The first byte picks a mode:
-//  - even: a hostile peer. Arbitrary SWITCHes, cells, leg changes, pops,
-//    retransmit acks, LINK / LINKED_ACK at the exit. Invariants: no crash;
-//    out-of-order memory within the per-set and shared caps and equal to the
-//    budget's count; each delivered cell advances last_delivered by exactly
-//    one; retransmit memory within its cap.
+//  - even: a hostile peer. Arbitrary SWITCHes, cells, leg changes, relinks
+//    (legs rebased), pops, retransmit acks, LINK / LINKED_ACK at the exit.
+//    Invariants: no crash; out-of-order memory within the per-set and
+//    shared caps and equal to the budget's count; each delivered cell
+//    advances last_delivered by exactly one; retransmit memory within its cap.
 //  - odd: an honest sender. The input only picks legs and the interleaving
 //    in which the legs' FIFOs reach the receiver; every call must succeed
 //    and the delivered stream must equal the sent stream.
@@ -78,7 +78,13 @@ void hostile(Input in) {
     ConfluxReceiver& rx = (op & 0x80) != 0 || !rx1 ? rx2 : *rx1;
     const bool is_rx1 = rx1 && &rx == &*rx1;
     switch (op & 0x0F) {
-      case 0: (void)rx.add_leg(leg, SeqAbs{in.u8() % 4 == 0 ? rx.last_delivered().value() : in.u8()}); break;
+      case 0: {
+        const SeqAbs base{in.u8() % 4 == 0 ? rx.last_delivered().value() : in.u8()};
+        // A relinked leg counts again from a lower base.
+        if ((op & 0x40) != 0) (void)rx.rebase_leg(leg, base);
+        else (void)rx.add_leg(leg, base);
+        break;
+      }
       case 1: rx.remove_leg(leg); break;
       case 2: (void)rx.on_switch(leg, SeqRel{in.u8() < 200 ? in.u8() : in.u32()}); break;
       case 3:
@@ -106,7 +112,12 @@ void hostile(Input in) {
         break;
       }
       case 6: {
-        (void)tx.add_leg(leg, SeqAbs{in.u8()});
+        if ((op & 0x40) != 0) {
+          (void)tx.rebase_leg(leg, SeqAbs{in.u8()});
+          rb.restart_leg(leg);
+        } else {
+          (void)tx.add_leg(leg, SeqAbs{in.u8()});
+        }
         auto plan = tx.prepare_send(leg, static_cast<cell::RelayCommand>(in.u8() % 50));
         if (plan) {
           SeqCell c;

@@ -104,17 +104,26 @@ TEST_CASE("Conflux: killing one leg's middle relay mid-download loses nothing, t
   REQUIRE(proxy.bootstrapped());
   REQUIRE(wait_for_log(proxy.log(), "Conflux set \\d+ linked leg \\d+ \\(2 of 2 legs\\)", 30s));
 
+  // A first download on the set: its 2000 stream SENDMEs, which no circuit
+  // SENDME acknowledges, must not leave the client without the history to
+  // resend when a leg dies during the next one.
+  const auto first = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("50MiB.bin"), 240);
+  REQUIRE(first.sha256 == net.file_sha("50MiB.bin"));
+  const auto first_set = read_set_log(proxy).last_stream_set;
+  const double before_bytes = received_bytes(proxy);
+
   auto download = std::async(std::launch::async, [&] {
     return curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("50MiB.bin"), 240);
   });
   const auto started = std::chrono::steady_clock::now();
-  while (received_bytes(proxy) < 5 << 20 && std::chrono::steady_clock::now() - started < 60s)
+  while (received_bytes(proxy) < before_bytes + (5 << 20) && std::chrono::steady_clock::now() - started < 60s)
     std::this_thread::sleep_for(20ms);
-  REQUIRE(received_bytes(proxy) >= 5 << 20);
+  REQUIRE(received_bytes(proxy) >= before_bytes + (5 << 20));
 
   const auto before = read_set_log(proxy);
   REQUIRE(!before.last_stream_set.empty());
   const std::string set = before.last_stream_set;
+  CHECK(set == first_set);  // the same set carried both downloads
   const auto& legs = before.linked.at(set);
   REQUIRE(legs.size() == 2);
   const auto victim_leg = leg_path(before, set, legs[0]);

@@ -17,7 +17,7 @@ const RetransmitBuffer::Leg* RetransmitBuffer::find(LegId leg) const noexcept {
 
 RetransmitBuffer::Leg& RetransmitBuffer::get(LegId leg) {
   if (Leg* l = find(leg)) return *l;
-  legs_.push_back(Leg{leg, {}, false, false});
+  legs_.push_back(Leg{leg, {}, false, false, 0, 0});
   return legs_.back();
 }
 
@@ -44,7 +44,10 @@ ConfluxResult<ConfluxOk> RetransmitBuffer::on_cell_sent(LegId leg, SeqAbs seq, S
     l.broken = true;
     return Unexpected{ConfluxError::RetransmitFull};
   }
-  l.cells.push_back(Entry{seq, std::move(cell), cost});
+  const bool data = cell.command == cell::RelayCommand::Data;
+  if (data) ++l.data_sent;
+  const std::uint64_t gate = data ? l.data_sent : l.data_sent + 1;
+  l.cells.push_back(Entry{seq, std::move(cell), cost, gate});
   bytes_ += cost;
   return ConfluxOk{};
 }
@@ -52,18 +55,28 @@ ConfluxResult<ConfluxOk> RetransmitBuffer::on_cell_sent(LegId leg, SeqAbs seq, S
 ConfluxResult<ConfluxOk> RetransmitBuffer::on_leg_acked(LegId leg, CellCount data_cells) {
   Leg* l = find(leg);
   if (l == nullptr || l->broken) return ConfluxOk{};  // nothing kept: nothing to free
-  std::uint64_t want = data_cells.value();
-  const auto data = static_cast<std::uint64_t>(std::count_if(l->cells.begin(), l->cells.end(), [](const Entry& e) {
-    return e.cell.command == cell::RelayCommand::Data;
-  }));
-  if (want > data) return Unexpected{ConfluxError::AckBeyondSent};
-  // Free up to and including the want-th DATA cell (and the non-DATA cells
-  // before it); non-DATA cells after it are not known received yet.
-  while (want > 0) {
-    if (l->cells.front().cell.command == cell::RelayCommand::Data) --want;
-    pop_front(*l);
-  }
+  const std::uint64_t want = data_cells.value();
+  if (want > l->data_sent - l->data_acked) return Unexpected{ConfluxError::AckBeyondSent};
+  l->data_acked += want;
+  // Free up to and including the acknowledged DATA cells (and the non-DATA
+  // cells before them); non-DATA cells after them are not known received
+  // yet. Gates never decrease along the deque (it is in send order), even
+  // where on_peer_delivered took cells out of the middle.
+  while (!l->cells.empty() && l->cells.front().gate <= l->data_acked) pop_front(*l);
   return ConfluxOk{};
+}
+
+void RetransmitBuffer::on_peer_delivered(SeqAbs seq) noexcept {
+  for (Leg& l : legs_) {
+    for (auto it = l.cells.begin(); it != l.cells.end();) {
+      if (it->seq <= seq) {
+        bytes_ -= it->cost;
+        it = l.cells.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
 }
 
 void RetransmitBuffer::restart_leg(LegId leg) noexcept {

@@ -134,6 +134,7 @@ ConfluxResult<std::size_t> ConfluxSet::queue_owed(std::size_t index, SeqAbs send
   for (auto& h : held) {
     auto numbered = tx_.prepare_send(leg, cell::command_of(h.msg), h.stream);
     if (!numbered) return Unexpected{numbered.error()};
+    proof_.on_sent(h.stream, cell::command_of(h.msg), numbered->seq);
     ++stats_.cells_sent;
     (void)sched_->on_sent(index, now);
     if (numbered->switch_first) {
@@ -214,6 +215,7 @@ ConfluxResult<std::vector<LegCell>> ConfluxSet::send_on(std::size_t index, Strea
   const auto command = cell::command_of(msg);
   auto plan = tx_.prepare_send(l.id, command, stream);
   if (!plan) return Unexpected{plan.error()};
+  proof_.on_sent(stream, command, plan->seq);
   ++stats_.cells_sent;
   if (plan->switch_first) ++stats_.switches_sent;
   (void)sched_->on_sent(index, now);
@@ -291,6 +293,7 @@ ConfluxResult<std::vector<DeliveredMsg>> ConfluxSet::on_cell(LegId leg, StreamId
     auto m = cell::decode_relay_msg(c.command, c.body);
     if (m) out.push_back(DeliveredMsg{c.stream, std::move(*m)});
     ++stats_.cells_delivered;
+    if (const auto proven = proof_.on_delivered(c.stream, c.command)) retx_.on_peer_delivered(*proven);
   };
   if (arrival->deliver) deliver(*arrival->deliver);
   while (auto next = rx_.pop_ready()) deliver(*next);

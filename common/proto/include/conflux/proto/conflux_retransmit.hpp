@@ -6,7 +6,10 @@
 // circuit SENDMEs show the far end received it. A SENDME acknowledges DATA
 // cells; the other multiplexed cells (BEGIN, END, ...) are not counted by
 // the window but travel in order on the same circuit, so they are known
-// received once a later DATA cell is. When a leg dies, cells_to_resend()
+// received once a later DATA cell is. A side that sends no DATA (the client
+// of a download sends only stream SENDMEs) learns instead what the peer has
+// delivered (on_peer_delivered: ConfluxSet infers it from the peer's stream
+// windows), which frees every leg's cells up to that number. When a leg dies, cells_to_resend()
 // returns what it still held beyond what the peer reports delivered (its
 // last_seqno_recv in the replacement leg's LINK/LINKED), ordered by number,
 // for ConfluxSender::prepare_resend() on the replacement leg.
@@ -52,6 +55,9 @@ class RetransmitBuffer {
   ConfluxResult<ConfluxOk> on_leg_acked(LegId leg, CellCount data_cells);
   // Everything up to and including 'seq' on 'leg' is known received.
   void on_leg_acked_through(LegId leg, SeqAbs seq) noexcept;
+  // The peer delivered every cell up to and including 'seq', whatever leg
+  // carried it.
+  void on_peer_delivered(SeqAbs seq) noexcept;
 
   // The unacknowledged cells of the dead legs numbered above
   // 'peer_delivered', merged in order; the legs' history is dropped.
@@ -69,12 +75,17 @@ class RetransmitBuffer {
     SeqAbs seq{};
     SeqCell cell;
     std::size_t cost = 0;
+    // Freed once this many of the leg's DATA cells are acknowledged: its own
+    // ordinal for a DATA cell, the next DATA cell's for any other.
+    std::uint64_t gate = 0;
   };
   struct Leg {
     LegId id{};
     std::deque<Entry> cells;
     bool broken = false;
     bool restarted = false;  // the next number may be lower than the last
+    std::uint64_t data_sent = 0;
+    std::uint64_t data_acked = 0;
   };
   Leg* find(LegId leg) noexcept;
   const Leg* find(LegId leg) const noexcept;

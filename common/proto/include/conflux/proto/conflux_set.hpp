@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "conflux/cell/relay_msg.hpp"
+#include "conflux/proto/conflux_delivery_proof.hpp"
 #include "conflux/proto/conflux_receiver.hpp"
 #include "conflux/proto/conflux_resync.hpp"
 #include "conflux/proto/conflux_retransmit.hpp"
@@ -200,6 +201,7 @@ class ConfluxSet {
   ConfluxSender tx_;
   ConfluxReceiver rx_;
   RetransmitBuffer retx_;
+  DeliveryProof proof_;  // frees history a SENDME never acknowledges
   std::unique_ptr<LegScheduler> sched_;
   // Parallel vectors: the scheduler indexes LegStates.
   std::vector<Leg> legs_;
