@@ -5,7 +5,9 @@
 // gets the file back in order over both legs. Then hostile sets (duplicated
 // numbers, SWITCH abuse, an unbounded gap) are closed by the relay while the
 // first set keeps working, and the MetricsPort shows the reorder memory
-// within its cap throughout.
+// within its cap throughout. A second test kills a leg mid-download and
+// relinks the surviving one: the relay resends on it what the dead leg had
+// not delivered, and the file arrives whole.
 #include <cstdio>
 
 #include "conflux/crypto/random.hpp"
@@ -216,6 +218,24 @@ class ClientSet {
     return out;
   }
   [[nodiscard]] const std::map<std::uint32_t, std::size_t>& data_per_leg() const { return data_per_leg_; }
+  [[nodiscard]] const std::vector<net::ClientCircuit*>& legs() const { return legs_; }
+  [[nodiscard]] net::ClientCircuit* latest_data_leg() const { return latest_data_; }
+
+  // `victim` dies (we destroy it, as a relay on its path would); the
+  // surviving `leg` is relinked: LINK again on it, then the LINKED.
+  void kill_and_relink(net::ClientCircuit& victim, net::ClientCircuit& survivor) {
+    pump();
+    victim.destroy(cell::DestroyReason::Finished);
+    set_.leg_closed(leg(victim));
+    std::erase(legs_, &victim);
+    if (latest_data_ == &victim) latest_data_ = nullptr;
+    const auto ours = set_.advertise();
+    ours_[leg(survivor)] = ours;
+    REQUIRE(set_.begin_relink(leg(survivor)));
+    auto lk = linker_.start_relink(leg(survivor), ours, ux_, x_.clock.now());
+    REQUIRE(lk);
+    REQUIRE(survivor.send(kExitHop, StreamId{0}, *lk));
+  }
   [[nodiscard]] std::uint64_t switches_received() const { return set_.stats().switches_received; }
 
  private:
@@ -253,12 +273,14 @@ class ClientSet {
     if (const auto* linked = std::get_if<cell::ConfluxLinkedMsg>(&m.msg)) {
       auto r = linker_.on_linked(leg(c), *linked, x_.clock.now());
       if (!r) return fail("LINKED refused: " + std::string(proto::to_string(r.error())));
-      auto added = set_.add_leg(leg(c), ours_[leg(c)], r->peer,
-                                std::chrono::duration_cast<proto::RttDuration>(r->rtt), x_.clock.now());
+      const auto rtt = std::chrono::duration_cast<proto::RttDuration>(r->rtt);
+      const bool relink = set_.relinking(leg(c));
+      auto added = relink ? set_.relink_leg(leg(c), ours_[leg(c)], r->peer, rtt, x_.clock.now())
+                          : set_.add_leg(leg(c), ours_[leg(c)], r->peer, rtt, x_.clock.now());
       if (!added) return fail("add_leg: " + std::string(proto::to_string(added.error())));
       if (!c.send(kExitHop, StreamId{0}, r->ack)) fail("LINKED_ACK not sent");
-      ++linked_;
-      return;
+      if (!relink) ++linked_;
+      return send_cells(set_.flush(x_.clock.now()));
     }
     if (const auto* sw = std::get_if<cell::ConfluxSwitchMsg>(&m.msg)) {
       if (auto r = set_.on_switch(leg(c), *sw); !r) fail("SWITCH: " + std::string(proto::to_string(r.error())));
@@ -274,7 +296,10 @@ class ClientSet {
       if (std::holds_alternative<cell::SendmeMsg>(m.msg)) return handle(m.stream, m.msg);
       return fail("an unexpected leg-local message");
     }
-    if (std::holds_alternative<cell::DataMsg>(m.msg)) ++data_per_leg_[c.id().value()];
+    if (std::holds_alternative<cell::DataMsg>(m.msg)) {
+      ++data_per_leg_[c.id().value()];
+      latest_data_ = &c;
+    }
     auto r = set_.on_cell(leg(c), m.stream, m.msg, x_.clock.now());
     if (!r) return fail("cell: " + std::string(proto::to_string(r.error())));
     for (auto& d : *r) handle(d.stream, d.msg);
@@ -319,6 +344,7 @@ class ClientSet {
   std::size_t linked_ = 0;
   std::map<std::uint16_t, SetStream> streams_;
   std::map<std::uint32_t, std::size_t> data_per_leg_;
+  net::ClientCircuit* latest_data_ = nullptr;
   std::optional<std::string> error_;
 };
 
@@ -440,5 +466,66 @@ TEST_CASE("relay process: a Conflux set at the exit serves a download over two l
   CHECK(x.metric("conflux_relay_conflux_sets") == 1.0);
   CHECK(x.metric("conflux_relay_conflux_legs") == 2.0);
   fetch_file(x, good, StreamId{2});
+  CHECK(x.proc->running());
+}
+
+namespace {
+
+// One set of two legs downloads the file; when a quarter is in, the leg that
+// carried the latest DATA cell dies and the other is relinked. The file must
+// arrive whole. Returns whether the relay resent anything (it resends only
+// what was in flight on the dead leg, which the scheduler may have left
+// idle just then).
+bool download_through_a_leg_death(Exit& x, Client& client) {
+  const double resent_before = x.metric("conflux_relay_conflux_cells_resent_total{leg=\"surviving\"}");
+  ClientSet set(x, cell::ConfluxUx::HighThroughput);
+  set.add_leg(one_hop(x, client));
+  set.add_leg(one_hop(x, client));
+  set.link();
+  auto& s = set.open(StreamId{1}, "/file");
+  REQUIRE(run_until(x.io, [&] {
+    set.pump();
+    auto b = s.body();
+    return (b && b->size() >= x.file.size() / 4) || set.failed();
+  }, 60s));
+  REQUIRE_FALSE(set.failed());
+  net::ClientCircuit* victim = set.latest_data_leg();
+  REQUIRE(victim != nullptr);
+  net::ClientCircuit* survivor = set.legs()[0] == victim ? set.legs()[1] : set.legs()[0];
+  set.kill_and_relink(*victim, *survivor);
+  const bool done = run_until(x.io, [&] {
+    set.pump();
+    auto b = s.body();
+    return (b && b->size() >= x.file.size()) || s.end || s.error || set.failed();
+  }, 60s);
+  INFO(set.why() << " " << s.error.value_or(""));
+  REQUIRE(done);
+  REQUIRE_FALSE(set.failed());
+  auto b = s.body();
+  REQUIRE(b);
+  REQUIRE(b->size() == x.file.size());
+  CHECK(std::equal(b->begin(), b->end(), x.file.begin()));
+  return x.metric("conflux_relay_conflux_cells_resent_total{leg=\"surviving\"}") > resent_before;
+}
+
+}  // namespace
+
+TEST_CASE("relay process: a leg dies mid-download, the relay resends its cells on the relinked surviving leg",
+          "[processes][conflux]") {
+  Exit x;
+  Client client(x.io, x.clock);
+  client.connect(x.or_endpoint(), x.target.identity);
+  REQUIRE(run_until(x.io, [&] { return client.opened(); }, 10s));
+  int tries = 0;
+  bool resent = false;
+  while (!resent && tries < 4) {
+    ++tries;
+    resent = download_through_a_leg_death(x, client);
+  }
+  CHECK(resent);
+  CHECK(x.metric("conflux_relay_conflux_legs_relinked_total") == tries);
+  CHECK(x.metric("conflux_relay_conflux_cells_resent_total{leg=\"replacement\"}") == 0.0);
+  CHECK(x.metric("conflux_relay_conflux_legs") == 1.0 * tries);
+  CHECK(x.metric("conflux_relay_conflux_reorder_bytes") == 0.0);
   CHECK(x.proc->running());
 }
