@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libssl-dev libboost1.81-dev nlohmann-json3-dev
   libspdlog-dev catch2 libbenchmark-dev
-  clang libfuzzer-14-dev
+  clang libfuzzer-14-dev libclang-rt-14-dev  # the fuzz preset: ASan/UBSan and libFuzzer runtimes
   python3 curl
   chromium  # tests/system: the headless-browser test through the proxy
 )
