@@ -1,30 +1,18 @@
-// What the peer's stream windows prove it delivered (DeliveryProof), the
-// retransmit history freed by it, and a long download over a two-way set in
-// which the client sends only stream SENDMEs: its history stays bounded and
-// a leg dying after the first 150 000 cells still has everything to resend.
+// What the peer's stream windows prove it delivered (DeliveryProof), and a
+// long download over a two-way set in which the client sends only stream
+// SENDMEs: its history stays bounded and a leg dying after the first
+// 150 000 cells still has everything to resend.
 #include <catch2/catch.hpp>
 
 #include <deque>
 #include <map>
 
 #include "conflux/proto/conflux_delivery_proof.hpp"
-#include "conflux/proto/conflux_retransmit.hpp"
 #include "conflux/proto/conflux_set.hpp"
 
 using namespace conflux;
 using namespace conflux::proto;
 using cell::RelayCommand;
-
-namespace {
-
-SeqCell cell_of(RelayCommand cmd, std::uint8_t tag) {
-  SeqCell c;
-  c.command = cmd;
-  c.body.assign(8, tag);
-  return c;
-}
-
-}  // namespace
 
 TEST_CASE("delivery proof: the peer's 501st DATA cell proves our first stream SENDME, every 50 more the next",
           "[conflux]") {
@@ -62,33 +50,6 @@ TEST_CASE("delivery proof: remembered SENDMEs and streams are bounded", "[conflu
   CHECK(first == std::optional<SeqAbs>(SeqAbs{1000 - DeliveryProof::kMaxPendingPerStream + 1}));
   for (std::uint16_t s = 1; s <= 5000; ++s) p.on_sent(StreamId{s}, RelayCommand::Sendme, SeqAbs{s});
   CHECK(p.streams() == DeliveryProof::kMaxStreams);
-}
-
-TEST_CASE("retransmit: the peer's delivery frees every leg; DATA acks still free the right cells after it",
-          "[conflux]") {
-  RetransmitBuffer rb;
-  const LegId a{1}, b{2};
-  REQUIRE(rb.on_cell_sent(a, SeqAbs{1}, cell_of(RelayCommand::Sendme, 1)));
-  REQUIRE(rb.on_cell_sent(b, SeqAbs{2}, cell_of(RelayCommand::Sendme, 2)));
-  REQUIRE(rb.on_cell_sent(a, SeqAbs{3}, cell_of(RelayCommand::Data, 3)));
-  REQUIRE(rb.on_cell_sent(a, SeqAbs{4}, cell_of(RelayCommand::Sendme, 4)));
-  REQUIRE(rb.on_cell_sent(a, SeqAbs{5}, cell_of(RelayCommand::Data, 5)));
-  REQUIRE(rb.on_cell_sent(b, SeqAbs{6}, cell_of(RelayCommand::Sendme, 6)));
-  rb.on_peer_delivered(SeqAbs{3});
-  CHECK(rb.retained_cells(a) == 2);  // 4 and 5
-  CHECK(rb.retained_cells(b) == 1);  // 6
-  // Leg a's first DATA cell (3) is gone already; one DATA ack frees it and
-  // nothing more: 4 and 5 stay.
-  REQUIRE(rb.on_leg_acked(a, CellCount{1}));
-  CHECK(rb.retained_cells(a) == 2);
-  REQUIRE(rb.on_leg_acked(a, CellCount{1}));
-  CHECK(rb.retained_cells(a) == 0);
-  CHECK(rb.on_leg_acked(a, CellCount{1}).error() == ConfluxError::AckBeyondSent);
-  const std::array<LegId, 1> dead{b};
-  auto owed = rb.cells_to_resend(dead, SeqAbs{0});
-  REQUIRE(owed);
-  REQUIRE(owed->size() == 1);
-  CHECK((*owed)[0].seq == SeqAbs{6});
 }
 
 namespace {

@@ -242,3 +242,30 @@ TEST_CASE("a duplicate beyond a replacement leg's allowance closes the set", "[c
   CHECK(first->fate == CellFate::DuplicateDropped);
   CHECK(rx.on_cell(kC, cell_of(RelayCommand::Data, 0), kT0).error() == ConfluxError::DuplicateSeq);
 }
+
+TEST_CASE("retransmit: the peer's delivery frees every leg; DATA acks still free the right cells after it",
+          "[conflux]") {
+  RetransmitBuffer rb;
+  const LegId a{1}, b{2};
+  REQUIRE(rb.on_cell_sent(a, SeqAbs{1}, cell_of(RelayCommand::Sendme, 1)));
+  REQUIRE(rb.on_cell_sent(b, SeqAbs{2}, cell_of(RelayCommand::Sendme, 2)));
+  REQUIRE(rb.on_cell_sent(a, SeqAbs{3}, cell_of(RelayCommand::Data, 3)));
+  REQUIRE(rb.on_cell_sent(a, SeqAbs{4}, cell_of(RelayCommand::Sendme, 4)));
+  REQUIRE(rb.on_cell_sent(a, SeqAbs{5}, cell_of(RelayCommand::Data, 5)));
+  REQUIRE(rb.on_cell_sent(b, SeqAbs{6}, cell_of(RelayCommand::Sendme, 6)));
+  rb.on_peer_delivered(SeqAbs{3});
+  CHECK(rb.retained_cells(a) == 2);  // 4 and 5
+  CHECK(rb.retained_cells(b) == 1);  // 6
+  // Leg a's first DATA cell (3) is gone already; one DATA ack frees it and
+  // nothing more: 4 and 5 stay.
+  REQUIRE(rb.on_leg_acked(a, CellCount{1}));
+  CHECK(rb.retained_cells(a) == 2);
+  REQUIRE(rb.on_leg_acked(a, CellCount{1}));
+  CHECK(rb.retained_cells(a) == 0);
+  CHECK(rb.on_leg_acked(a, CellCount{1}).error() == ConfluxError::AckBeyondSent);
+  const std::array<LegId, 1> dead{b};
+  auto owed = rb.cells_to_resend(dead, SeqAbs{0});
+  REQUIRE(owed);
+  REQUIRE(owed->size() == 1);
+  CHECK((*owed)[0].seq == SeqAbs{6});
+}

@@ -177,6 +177,17 @@ struct Harness {
       ++n;
     }
   }
+  // Two legs (10 and 30 ms) carry 8000 cells; leg 2 dies with cells in
+  // flight. Returns the next cell number.
+  std::uint32_t two_legs_then_leg_2_dies() {
+    link(1, std::chrono::milliseconds(10));
+    link(2, std::chrono::milliseconds(30));
+    std::uint32_t n = pump(0, 6000);
+    n = pump(n, 8000, std::chrono::milliseconds(2));
+    REQUIRE(!wire[2].empty());
+    kill(2);
+    return n;
+  }
   // Sends cells numbered [from, to) as fast as the windows allow.
   std::uint32_t pump(std::uint32_t from, std::uint32_t to, std::chrono::milliseconds step = 1ms) {
     std::uint32_t n = from;
@@ -344,12 +355,7 @@ TEST_CASE("conflux set: cells that arrived out of order on a dead leg are resent
 TEST_CASE("conflux set: a leg dies mid-download, the client relinks the surviving leg and gets the lost cells on it") {
   // tx is the exit sending a download; rx is the client, which relinks.
   Harness h;
-  h.link(1, 10ms);
-  h.link(2, 30ms);
-  std::uint32_t n = h.pump(0, 6000);
-  n = h.pump(n, 8000, 2ms);
-  REQUIRE(!h.wire[2].empty());
-  h.kill(2);
+  std::uint32_t n = h.two_legs_then_leg_2_dies();
   h.relink_from_rx(1);
   // Data keeps flowing on leg 1 while the LINK travels; the lost cells come
   // after the LINKED, below numbers leg 1 already carried.
@@ -376,12 +382,7 @@ TEST_CASE("conflux set: a leg dies mid-download, the client relinks the survivin
 TEST_CASE("conflux set: a leg dies mid-upload, the client relinks the surviving leg and resends on it") {
   // tx is the client sending an upload and relinking; rx is the exit.
   Harness h;
-  h.link(1, 10ms);
-  h.link(2, 30ms);
-  std::uint32_t n = h.pump(0, 6000);
-  n = h.pump(n, 8000, 2ms);
-  REQUIRE(!h.wire[2].empty());
-  h.kill(2);
+  std::uint32_t n = h.two_legs_then_leg_2_dies();
   h.relink_from_tx(1);
   CHECK(h.tx.relinking(LegId{1}));
   // Until the LINKED, nothing sequenced goes on leg 1: DATA waits and an

@@ -115,9 +115,11 @@ TEST_CASE("join: replies are spread over the legs with SWITCHes and arrive in or
   CHECK(f.join->stats().retained_bytes < 1000 * 16);
 }
 
-TEST_CASE("join: a leg dies with unacknowledged cells, a replacement LINK gets them resent", "[conflux][join]") {
-  Fixture f;
-  SetClient client(0x31);
+namespace {
+
+// Legs 1 (10 ms) and 2 (50 ms) linked; stream 4 opened; the exit sends
+// CONNECTED and DATA 1..20, all on the fast leg 1, not read yet.
+std::pair<proto::SetId, CircuitHandle> unread_on_fast_leg(Fixture& f, SetClient& client) {
   client.link(f, 1, kChanA, cell::ConfluxUx::HighThroughput, 10ms);
   client.link(f, 2, kChanB, cell::ConfluxUx::HighThroughput, 50ms);
   const auto id = f.join->set_of(1);
@@ -126,8 +128,17 @@ TEST_CASE("join: a leg dies with unacknowledged cells, a replacement LINK gets t
   client.send(f, StreamId{4}, cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 80, 0});
   REQUIRE(f.join->send_to_client(h, StreamId{4}, cell::ConnectedMsg{}));
   for (std::uint32_t i = 1; i <= 20; ++i) REQUIRE(f.join->send_to_client(h, StreamId{4}, data_of(i)));
-  // Everything went on the fast leg; it dies before the client read any of it.
   REQUIRE(f.rt.outbox[1].size() == 21);
+  return {*id, h};
+}
+
+}  // namespace
+
+TEST_CASE("join: a leg dies with unacknowledged cells, a replacement LINK gets them resent", "[conflux][join]") {
+  Fixture f;
+  SetClient client(0x31);
+  const auto [id, h] = unread_on_fast_leg(f, client);
+  // Everything went on the fast leg; it dies before the client read any of it.
 
   bool both_die = GENERATE(false, true);
   INFO((both_die ? "both legs die" : "one leg dies"));
@@ -164,15 +175,7 @@ TEST_CASE("join: a leg dies with unacknowledged cells, the client relinks the su
           "[conflux][join]") {
   Fixture f;
   SetClient client(0x35);
-  client.link(f, 1, kChanA, cell::ConfluxUx::HighThroughput, 10ms);
-  client.link(f, 2, kChanB, cell::ConfluxUx::HighThroughput, 50ms);
-  const auto id = f.join->set_of(1);
-  REQUIRE(id);
-  const CircuitHandle h = ConfluxJoin::set_handle(*id);
-  client.send(f, StreamId{4}, cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 80, 0});
-  REQUIRE(f.join->send_to_client(h, StreamId{4}, cell::ConnectedMsg{}));
-  for (std::uint32_t i = 1; i <= 20; ++i) REQUIRE(f.join->send_to_client(h, StreamId{4}, data_of(i)));
-  REQUIRE(f.rt.outbox[1].size() == 21);
+  const auto [id, h] = unread_on_fast_leg(f, client);
   // The fast leg dies with all of it unread; the exit goes on on leg 2.
   f.rt.take(1);
   f.rt.destroyed(1, cell::DestroyReason::ChannelClosed);

@@ -348,9 +348,8 @@ class ClientSet {
   std::optional<std::string> error_;
 };
 
-// Fetches /file over a new stream of the set; the body, checked whole.
-void fetch_file(Exit& x, ClientSet& set, StreamId id) {
-  auto& s = set.open(id, "/file");
+// Waits until the stream has the whole file; checks it byte for byte.
+void expect_whole_file(Exit& x, ClientSet& set, SetStream& s) {
   const bool done = run_until(x.io, [&] {
     set.pump();
     auto b = s.body();
@@ -366,6 +365,9 @@ void fetch_file(Exit& x, ClientSet& set, StreamId id) {
   REQUIRE(b->size() == x.file.size());
   CHECK(std::equal(b->begin(), b->end(), x.file.begin()));
 }
+
+// Fetches /file over a new stream of the set; the body, checked whole.
+void fetch_file(Exit& x, ClientSet& set, StreamId id) { expect_whole_file(x, set, set.open(id, "/file")); }
 
 // A leg linked by hand into a set of its own, for cells no client would send.
 void link_raw(Exit& x, net::ClientCircuit& c, const proto::ConfluxNonce& n) {
@@ -493,18 +495,7 @@ bool download_through_a_leg_death(Exit& x, Client& client) {
   REQUIRE(victim != nullptr);
   net::ClientCircuit* survivor = set.legs()[0] == victim ? set.legs()[1] : set.legs()[0];
   set.kill_and_relink(*victim, *survivor);
-  const bool done = run_until(x.io, [&] {
-    set.pump();
-    auto b = s.body();
-    return (b && b->size() >= x.file.size()) || s.end || s.error || set.failed();
-  }, 60s);
-  INFO(set.why() << " " << s.error.value_or(""));
-  REQUIRE(done);
-  REQUIRE_FALSE(set.failed());
-  auto b = s.body();
-  REQUIRE(b);
-  REQUIRE(b->size() == x.file.size());
-  CHECK(std::equal(b->begin(), b->end(), x.file.begin()));
+  expect_whole_file(x, set, s);
   return x.metric("conflux_relay_conflux_cells_resent_total{leg=\"surviving\"}") > resent_before;
 }
 
