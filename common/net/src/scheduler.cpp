@@ -1,29 +1,111 @@
 #include "conflux/net/scheduler.hpp"
 
+#include <algorithm>
+
 #include "conflux/net/channel.hpp"
+#include "conflux/net/socket_info.hpp"
 
 namespace conflux::net {
 
-Scheduler::Scheduler(asio::io_context& io, const Clock& clock, proto::TokenBucket* bucket)
-    : io_(io), clock_(clock), bucket_(bucket), refill_timer_(io) {}
-
-void Scheduler::notify(const std::shared_ptr<Channel>& channel) {
-  if (pending_set_.insert(channel.get()).second) pending_.push_back({channel, channel.get()});
-  post_run();
+SchedulerPolicy choose_scheduler_policy(const SchedulerConfig& config) noexcept {
+  for (SchedulerPolicy p : config.preference) {
+    switch (p) {
+      case SchedulerPolicy::Kist:
+        if (kist_supported_at_build() && config.run_interval.count() > 0) return p;
+        break;
+      case SchedulerPolicy::KistLite:
+        if (config.run_interval.count() > 0) return p;
+        break;
+      case SchedulerPolicy::Vanilla:
+        return p;
+    }
+  }
+  return SchedulerPolicy::Vanilla;
 }
 
-void Scheduler::post_run() {
-  if (run_posted_ || waiting_for_tokens_) return;
-  run_posted_ = true;
-  asio::post(io_, [this, alive = std::weak_ptr<int>(alive_)] {
-    if (!alive.expired()) run();
+const char* scheduler_policy_name(SchedulerPolicy p) noexcept {
+  switch (p) {
+    case SchedulerPolicy::Kist:
+      return "KIST";
+    case SchedulerPolicy::KistLite:
+      return "KISTLite";
+    case SchedulerPolicy::Vanilla:
+      return "Vanilla";
+  }
+  return "Vanilla";
+}
+
+Scheduler::Scheduler(asio::io_context& io, const Clock& clock, proto::TokenBucket* bucket, SchedulerConfig config)
+    : io_(io),
+      clock_(clock),
+      bucket_(bucket),
+      config_(std::move(config)),
+      policy_(choose_scheduler_policy(config_)),
+      kernel_info_(policy_ == SchedulerPolicy::Kist),
+      refill_timer_(io),
+      run_timer_(io) {}
+
+void Scheduler::notify(const std::shared_ptr<Channel>& channel) {
+  add_pending({channel, channel.get()});
+  schedule();
+}
+
+void Scheduler::add_pending(Pending p) {
+  if (pending_set_.insert(p.key).second) pending_.push_back(std::move(p));
+}
+
+void Scheduler::schedule() {
+  if (run_posted_ || run_timer_armed_ || waiting_for_tokens_ || pending_.empty()) return;
+  if (policy_ == SchedulerPolicy::Vanilla) {
+    post_run();
+    return;
+  }
+  // KIST runs at most once per interval: work that arrives sooner waits for
+  // the rest of it, so cells from many channels meet in one decision.
+  auto since = clock_.now() - last_run_;
+  if (since >= config_.run_interval) {
+    post_run();
+    return;
+  }
+  run_timer_armed_ = true;
+  run_timer_.expires_after(config_.run_interval - since);
+  run_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+    if (alive.expired()) return;
+    run_timer_armed_ = false;
+    if (!ec) post_run();
   });
 }
 
-void Scheduler::run() {
-  run_posted_ = false;
-  ++runs_;
-  if (bucket_ != nullptr) bucket_->refill(clock_.now());
+void Scheduler::post_run() {
+  if (run_posted_) return;
+  run_posted_ = true;
+  asio::post(io_, [this, alive = std::weak_ptr<int>(alive_)] {
+    if (alive.expired()) return;
+    run_posted_ = false;
+    if (policy_ == SchedulerPolicy::Vanilla) {
+      run_vanilla();
+    } else {
+      run_kist();
+    }
+  });
+}
+
+void Scheduler::wait_for_tokens() {
+  if (waiting_for_tokens_ || bucket_ == nullptr) return;
+  waiting_for_tokens_ = true;
+  ++stats_.token_stalls;
+  refill_timer_.expires_after(bucket_->wait_for(proto::kWireCellLen));
+  refill_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+    if (alive.expired()) return;
+    waiting_for_tokens_ = false;
+    if (!ec) schedule();
+  });
+}
+
+void Scheduler::run_vanilla() {
+  ++stats_.runs;
+  const auto now = clock_.now();  // one clock read per run (EWMA inside each mux)
+  if (bucket_ != nullptr) bucket_->refill(now);
 
   std::deque<Pending> still_pending;
   while (!pending_.empty()) {
@@ -44,9 +126,10 @@ void Scheduler::run() {
       still_pending.push_back(p);
       continue;
     }
-    std::size_t n = ch->flush_from_mux(budget);
+    std::size_t n = ch->flush_from_mux(budget, now);
     if (bucket_ != nullptr) bucket_->consume(n);
-    bytes_ += n;
+    stats_.bytes += n;
+    stats_.cells += n / proto::kWireCellLen;
     if (!ch->mux().empty()) {
       still_pending.push_back(p);
     } else {
@@ -57,15 +140,8 @@ void Scheduler::run() {
 
   // Channels still pending are either mid-write (they will notify) or out of
   // tokens: in that case wait for the bucket instead of spinning.
-  bool need_tokens = bucket_ != nullptr && !pending_.empty() && bucket_->allowance(proto::kWireCellLen) < proto::kWireCellLen;
-  if (need_tokens && !waiting_for_tokens_) {
-    waiting_for_tokens_ = true;
-    refill_timer_.expires_after(bucket_->wait_for(proto::kWireCellLen));
-    refill_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
-      if (alive.expired()) return;
-      waiting_for_tokens_ = false;
-      if (!ec) post_run();
-    });
+  if (bucket_ != nullptr && !pending_.empty() && bucket_->allowance(proto::kWireCellLen) < proto::kWireCellLen) {
+    wait_for_tokens();
   }
 }
 
