@@ -6,26 +6,25 @@
 namespace conflux::proto {
 
 namespace {
-// Products of 32-bit kernel values fit in 64 bits; the factor is clamped so
-// a huge configured value cannot overflow the conversion either.
-std::int64_t clamp_to_int64(double v) noexcept {
+// Every term saturates at 2^61: products of two 32-bit kernel values fit in
+// 64 unsigned bits but not always in signed ones, and a huge configured
+// factor must not overflow the conversion either.
+constexpr std::uint64_t kCap = 1ULL << 61;
+std::int64_t cap(std::uint64_t v) noexcept { return static_cast<std::int64_t>(std::min(v, kCap)); }
+std::int64_t cap(double v) noexcept {
   if (!(v > 0.0)) return 0;
-  if (v >= 9.0e18) return static_cast<std::int64_t>(9.0e18);
+  if (v >= static_cast<double>(kCap)) return static_cast<std::int64_t>(kCap);
   return static_cast<std::int64_t>(v);
-}
-std::int64_t clamp_bytes(std::uint64_t v) noexcept {
-  return static_cast<std::int64_t>(std::min<std::uint64_t>(v, 1ULL << 62));
 }
 }  // namespace
 
 std::uint64_t kist_limit(const TcpSocketInfo& info, std::uint64_t outbuf_bytes, double factor) noexcept {
-  const auto cwnd = static_cast<std::int64_t>(info.cwnd);
-  const auto unacked = static_cast<std::int64_t>(info.unacked);
-  const auto mss = static_cast<std::int64_t>(info.mss);
-  std::int64_t tcp_space = unacked >= cwnd ? 0 : (cwnd - unacked) * mss;
-  std::int64_t extra = clamp_to_int64(static_cast<double>(cwnd * mss) * std::max(0.0, factor)) -
-                       clamp_bytes(info.notsent) - clamp_bytes(outbuf_bytes);
-  std::int64_t limit = tcp_space + extra;
+  const std::uint64_t window = std::uint64_t{info.cwnd} * info.mss;
+  const std::int64_t tcp_space =
+      info.unacked >= info.cwnd ? 0 : cap(std::uint64_t{info.cwnd - info.unacked} * info.mss);
+  const std::int64_t extra = cap(static_cast<double>(window) * std::max(0.0, factor)) - cap(info.notsent) -
+                             cap(outbuf_bytes);
+  const std::int64_t limit = tcp_space + extra;  // each term within 2^61: the sum fits
   return limit > 0 ? static_cast<std::uint64_t>(limit) : 0;
 }
 
