@@ -30,6 +30,7 @@ net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
     }
   }
   if (o.kist_sched_run_interval.count() > 0) c.run_interval = o.kist_sched_run_interval;
+  c.trace_path = o.scheduler_trace_file;
   return c;
 }
 
@@ -98,6 +99,7 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
   manager_.set_exit_handler(&join_);
   metrics_.add_collector([this](metrics::Snapshot& out) {
     collect_relay_metrics(out, manager_.counters(), exit_.stats(), join_.stats());
+    collect_scheduler_metrics(out, manager_.scheduler());
   });
 }
 

@@ -139,6 +139,9 @@ constexpr OptionSpec kOptions[] = {
    "KIST|KISTLite|Vanilla[,...]", "KIST,KISTLite,Vanilla", Same, "first usable one wins"},
   {"KISTSchedRunInterval", "", false, set_value<&R::kist_sched_run_interval, kist_interval>,
    reset_value<&R::kist_sched_run_interval>, "msec interval 0-100", "0 msec", Same, "0 = built-in default"},
+  {"SchedulerTraceFile", "", false, set_value<&R::scheduler_trace_file, any_text>,
+   reset_value<&R::scheduler_trace_file>, "path", "(none)", Ours,
+   "experiments: per sampled cell and per KIST run timings, one line each"},
   {"MetricsPort", "", true, add_value<&R::metrics_ports, metrics_port>, reset_value<&R::metrics_ports>,
    "[ADDR:]PORT [prometheus]", "(none)", Same, "Prometheus metrics listener; default address 127.0.0.1"},
 };

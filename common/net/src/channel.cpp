@@ -20,7 +20,9 @@ Channel::Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& even
       events_(events),
       limits_(limits),
       id_(next_channel_id()),
-      mux_(proto::CircuitMuxLimits{}, limits.priority) {}
+      mux_(proto::CircuitMuxLimits{}, limits.priority) {
+  mux_.set_sampling(limits.cell_sample_every);
+}
 
 awaitable<void> Channel::run() {
   auto self = shared_from_this();  // keeps the channel alive while the coroutine runs
@@ -90,7 +92,7 @@ std::size_t Channel::flush_from_mux(std::size_t budget, proto::MuxTime now) {
   // cannot go below zero, so overshooting here would raise the real rate.
   // (The scheduler calls with at least one cell's worth.)
   do {
-    std::size_t n = mux_.pop_into(staged_, now);
+    std::size_t n = pop_one(now);
     if (n == 0) break;
     moved += n;
   } while (moved + proto::kWireCellLen <= limit);
@@ -100,7 +102,14 @@ std::size_t Channel::flush_from_mux(std::size_t budget, proto::MuxTime now) {
 
 std::size_t Channel::stage_one(proto::MuxTime now) {
   if (closed_) return 0;
-  return mux_.pop_into(staged_, now);
+  return pop_one(now);
+}
+
+std::size_t Channel::pop_one(proto::MuxTime now) {
+  std::size_t n = mux_.pop_into(staged_, now);
+  // Bounded: at most one sample per staged cell.
+  if (auto queued = mux_.last_popped_sample()) staged_samples_.push_back(*queued);
+  return n;
 }
 
 void Channel::start_write() {
@@ -108,11 +117,19 @@ void Channel::start_write() {
   outbuf_.swap(staged_);
   staged_.clear();
   events_.on_raw_bytes(*this, outbuf_, false);
+
   writing_ = true;
   asio::async_write(stream_, asio::buffer(outbuf_),
                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
                       self->on_write_done(ec, n);
                     });
+  if (!staged_samples_.empty()) {
+    // Sampled cells leave the relay now (asio tries the send at once, so the
+    // bytes are normally in the kernel already): the scheduler notes their
+    // wait and follows this write through the kernel.
+    scheduler_.cells_leaving(*this, staged_samples_);
+    staged_samples_.clear();
+  }
 }
 
 int Channel::native_socket() noexcept {

@@ -1,6 +1,7 @@
 #include "conflux/net/scheduler.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "conflux/net/channel.hpp"
 #include "conflux/net/socket_info.hpp"
@@ -43,7 +44,69 @@ Scheduler::Scheduler(asio::io_context& io, const Clock& clock, proto::TokenBucke
       policy_(choose_scheduler_policy(config_)),
       kernel_info_(policy_ == SchedulerPolicy::Kist),
       refill_timer_(io),
-      run_timer_(io) {}
+      run_timer_(io),
+      probe_timer_(io) {
+  if (!config_.trace_path.empty()) {
+    trace_ = std::make_unique<std::ofstream>(config_.trace_path, std::ios::out | std::ios::trunc);
+    if (!*trace_) trace_.reset();
+  }
+  trace("# scheduler", static_cast<std::uint64_t>(policy_));
+}
+
+void Scheduler::trace(const char* what, std::uint64_t a, std::uint64_t b) {
+  if (!trace_ || trace_lines_ >= config_.trace_max_lines) return;
+  ++trace_lines_;
+  *trace_ << what << ' ' << a << ' ' << b << '\n';
+}
+
+void Scheduler::cells_leaving(Channel& channel, std::span<const proto::MuxTime> queued) {
+  const auto now = clock_.now();
+  for (proto::MuxTime t : queued) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - t).count();
+    stats_.relay_queue_seconds.observe(static_cast<double>(ns) * 1e-9);
+    trace("relay_queue_ns", static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns)), channel.id());
+  }
+  if (probes_.size() >= kMaxProbes) {
+    ++stats_.kernel_probes_dropped;
+    return;
+  }
+  // Everything in the send queue now, our cells included, must be
+  // acknowledged before they have left the kernel.
+  const int fd = channel.native_socket();
+  auto outq = socket_outq_bytes(fd);
+  auto acked = tcp_bytes_acked(fd);
+  if (!outq || !acked) return;
+  probes_.push_back({channel.weak_from_this(), now, *acked + *outq});
+  arm_probe_timer();
+}
+
+void Scheduler::arm_probe_timer() {
+  if (probe_timer_armed_ || probes_.empty()) return;
+  probe_timer_armed_ = true;
+  // The poll period is the kernel time's resolution.
+  probe_timer_.expires_after(std::chrono::microseconds(500));
+  probe_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+    if (alive.expired()) return;
+    probe_timer_armed_ = false;
+    if (!ec) check_probes();
+  });
+}
+
+void Scheduler::check_probes() {
+  const auto now = clock_.now();
+  std::erase_if(probes_, [&](const KernelProbe& p) {
+    auto ch = p.channel.lock();
+    if (!ch || ch->closed()) return true;
+    auto acked = tcp_bytes_acked(ch->native_socket());
+    if (!acked) return true;
+    if (*acked < p.acked_target) return now - p.written > std::chrono::seconds(30);  // give up on a stuck socket
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - p.written).count();
+    stats_.kernel_queue_seconds.observe(static_cast<double>(ns) * 1e-9);
+    trace("kernel_queue_ns", static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns)), ch->id());
+    return true;
+  });
+  arm_probe_timer();
+}
 
 void Scheduler::notify(const std::shared_ptr<Channel>& channel) {
   add_pending({channel, channel.get()});

@@ -74,6 +74,9 @@ void Scheduler::run_kist() {
   stats_.tcp_info_calls += queries;
   stats_.tcp_info_ns_last = q_ns;
   stats_.tcp_info_ns_total += q_ns;
+  stats_.pending_sockets.observe(static_cast<double>(cands.size()));
+  if (queries > 0) stats_.tcp_info_seconds.observe(static_cast<double>(q_ns) * 1e-9);
+  trace("run_pending_sockets_tcp_info_ns", cands.size(), q_ns);
 
   // 2. Cell by cell, always the best circuit across all eligible sockets.
   std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;

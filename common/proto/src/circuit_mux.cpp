@@ -6,9 +6,22 @@ MuxPush CircuitMux::push(CircId circ, const WireCell& cell) {
   Queue& q = queues_[circ];
   if (q.cells.size() >= limits_.max_cells_per_circuit) return MuxPush::CircuitQueueFull;
   q.cells.push_back(cell);
+  ++q.pushed;
   ++queued_cells_;
   if (q.cells.size() == 1) active_->activate(circ);
   return MuxPush::Queued;
+}
+
+MuxPush CircuitMux::push(CircId circ, const WireCell& cell, MuxTime now) {
+  MuxPush r = push(circ, cell);
+  if (r != MuxPush::Queued || sample_every_ == 0) return r;
+  if (sample_countdown_ == 0) {
+    Queue& q = queues_[circ];
+    q.samples.emplace_back(q.pushed - 1, now);  // at most one per queued cell: bounded
+    sample_countdown_ = sample_every_;
+  }
+  --sample_countdown_;
+  return r;
 }
 
 MuxPush CircuitMux::push_control(bytes::ByteSpan encoded) {
@@ -39,6 +52,7 @@ std::optional<double> CircuitMux::next_priority(MuxTime now) const {
 }
 
 std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
+  last_sample_.reset();
   if (!control_.empty()) {
     std::size_t n = control_.size();
     out.insert(out.end(), control_.begin(), control_.end());
@@ -59,6 +73,11 @@ std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
   Queue& q = it->second;
   out.insert(out.end(), q.cells.front().begin(), q.cells.front().end());
   q.cells.pop_front();
+  if (!q.samples.empty() && q.samples.front().first == q.popped) {
+    last_sample_ = q.samples.front().second;
+    q.samples.pop_front();
+  }
+  ++q.popped;
   --queued_cells_;
   bool more = !q.cells.empty();
   // Keep no queue for idle circuits: the map stays as small as the set of

@@ -46,6 +46,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
     std::size_t max_var_payload = 65535;
     std::size_t max_batch_bytes = 32 * proto::kWireCellLen;  // one Vanilla write at most
     proto::CircuitPriority priority{};                        // CircuitPriorityHalflife
+    std::uint32_t cell_sample_every = 100;                    // cells timed for queue metrics (0: none)
   };
 
   Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& events, Limits limits);
@@ -98,6 +99,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
 
  private:
   awaitable<void> read_loop();
+  std::size_t pop_one(proto::MuxTime now);
   void on_write_done(const boost::system::error_code& ec, std::size_t n);
 
   TlsStream stream_;
@@ -112,6 +114,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   bytes::ByteSpan current_cell_;
   std::vector<std::uint8_t> outbuf_;  // the batch being written
   std::vector<std::uint8_t> staged_;  // waiting for the write in flight
+  std::vector<proto::MuxTime> staged_samples_;  // when the sampled cells in staged_ were queued
   bool writing_ = false;
   bool closed_ = false;
 };

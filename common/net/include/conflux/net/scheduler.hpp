@@ -20,6 +20,9 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <fstream>
+#include <span>
+#include <string>
 #include <memory>
 #include <unordered_set>
 #include <vector>
@@ -27,6 +30,7 @@
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
 #include "conflux/net/scheduler_stats.hpp"
+#include "conflux/proto/circuit_priority.hpp"
 #include "conflux/proto/token_bucket.hpp"
 
 namespace conflux::net {
@@ -41,6 +45,11 @@ struct SchedulerConfig {
   // KISTSchedRunInterval: tor's default today is 2 ms (the papers used 10).
   std::chrono::microseconds run_interval{2000};
   double sock_buf_size_factor = 1.0;  // KISTSockBufSizeFactor
+  // Experiments: a text file that gets one line per sampled cell (relay and
+  // kernel queue time) and per KIST run (pending sockets, kernel query
+  // time). Empty: no trace. The file is bounded by `trace_max_lines`.
+  std::string trace_path;
+  std::uint64_t trace_max_lines = 1'000'000;
 };
 
 // The policy `config` selects on this build (KIST needs TCP_INFO and
@@ -55,6 +64,9 @@ class Scheduler {
 
   // The channel has cells queued, or finished a write and may have more.
   void notify(const std::shared_ptr<Channel>& channel);
+  // The channel handed bytes to the kernel that include sampled cells,
+  // queued at the times given: relay queue time, then a kernel probe.
+  void cells_leaving(Channel& channel, std::span<const proto::MuxTime> queued);
 
   [[nodiscard]] SchedulerPolicy policy() const noexcept { return policy_; }
   [[nodiscard]] std::uint64_t runs() const noexcept { return stats_.runs; }
@@ -74,6 +86,9 @@ class Scheduler {
   void run_kist();
   void wait_for_tokens();
   void add_pending(Pending p);
+  void arm_probe_timer();
+  void check_probes();
+  void trace(const char* what, std::uint64_t a, std::uint64_t b = 0);
 
   // Posted runs and timers hold a weak reference to this, so a scheduler
   // destroyed while the io_context still runs is never touched.
@@ -93,6 +108,19 @@ class Scheduler {
   bool waiting_for_tokens_ = false;
   Clock::Monotonic::time_point last_run_{};
   SchedulerStats stats_;
+
+  // A sampled write: done when the peer has acknowledged `acked_target`.
+  struct KernelProbe {
+    std::weak_ptr<Channel> channel;
+    Clock::Monotonic::time_point written;
+    std::uint64_t acked_target;
+  };
+  static constexpr std::size_t kMaxProbes = 256;
+  std::vector<KernelProbe> probes_;
+  asio::steady_timer probe_timer_;
+  bool probe_timer_armed_ = false;
+  std::unique_ptr<std::ofstream> trace_;
+  std::uint64_t trace_lines_ = 0;
 };
 
 }  // namespace conflux::net

@@ -21,6 +21,9 @@ struct TcpInfoResult {
 };
 [[nodiscard]] TcpInfoResult query_tcp_info(int fd) noexcept;
 
+// TCP_INFO's tcpi_bytes_acked: bytes the peer has acknowledged so far.
+[[nodiscard]] std::optional<std::uint64_t> tcp_bytes_acked(int fd) noexcept;
+
 // ioctl(SIOCOUTQ): bytes in the send queue, sent-but-unacked included.
 [[nodiscard]] std::optional<std::uint64_t> socket_outq_bytes(int fd) noexcept;
 

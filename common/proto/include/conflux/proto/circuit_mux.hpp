@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "conflux/bytes/reader.hpp"
@@ -41,6 +42,12 @@ class CircuitMux {
 
   // A cell of circuit `circ` (already encoded, circuit ID set).
   [[nodiscard]] MuxPush push(CircId circ, const WireCell& cell);
+  // The same, queued at `now`: with sampling on, one such cell in N keeps
+  // `now`, and pop_into() hands it back (last_popped_sample()) so the
+  // caller can measure how long the cell waited.
+  [[nodiscard]] MuxPush push(CircId circ, const WireCell& cell, MuxTime now);
+  // Timestamp one cell in `every` pushed with a time (0: none).
+  void set_sampling(std::uint32_t every) noexcept { sample_every_ = every; }
   // Channel-level bytes (handshake, NETINFO, DESTROY): sent before any circuit cell.
   [[nodiscard]] MuxPush push_control(bytes::ByteSpan encoded);
 
@@ -58,6 +65,9 @@ class CircuitMux {
   // Returns the bytes appended (0 when empty).
   std::size_t pop_into(std::vector<std::uint8_t>& out, MuxTime now);
 
+  // When the cell the last pop_into() returned was queued, if it was sampled.
+  [[nodiscard]] std::optional<MuxTime> last_popped_sample() const noexcept { return last_sample_; }
+
   // How urgent this channel's next cell is, for schedulers that choose
   // across channels (KIST): the decayed EWMA count of the circuit that
   // would go next; lower is more urgent. Control bytes go first (-1).
@@ -69,6 +79,10 @@ class CircuitMux {
  private:
   struct Queue {
     std::deque<WireCell> cells;
+    // Sampled cells as (index among the cells pushed to this queue, time).
+    std::deque<std::pair<std::uint64_t, MuxTime>> samples;
+    std::uint64_t pushed = 0;
+    std::uint64_t popped = 0;
   };
 
   CircuitMuxLimits limits_;
@@ -76,6 +90,9 @@ class CircuitMux {
   std::unordered_map<CircId, Queue> queues_;
   std::unique_ptr<ActiveCircuits> active_;  // circuits with cells, and the service policy
   std::size_t queued_cells_ = 0;
+  std::uint32_t sample_every_ = 0;
+  std::uint64_t sample_countdown_ = 0;
+  std::optional<MuxTime> last_sample_;
 };
 
 }  // namespace conflux::proto
