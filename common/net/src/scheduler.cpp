@@ -170,7 +170,10 @@ void Scheduler::run_vanilla() {
   const auto now = clock_.now();  // one clock read per run (EWMA inside each mux)
   if (bucket_ != nullptr) bucket_->refill(now);
 
-  std::deque<Pending> still_pending;
+  // Channels served this run go behind the ones that were skipped (mid-write
+  // or no tokens left), so a backlogged channel cannot starve the others.
+  std::deque<Pending> skipped;
+  std::deque<Pending> served;
   while (!pending_.empty()) {
     Pending p = pending_.front();
     pending_.pop_front();
@@ -181,12 +184,12 @@ void Scheduler::run_vanilla() {
     }
     if (ch->writing()) {
       // Its write completion will notify again; keep the slot so no wakeup is lost.
-      still_pending.push_back(p);
+      skipped.push_back(p);
       continue;
     }
     std::size_t budget = bucket_ != nullptr ? static_cast<std::size_t>(bucket_->allowance(SIZE_MAX)) : SIZE_MAX;
     if (budget < proto::kWireCellLen) {
-      still_pending.push_back(p);
+      skipped.push_back(p);
       continue;
     }
     std::size_t n = ch->flush_from_mux(budget, now);
@@ -194,12 +197,13 @@ void Scheduler::run_vanilla() {
     stats_.bytes += n;
     stats_.cells += n / proto::kWireCellLen;
     if (!ch->mux().empty()) {
-      still_pending.push_back(p);
+      served.push_back(p);
     } else {
       pending_set_.erase(p.key);
     }
   }
-  pending_ = std::move(still_pending);
+  pending_ = std::move(skipped);
+  pending_.insert(pending_.end(), served.begin(), served.end());
 
   // Channels still pending are either mid-write (they will notify) or out of
   // tokens: in that case wait for the bucket instead of spinning.
