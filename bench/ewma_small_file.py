@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The EWMA small-file experiment (seeds-digest T8, Tang & Goldberg 2010, Figure 2).
 
-Usage: bench/ewma_small_file.py --bin-dir BUILD_DIR [--downloads 25] [--rate "200 KBytes"] [--json OUT]
+Usage: bench/ewma_small_file.py --bin-dir BUILD_DIR [--downloads 25] [--pause 1] [--rate "200 KBytes"] [--json OUT]
 
 For each mode (CircuitPriorityHalflife 30 = EWMA, then 0 = round robin) it
 starts a fresh conflux-net network: one authority, one middle relay and one
@@ -10,7 +10,7 @@ channel towards the middle is where all circuits' cells queue), and one
 unlimited bridge as the entry. Then three proxies of its own, each with its
 own circuit through the bridge: two bulk clients downloading 50MiB.bin back
 to back for the whole run, and one web client fetching 300KiB.bin DOWNLOADS
-times with a one-second pause. Every relay runs the default socket
+times with PAUSE seconds (default 1) between them. Every relay runs the default socket
 scheduler (KIST where available). Prints each mode's median web download
 time; exit status 0 when EWMA's median is lower than round robin's, 1 when
 not (or a download failed), 2 usage. Everything it started is stopped.
@@ -79,7 +79,7 @@ def run_mode(args, net_exe, proxy_exe, halflife):
         time.sleep(5)  # the bulk circuits fill the slow link
         times, failed = [], 0
         for i in range(args.downloads):
-            time.sleep(1.0)
+            time.sleep(args.pause)
             took = fetch(web, small["url"], small["sha256"], 120)
             if took is None:
                 failed += 1
@@ -101,6 +101,7 @@ def main():
     ap.add_argument("--bin-dir", required=True, help="a build directory (e.g. build/release)")
     ap.add_argument("--downloads", type=int, default=25)
     ap.add_argument("--rate", default="200 KBytes", help="BandwidthRate of the middle and the exit")
+    ap.add_argument("--pause", type=float, default=1.0, help="seconds between web downloads")
     ap.add_argument("--json", help="write the raw times here")
     args = ap.parse_args()
     net_exe = binary(args.bin_dir, "tools/conflux-net/conflux-net")
@@ -117,7 +118,7 @@ def main():
             print("%-12s n=%d  p25 %.2f s  median %.2f s  p75 %.2f s" % (k, len(v[0]), q[0], q[1], q[2]))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"rate": args.rate, "downloads": args.downloads,
+            json.dump({"rate": args.rate, "downloads": args.downloads, "pause": args.pause,
                        "times": {k: v[0] for k, v in results.items()}, "medians": med, "failed": failed}, f,
                       indent=1)
     ok = failed == 0 and len(med) == 2 and med["ewma"] < med["round_robin"]
