@@ -128,4 +128,30 @@ void collect_relay_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c
   conflux_sets(out, j);
 }
 
+void collect_scheduler_metrics(metrics::Snapshot& out, const net::Scheduler& s) {
+  const net::SchedulerStats& st = s.stats();
+  out.gauge("conflux_relay_sched_policy", "The socket scheduler in use (1 for the one named).", 1,
+            {{"policy", net::scheduler_policy_name(s.policy())}});
+  out.counter("conflux_relay_sched_runs_total", "Scheduler runs.", st.runs);
+  out.counter("conflux_relay_sched_cells_total", "Circuit cells moved to channel output buffers.", st.cells);
+  out.counter("conflux_relay_sched_bytes_total", "Bytes moved to channel output buffers.", st.bytes);
+  out.counter("conflux_relay_sched_kist_runs_total", "KIST (or KISTLite) runs.", st.kist_runs);
+  out.counter("conflux_relay_sched_tcp_info_calls_total", "Kernel queries (TCP_INFO + SIOCOUTQNSD) by KIST.",
+              st.tcp_info_calls);
+  out.counter("conflux_relay_sched_limit_reached_total", "Sockets a KIST run left with cells at their limit.",
+              st.limit_reached);
+  out.counter("conflux_relay_sched_token_stalls_total", "Runs stopped by an empty bandwidth bucket.",
+              st.token_stalls);
+  out.histogram("conflux_relay_sched_pending_sockets", "Pending sockets per KIST run.", st.pending_sockets);
+  out.histogram("conflux_relay_sched_tcp_info_seconds", "Time per KIST run in kernel queries.",
+                st.tcp_info_seconds);
+  out.histogram("conflux_relay_cell_relay_queue_seconds",
+                "Sampled cells: time from the circuit queue to the kernel.", st.relay_queue_seconds);
+  out.histogram("conflux_relay_cell_kernel_queue_seconds",
+                "Sampled cells: time in the kernel until acknowledged (SIOCOUTQ + bytes acked).",
+                st.kernel_queue_seconds);
+  out.counter("conflux_relay_cell_kernel_probes_dropped_total", "Sampled writes not followed (too many at once).",
+              st.kernel_probes_dropped);
+}
+
 }  // namespace conflux::relay

@@ -12,5 +12,7 @@ namespace conflux::relay {
 
 void collect_relay_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c, const exit::ExitStats& e,
                            const exit::ConfluxJoinStats& j);
+// The socket scheduler's families (conflux_relay_sched_*).
+void collect_scheduler_metrics(metrics::Snapshot& out, const net::Scheduler& s);
 
 }  // namespace conflux::relay

@@ -12,12 +12,37 @@ constexpr auto kHeartbeat = std::chrono::seconds(60);
 constexpr auto kConfluxTick = std::chrono::seconds(1);
 
 
+// Schedulers and KISTSchedRunInterval (0 = tor's default today, 2 ms).
+net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
+  net::SchedulerConfig c;
+  c.preference.clear();
+  for (config::SchedulerKind k : o.schedulers) {
+    switch (k) {
+      case config::SchedulerKind::Kist:
+        c.preference.push_back(net::SchedulerPolicy::Kist);
+        break;
+      case config::SchedulerKind::KistLite:
+        c.preference.push_back(net::SchedulerPolicy::KistLite);
+        break;
+      case config::SchedulerKind::Vanilla:
+        c.preference.push_back(net::SchedulerPolicy::Vanilla);
+        break;
+    }
+  }
+  if (o.kist_sched_run_interval.count() > 0) c.run_interval = o.kist_sched_run_interval;
+  c.trace_path = o.scheduler_trace_file;
+  return c;
+}
+
 net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
   net::ChannelManagerConfig c;
   c.max_channels = o.max_channels;
   c.max_circuits_per_channel = o.max_circuits_per_channel;
   c.bandwidth_rate = o.bandwidth_rate;
   c.bandwidth_burst = o.bandwidth_burst;
+  // CircuitPriorityHalflife: EWMA on every channel's mux; <= 0 is round robin.
+  c.channel_limits.priority = proto::CircuitPriority{o.circuit_priority_halflife};
+  c.scheduler = scheduler_config(o);
   for (const auto& a : o.addresses) {
     if (a.is_v4()) {
       c.advertised_addresses.emplace_back(cell::NetinfoIpv4{{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]}});
@@ -74,6 +99,7 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
   manager_.set_exit_handler(&join_);
   metrics_.add_collector([this](metrics::Snapshot& out) {
     collect_relay_metrics(out, manager_.counters(), exit_.stats(), join_.stats());
+    collect_scheduler_metrics(out, manager_.scheduler());
   });
 }
 
@@ -90,6 +116,11 @@ bool RelayProcess::start() {
                                         (config_.options.bridge_relay ? " (bridge)" : "") +
                                         (config_.options.authoritative_directory ? " and directory authority" : "") +
                                         "; identity " + keys::identity_base64(keys_.identity()));
+  const double h = config_.options.circuit_priority_halflife;
+  log::write(log::Severity::Notice,
+             std::string("Scheduler: ") + net::scheduler_policy_name(manager_.scheduler().policy()) +
+                 "; circuit priority: " +
+                 (h > 0 ? "EWMA, half-life " + std::to_string(h) + " s" : std::string("round robin")));
   arm_heartbeat();
   arm_conflux_tick();
   return true;

@@ -12,10 +12,11 @@ WireCell cell_of(std::uint8_t tag) {
   c[0] = tag;
   return c;
 }
+const MuxTime kT0{};
 std::vector<std::uint8_t> tags_in_order(CircuitMux& mux) {
   std::vector<std::uint8_t> tags;
   std::vector<std::uint8_t> out;
-  while (mux.pop_into(out) > 0) {
+  while (mux.pop_into(out, kT0) > 0) {
     tags.push_back(out[0]);
     out.clear();
   }
@@ -24,7 +25,7 @@ std::vector<std::uint8_t> tags_in_order(CircuitMux& mux) {
 }  // namespace
 
 TEST_CASE("circuit mux serves circuits round robin, one cell each", "[mux]") {
-  CircuitMux mux;
+  CircuitMux mux({}, CircuitPriority{-1.0});
   REQUIRE(mux.push(CircId{1}, cell_of(11)) == MuxPush::Queued);
   REQUIRE(mux.push(CircId{1}, cell_of(12)) == MuxPush::Queued);
   REQUIRE(mux.push(CircId{1}, cell_of(13)) == MuxPush::Queued);
@@ -43,10 +44,10 @@ TEST_CASE("control bytes go first and are bounded", "[mux]") {
   REQUIRE(mux.push_control(ctl) == MuxPush::Queued);
   CHECK(mux.push_control(std::vector<std::uint8_t>(6, 1)) == MuxPush::ControlQueueFull);
   std::vector<std::uint8_t> out;
-  CHECK(mux.pop_into(out) == 3);
+  CHECK(mux.pop_into(out, kT0) == 3);
   CHECK(out == ctl);
   out.clear();
-  CHECK(mux.pop_into(out) == kWireCellLen);
+  CHECK(mux.pop_into(out, kT0) == kWireCellLen);
   CHECK(out[0] == 50);
 }
 

@@ -61,7 +61,7 @@ TEST_CASE("relay options: defaults", "[config][relay]") {
   CHECK(o.my_family.empty());
   CHECK(o.consensus_interval == 300s);
   CHECK(o.conflux_enabled == AutoBool::Auto);
-  CHECK(o.circuit_priority_halflife == -1.0);
+  CHECK(o.circuit_priority_halflife == 30.0);
   CHECK(o.schedulers == std::vector<SchedulerKind>{SchedulerKind::Kist, SchedulerKind::KistLite,
                                                    SchedulerKind::Vanilla});
   CHECK(o.kist_sched_run_interval == 0ms);

@@ -57,6 +57,14 @@ TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
   CHECK(r.find("Exit") == std::string::npos);
   CHECK(r.find("BandwidthRate") == std::string::npos);
 
+  // The spec's relay_options go into every relay role's torrc, not the proxies'.
+  auto in_opts = in;
+  in_opts.relay_options = {"CircuitPriorityHalflife 0", "Schedulers Vanilla"};
+  CHECK(has_line(render_torrc(relay, in_opts), "CircuitPriorityHalflife 0"));
+  CHECK(has_line(render_torrc(auth, in_opts), "Schedulers Vanilla"));
+  ProcessPlan proxy_plan{"proxy", Role::Proxy, true, "", false, true, {0, 0, 9001, 9002, 0}};
+  CHECK(render_torrc(proxy_plan, in_opts).find("CircuitPriorityHalflife") == std::string::npos);
+
   auto in2 = in;
   in2.exit_policy = {"accept *:443"};
   ProcessPlan exit{"exit1", Role::Exit, true, "", false, true, {7002, 0, 0, 0, 0}};

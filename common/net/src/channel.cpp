@@ -19,7 +19,10 @@ Channel::Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& even
       scheduler_(scheduler),
       events_(events),
       limits_(limits),
-      id_(next_channel_id()) {}
+      id_(next_channel_id()),
+      mux_(proto::CircuitMuxLimits{}, limits.priority) {
+  mux_.set_sampling(limits.cell_sample_every);
+}
 
 awaitable<void> Channel::run() {
   auto self = shared_from_this();  // keeps the channel alive while the coroutine runs
@@ -81,24 +84,57 @@ bool Channel::send_control(CircId circ, cell::CellCommand cmd, bytes::ByteSpan p
   return true;
 }
 
-std::size_t Channel::flush_from_mux(std::size_t budget) {
+std::size_t Channel::flush_from_mux(std::size_t budget, proto::MuxTime now) {
   if (closed_ || writing_) return 0;
-  outbuf_.clear();
   std::size_t limit = std::min(budget, limits_.max_batch_bytes);
+  std::size_t moved = 0;
   // Whole cells only while a whole cell still fits the budget: the bucket
   // cannot go below zero, so overshooting here would raise the real rate.
   // (The scheduler calls with at least one cell's worth.)
   do {
-    if (mux_.pop_into(outbuf_) == 0) break;
-  } while (outbuf_.size() + proto::kWireCellLen <= limit);
-  if (outbuf_.empty()) return 0;
+    std::size_t n = pop_one(now);
+    if (n == 0) break;
+    moved += n;
+  } while (moved + proto::kWireCellLen <= limit);
+  start_write();
+  return moved;
+}
+
+std::size_t Channel::stage_one(proto::MuxTime now) {
+  if (closed_) return 0;
+  return pop_one(now);
+}
+
+std::size_t Channel::pop_one(proto::MuxTime now) {
+  std::size_t n = mux_.pop_into(staged_, now);
+  // Bounded: at most one sample per staged cell.
+  if (auto queued = mux_.last_popped_sample()) staged_samples_.push_back(*queued);
+  return n;
+}
+
+void Channel::start_write() {
+  if (closed_ || writing_ || staged_.empty()) return;
+  outbuf_.swap(staged_);
+  staged_.clear();
   events_.on_raw_bytes(*this, outbuf_, false);
+
   writing_ = true;
   asio::async_write(stream_, asio::buffer(outbuf_),
                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
                       self->on_write_done(ec, n);
                     });
-  return outbuf_.size();
+  if (!staged_samples_.empty()) {
+    // Sampled cells leave the relay now (asio tries the send at once, so the
+    // bytes are normally in the kernel already): the scheduler notes their
+    // wait and follows this write through the kernel.
+    scheduler_.cells_leaving(*this, staged_samples_);
+    staged_samples_.clear();
+  }
+}
+
+int Channel::native_socket() noexcept {
+  if (closed_ || !stream_.lowest_layer().is_open()) return -1;
+  return stream_.lowest_layer().native_handle();
 }
 
 void Channel::on_write_done(const boost::system::error_code& ec, std::size_t) {
@@ -108,6 +144,10 @@ void Channel::on_write_done(const boost::system::error_code& ec, std::size_t) {
   if (closed_) return;
   if (ec) {
     close("write error");
+    return;
+  }
+  if (!staged_.empty()) {
+    start_write();
     return;
   }
   if (!mux_.empty()) scheduler_.notify(shared_from_this());

@@ -66,7 +66,7 @@ ChannelManager::ChannelManager(asio::io_context& io, const Clock& clock, const k
                   ? std::nullopt
                   : std::optional<proto::TokenBucket>(std::in_place, config_.bandwidth_rate,
                                                       config_.bandwidth_burst, clock.now())),
-      scheduler_(io, clock, bucket_ ? &*bucket_ : nullptr),
+      scheduler_(io, clock, bucket_ ? &*bucket_ : nullptr, config_.scheduler),
       switch_(circuit_switch_keys(keys),
               proto::CircuitSwitchConfig{config_.max_circuits_per_channel, config_.max_pending_extends}),
       acceptor_(io),

@@ -82,7 +82,7 @@ proto::MuxPush LinkChannel::send_cell(CircId circ, const proto::WireCell& cell) 
   // Not yet open or already closed: the cell has nowhere to go. Reported as
   // a full queue so the caller closes the circuit rather than losing it quietly.
   if (!is_open()) return proto::MuxPush::CircuitQueueFull;
-  auto pushed = channel_->mux().push(circ, cell);
+  auto pushed = channel_->mux().push(circ, cell, clock_.now());
   if (pushed == proto::MuxPush::Queued) channel_->cells_queued();
   return pushed;
 }

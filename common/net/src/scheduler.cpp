@@ -1,31 +1,179 @@
 #include "conflux/net/scheduler.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 #include "conflux/net/channel.hpp"
+#include "conflux/net/socket_info.hpp"
 
 namespace conflux::net {
 
-Scheduler::Scheduler(asio::io_context& io, const Clock& clock, proto::TokenBucket* bucket)
-    : io_(io), clock_(clock), bucket_(bucket), refill_timer_(io) {}
-
-void Scheduler::notify(const std::shared_ptr<Channel>& channel) {
-  if (pending_set_.insert(channel.get()).second) pending_.push_back({channel, channel.get()});
-  post_run();
+SchedulerPolicy choose_scheduler_policy(const SchedulerConfig& config) noexcept {
+  for (SchedulerPolicy p : config.preference) {
+    switch (p) {
+      case SchedulerPolicy::Kist:
+        if (kist_supported_at_build() && config.run_interval.count() > 0) return p;
+        break;
+      case SchedulerPolicy::KistLite:
+        if (config.run_interval.count() > 0) return p;
+        break;
+      case SchedulerPolicy::Vanilla:
+        return p;
+    }
+  }
+  return SchedulerPolicy::Vanilla;
 }
 
-void Scheduler::post_run() {
-  if (run_posted_ || waiting_for_tokens_) return;
-  run_posted_ = true;
-  asio::post(io_, [this, alive = std::weak_ptr<int>(alive_)] {
-    if (!alive.expired()) run();
+const char* scheduler_policy_name(SchedulerPolicy p) noexcept {
+  switch (p) {
+    case SchedulerPolicy::Kist:
+      return "KIST";
+    case SchedulerPolicy::KistLite:
+      return "KISTLite";
+    case SchedulerPolicy::Vanilla:
+      return "Vanilla";
+  }
+  return "Vanilla";
+}
+
+Scheduler::Scheduler(asio::io_context& io, const Clock& clock, proto::TokenBucket* bucket, SchedulerConfig config)
+    : io_(io),
+      clock_(clock),
+      bucket_(bucket),
+      config_(std::move(config)),
+      policy_(choose_scheduler_policy(config_)),
+      kernel_info_(policy_ == SchedulerPolicy::Kist),
+      refill_timer_(io),
+      run_timer_(io),
+      probe_timer_(io) {
+  if (!config_.trace_path.empty()) {
+    trace_ = std::make_unique<std::ofstream>(config_.trace_path, std::ios::out | std::ios::trunc);
+    if (!*trace_) trace_.reset();
+  }
+  trace("# scheduler", static_cast<std::uint64_t>(policy_));
+}
+
+void Scheduler::trace(const char* what, std::uint64_t a, std::uint64_t b) {
+  if (!trace_ || trace_lines_ >= config_.trace_max_lines) return;
+  ++trace_lines_;
+  *trace_ << what << ' ' << a << ' ' << b << '\n';
+}
+
+void Scheduler::cells_leaving(Channel& channel, std::span<const proto::MuxTime> queued) {
+  const auto now = clock_.now();
+  for (proto::MuxTime t : queued) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - t).count();
+    stats_.relay_queue_seconds.observe(static_cast<double>(ns) * 1e-9);
+    trace("relay_queue_ns", static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns)), channel.id());
+  }
+  if (probes_.size() >= kMaxProbes) {
+    ++stats_.kernel_probes_dropped;
+    return;
+  }
+  // Everything in the send queue now, our cells included, must be
+  // acknowledged before they have left the kernel.
+  const int fd = channel.native_socket();
+  auto outq = socket_outq_bytes(fd);
+  auto acked = tcp_bytes_acked(fd);
+  if (!outq || !acked) return;
+  probes_.push_back({channel.weak_from_this(), now, *acked + *outq});
+  arm_probe_timer();
+}
+
+void Scheduler::arm_probe_timer() {
+  if (probe_timer_armed_ || probes_.empty()) return;
+  probe_timer_armed_ = true;
+  // The poll period is the kernel time's resolution.
+  probe_timer_.expires_after(std::chrono::microseconds(500));
+  probe_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+    if (alive.expired()) return;
+    probe_timer_armed_ = false;
+    if (!ec) check_probes();
   });
 }
 
-void Scheduler::run() {
-  run_posted_ = false;
-  ++runs_;
-  if (bucket_ != nullptr) bucket_->refill(clock_.now());
+void Scheduler::check_probes() {
+  const auto now = clock_.now();
+  std::erase_if(probes_, [&](const KernelProbe& p) {
+    auto ch = p.channel.lock();
+    if (!ch || ch->closed()) return true;
+    auto acked = tcp_bytes_acked(ch->native_socket());
+    if (!acked) return true;
+    if (*acked < p.acked_target) return now - p.written > std::chrono::seconds(30);  // give up on a stuck socket
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - p.written).count();
+    stats_.kernel_queue_seconds.observe(static_cast<double>(ns) * 1e-9);
+    trace("kernel_queue_ns", static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns)), ch->id());
+    return true;
+  });
+  arm_probe_timer();
+}
 
-  std::deque<Pending> still_pending;
+void Scheduler::notify(const std::shared_ptr<Channel>& channel) {
+  add_pending({channel, channel.get()});
+  schedule();
+}
+
+void Scheduler::add_pending(Pending p) {
+  if (pending_set_.insert(p.key).second) pending_.push_back(std::move(p));
+}
+
+void Scheduler::schedule() {
+  if (run_posted_ || run_timer_armed_ || waiting_for_tokens_ || pending_.empty()) return;
+  if (policy_ == SchedulerPolicy::Vanilla) {
+    post_run();
+    return;
+  }
+  // KIST runs at most once per interval: work that arrives sooner waits for
+  // the rest of it, so cells from many channels meet in one decision.
+  auto since = clock_.now() - last_run_;
+  if (since >= config_.run_interval) {
+    post_run();
+    return;
+  }
+  run_timer_armed_ = true;
+  run_timer_.expires_after(config_.run_interval - since);
+  run_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+    if (alive.expired()) return;
+    run_timer_armed_ = false;
+    if (!ec) post_run();
+  });
+}
+
+void Scheduler::post_run() {
+  if (run_posted_) return;
+  run_posted_ = true;
+  asio::post(io_, [this, alive = std::weak_ptr<int>(alive_)] {
+    if (alive.expired()) return;
+    run_posted_ = false;
+    if (policy_ == SchedulerPolicy::Vanilla) {
+      run_vanilla();
+    } else {
+      run_kist();
+    }
+  });
+}
+
+void Scheduler::wait_for_tokens() {
+  if (waiting_for_tokens_ || bucket_ == nullptr) return;
+  waiting_for_tokens_ = true;
+  ++stats_.token_stalls;
+  refill_timer_.expires_after(bucket_->wait_for(proto::kWireCellLen));
+  refill_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+    if (alive.expired()) return;
+    waiting_for_tokens_ = false;
+    if (!ec) schedule();
+  });
+}
+
+void Scheduler::run_vanilla() {
+  ++stats_.runs;
+  const auto now = clock_.now();  // one clock read per run (EWMA inside each mux)
+  if (bucket_ != nullptr) bucket_->refill(now);
+
+  // Channels served this run go behind the ones that were skipped (mid-write
+  // or no tokens left), so a backlogged channel cannot starve the others.
+  std::deque<Pending> skipped;
+  std::deque<Pending> served;
   while (!pending_.empty()) {
     Pending p = pending_.front();
     pending_.pop_front();
@@ -36,36 +184,31 @@ void Scheduler::run() {
     }
     if (ch->writing()) {
       // Its write completion will notify again; keep the slot so no wakeup is lost.
-      still_pending.push_back(p);
+      skipped.push_back(p);
       continue;
     }
     std::size_t budget = bucket_ != nullptr ? static_cast<std::size_t>(bucket_->allowance(SIZE_MAX)) : SIZE_MAX;
     if (budget < proto::kWireCellLen) {
-      still_pending.push_back(p);
+      skipped.push_back(p);
       continue;
     }
-    std::size_t n = ch->flush_from_mux(budget);
+    std::size_t n = ch->flush_from_mux(budget, now);
     if (bucket_ != nullptr) bucket_->consume(n);
-    bytes_ += n;
+    stats_.bytes += n;
+    stats_.cells += n / proto::kWireCellLen;
     if (!ch->mux().empty()) {
-      still_pending.push_back(p);
+      served.push_back(p);
     } else {
       pending_set_.erase(p.key);
     }
   }
-  pending_ = std::move(still_pending);
+  pending_ = std::move(skipped);
+  pending_.insert(pending_.end(), served.begin(), served.end());
 
   // Channels still pending are either mid-write (they will notify) or out of
   // tokens: in that case wait for the bucket instead of spinning.
-  bool need_tokens = bucket_ != nullptr && !pending_.empty() && bucket_->allowance(proto::kWireCellLen) < proto::kWireCellLen;
-  if (need_tokens && !waiting_for_tokens_) {
-    waiting_for_tokens_ = true;
-    refill_timer_.expires_after(bucket_->wait_for(proto::kWireCellLen));
-    refill_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
-      if (alive.expired()) return;
-      waiting_for_tokens_ = false;
-      if (!ec) post_run();
-    });
+  if (bucket_ != nullptr && !pending_.empty() && bucket_->allowance(proto::kWireCellLen) < proto::kWireCellLen) {
+    wait_for_tokens();
   }
 }
 

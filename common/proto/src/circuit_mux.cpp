@@ -6,12 +6,22 @@ MuxPush CircuitMux::push(CircId circ, const WireCell& cell) {
   Queue& q = queues_[circ];
   if (q.cells.size() >= limits_.max_cells_per_circuit) return MuxPush::CircuitQueueFull;
   q.cells.push_back(cell);
+  ++q.pushed;
   ++queued_cells_;
-  if (!q.active) {
-    q.active_pos = active_.insert(active_.end(), circ);
-    q.active = true;
-  }
+  if (q.cells.size() == 1) active_->activate(circ);
   return MuxPush::Queued;
+}
+
+MuxPush CircuitMux::push(CircId circ, const WireCell& cell, MuxTime now) {
+  MuxPush r = push(circ, cell);
+  if (r != MuxPush::Queued || sample_every_ == 0) return r;
+  if (sample_countdown_ == 0) {
+    Queue& q = queues_[circ];
+    q.samples.emplace_back(q.pushed - 1, now);  // at most one per queued cell: bounded
+    sample_countdown_ = sample_every_;
+  }
+  --sample_countdown_;
+  return r;
 }
 
 MuxPush CircuitMux::push_control(bytes::ByteSpan encoded) {
@@ -21,11 +31,11 @@ MuxPush CircuitMux::push_control(bytes::ByteSpan encoded) {
 }
 
 std::size_t CircuitMux::detach(CircId circ) {
+  active_->remove(circ);
   auto it = queues_.find(circ);
   if (it == queues_.end()) return 0;
   std::size_t dropped = it->second.cells.size();
   queued_cells_ -= dropped;
-  if (it->second.active) active_.erase(it->second.active_pos);
   queues_.erase(it);
   return dropped;
 }
@@ -35,27 +45,45 @@ std::size_t CircuitMux::queued_cells(CircId circ) const {
   return it == queues_.end() ? 0 : it->second.cells.size();
 }
 
-std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out) {
+std::optional<double> CircuitMux::next_priority(MuxTime now) const {
+  if (!control_.empty()) return -1.0;
+  if (active_->empty()) return std::nullopt;
+  return active_->head_priority(now);
+}
+
+std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
+  last_sample_.reset();
   if (!control_.empty()) {
     std::size_t n = control_.size();
     out.insert(out.end(), control_.begin(), control_.end());
     control_.clear();
     return n;
   }
-  if (active_.empty()) return 0;
-  CircId circ = active_.front();
-  active_.pop_front();
-  Queue& q = queues_.at(circ);
+  CircId circ{};
+  auto it = queues_.end();
+  while (true) {
+    if (active_->empty()) return 0;
+    circ = active_->head();
+    it = queues_.find(circ);
+    if (it != queues_.end() && !it->second.cells.empty()) break;
+    // Cannot happen (the policy holds exactly the circuits with cells);
+    // drop the stray entry rather than serve nothing or spin.
+    active_->remove(circ);
+  }
+  Queue& q = it->second;
   out.insert(out.end(), q.cells.front().begin(), q.cells.front().end());
   q.cells.pop_front();
-  --queued_cells_;
-  if (q.cells.empty()) {
-    // Keep no per-circuit state for idle circuits: the map stays as small as
-    // the set of circuits with traffic in flight.
-    queues_.erase(circ);
-  } else {
-    q.active_pos = active_.insert(active_.end(), circ);
+  if (!q.samples.empty() && q.samples.front().first == q.popped) {
+    last_sample_ = q.samples.front().second;
+    q.samples.pop_front();
   }
+  ++q.popped;
+  --queued_cells_;
+  bool more = !q.cells.empty();
+  // Keep no queue for idle circuits: the map stays as small as the set of
+  // circuits with traffic in flight (the policy keeps their EWMA history).
+  if (!more) queues_.erase(it);
+  active_->sent(circ, now, more);
   return kWireCellLen;
 }
 

@@ -254,6 +254,7 @@ class Up {
     in.net_dir = dir_;
     in.consensus_interval = spec_.consensus_interval;
     in.exit_policy = spec_.exit_policy;
+    in.relay_options = spec_.relay_options;
     for (const auto& p : procs_) {
       if (p.plan.role == Role::Authority)
         in.authorities.push_back({p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity});

@@ -94,6 +94,10 @@ Check validate(const NetSpec& s, const Context& cx) {
   if (auto e = check_rate(cx, "/relay_bandwidth_rate", s.relay_bandwidth_rate)) return e;
   if (s.consensus_interval < 10 || s.consensus_interval > 86400 || 86400 % s.consensus_interval != 0)
     return cx.error("/consensus_interval", "seconds, 10 to 86400, dividing a day");
+  for (std::size_t i = 0; i < s.relay_options.size(); ++i) {
+    if (!is_torrc_text(s.relay_options[i]) || s.relay_options[i].empty())
+      return cx.error("/relay_options/" + std::to_string(i), "an empty line or control characters in a torrc line");
+  }
   for (std::size_t i = 0; i < s.exit_policy.size(); ++i) {
     const auto& line = s.exit_policy[i];
     const auto p = "/exit_policy/" + std::to_string(i);
@@ -224,7 +228,7 @@ Check read_array(const Context& cx, const Json& obj, std::string_view key, std::
 Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
-                           "exit_policy", "bridges", "proxies", "files", "file_seed"}))
+                           "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed"}))
     return e;
   if (auto e = read_unsigned(cx, j, "authorities", "", s.authorities)) return e;
   if (auto e = read_unsigned(cx, j, "relays", "", s.relays)) return e;
@@ -233,6 +237,13 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = read_unsigned(cx, j, "consensus_interval", "", s.consensus_interval)) return e;
   if (auto e = read_uint(cx, j, "file_seed", "", UINT64_MAX, s.file_seed)) return e;
   if (auto e = read_array(cx, j, "exit_policy", 64, s.exit_policy,
+                          [&](const Json& v, const std::string& p, std::string& out) -> Check {
+                            if (!v.is_string()) return cx.error(p, "expected a string");
+                            out = v.get<std::string>();
+                            return std::nullopt;
+                          }))
+    return e;
+  if (auto e = read_array(cx, j, "relay_options", 64, s.relay_options,
                           [&](const Json& v, const std::string& p, std::string& out) -> Check {
                             if (!v.is_string()) return cx.error(p, "expected a string");
                             out = v.get<std::string>();
@@ -317,6 +328,7 @@ std::string encode_spec(const NetSpec& s) {
   j["relay_bandwidth_rate"] = s.relay_bandwidth_rate;
   j["consensus_interval"] = s.consensus_interval;
   j["exit_policy"] = s.exit_policy;
+  j["relay_options"] = s.relay_options;
   j["bridges"] = nlohmann::ordered_json::array();
   for (const auto& b : s.bridges) j["bridges"].push_back({{"name", b.name}, {"bandwidth_rate", b.bandwidth_rate}});
   j["proxies"] = nlohmann::ordered_json::array();

@@ -22,6 +22,7 @@ std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
     // 1 GB burst would let a slow bridge run fast for a long while).
     t += "BandwidthRate " + p.bandwidth_rate + "\nBandwidthBurst " + p.bandwidth_rate + "\n";
   }
+  for (const auto& line : in.relay_options) t += line + "\n";
   return t;
 }
 

@@ -68,9 +68,10 @@ struct RelayOptions {
   std::vector<std::string> my_family;
   std::chrono::seconds consensus_interval{300};       // ours; alias V3AuthVotingInterval
   AutoBool conflux_enabled = AutoBool::Auto;
-  double circuit_priority_halflife = -1.0;            // seconds; negative: built-in default
+  double circuit_priority_halflife = 30.0;            // seconds; 0 or negative: round robin
   std::vector<SchedulerKind> schedulers = {SchedulerKind::Kist, SchedulerKind::KistLite, SchedulerKind::Vanilla};
   std::chrono::milliseconds kist_sched_run_interval{0};  // 0: built-in default
+  std::string scheduler_trace_file;                    // SchedulerTraceFile: empty = none
   std::vector<PortConfig> metrics_ports;              // MetricsPort; address defaults to 127.0.0.1
 
   // Non-fatal remarks (repeated singletons, empty list lines, tor minimums).

@@ -4,8 +4,11 @@
 // Reading: a coroutine reads, frames cells and hands each to the channel's
 // owner (Events). Writing: nobody writes to the socket directly. Producers
 // queue cells in the channel's CircuitMux and call cells_queued(); the
-// Scheduler decides when the channel's turn comes, moves a bounded batch
-// into the channel's output buffer and starts one async write.
+// Scheduler decides when the channel's turn comes and moves cells from the
+// mux into the channel's output buffer (staged), then starts the write. One
+// write is in flight at a time; bytes staged meanwhile follow it as soon as
+// it completes, so a scheduler may stage cell by cell (KIST) while bounding
+// the total with pending_output_bytes().
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,7 +44,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   struct Limits {
     std::size_t read_chunk = 16 * 1024;
     std::size_t max_var_payload = 65535;
-    std::size_t max_batch_bytes = 32 * proto::kWireCellLen;  // one write at most
+    std::size_t max_batch_bytes = 32 * proto::kWireCellLen;  // one Vanilla write at most
+    proto::CircuitPriority priority{};                        // CircuitPriorityHalflife
+    std::uint32_t cell_sample_every = 100;                    // cells timed for queue metrics (0: none)
   };
 
   Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& events, Limits limits);
@@ -76,12 +81,25 @@ class Channel : public std::enable_shared_from_this<Channel> {
 
   // The Scheduler's side of the write path.
   [[nodiscard]] bool writing() const noexcept { return writing_; }
-  // Moves up to `budget` bytes from the mux into the output buffer and
-  // starts a write. Returns the bytes moved.
-  std::size_t flush_from_mux(std::size_t budget);
+  // Vanilla: moves up to `budget` bytes (whole cells, at most one batch)
+  // from the mux into the output buffer and starts a write. Returns the
+  // bytes moved (0 while a write is in flight).
+  std::size_t flush_from_mux(std::size_t budget, proto::MuxTime now);
+  // KIST: moves the mux's next unit (one cell, or the queued control bytes)
+  // into the output buffer without writing. Returns the bytes moved.
+  std::size_t stage_one(proto::MuxTime now);
+  // Hands the output buffer to the kernel (after the write in flight, if any).
+  void start_write();
+  // Bytes we hold that the kernel has not accepted yet (staged + in flight).
+  [[nodiscard]] std::size_t pending_output_bytes() const noexcept {
+    return staged_.size() + (writing_ ? outbuf_.size() : 0);
+  }
+  // The TCP socket's descriptor for kernel queries (-1 once closed).
+  [[nodiscard]] int native_socket() noexcept;
 
  private:
   awaitable<void> read_loop();
+  std::size_t pop_one(proto::MuxTime now);
   void on_write_done(const boost::system::error_code& ec, std::size_t n);
 
   TlsStream stream_;
@@ -95,6 +113,8 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::vector<std::uint8_t> inbuf_;
   bytes::ByteSpan current_cell_;
   std::vector<std::uint8_t> outbuf_;  // the batch being written
+  std::vector<std::uint8_t> staged_;  // waiting for the write in flight
+  std::vector<proto::MuxTime> staged_samples_;  // when the sampled cells in staged_ were queued
   bool writing_ = false;
   bool closed_ = false;
 };

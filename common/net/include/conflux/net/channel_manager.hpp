@@ -54,7 +54,8 @@ struct ChannelManagerConfig {
   std::uint64_t bandwidth_rate = 0;   // BandwidthRate, bytes/s; 0 = unlimited
   std::uint64_t bandwidth_burst = 0;  // BandwidthBurst, bytes
   std::vector<cell::NetinfoAddress> advertised_addresses;  // our addresses in NETINFO
-  Channel::Limits channel_limits{};
+  Channel::Limits channel_limits{};  // .priority: CircuitPriorityHalflife
+  SchedulerConfig scheduler{};       // Schedulers, KISTSchedRunInterval
 };
 
 // Counters for metrics and logs. Gauges are the state now; the rest only grow.

@@ -1,53 +1,126 @@
 #pragma once
 // The socket scheduler: decides which channel writes, when, and how much.
-// Channels with queued cells become pending; one run (posted after the
-// current event, so a burst of cells becomes one decision) gives each
-// pending channel that is not mid-write a batch, within the bandwidth
-// bucket. KIST (issue 6) replaces the batch size with a kernel-informed limit.
+// Channels with queued cells become pending (notify()). The policy is the
+// first usable one of `Schedulers` (tor's names and order):
+//
+//   - Vanilla ("as much as possible"): one run posted after the current
+//     event, so a burst of cells becomes one decision; each pending channel
+//     that is not mid-write gets a batch, circuits ordered by its own mux.
+//   - KIST (Jansen et al. 2014/2018, tor's scheduler_kist.c): runs at most
+//     every KISTSchedRunInterval. Each run asks the kernel once per pending
+//     socket (TCP_INFO + SIOCOUTQNSD) how much it can send soon
+//     (proto/kist_limit.hpp), then moves cells one at a time, always from
+//     the pending channel whose next circuit has the lowest EWMA count
+//     across all of them, so circuit priority works across sockets. A
+//     channel's output is handed to the kernel when the next cell goes to
+//     another socket and at the end of the run.
+//   - KISTLite: KIST without kernel information (32 KiB per socket).
+//
+// The bandwidth bucket (BandwidthRate/Burst) bounds every policy's writes.
+#include <chrono>
+#include <cstdint>
 #include <deque>
+#include <fstream>
+#include <span>
+#include <string>
 #include <memory>
 #include <unordered_set>
+#include <vector>
 
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
+#include "conflux/net/scheduler_stats.hpp"
+#include "conflux/proto/circuit_priority.hpp"
 #include "conflux/proto/token_bucket.hpp"
 
 namespace conflux::net {
 
 class Channel;
 
+enum class SchedulerPolicy : std::uint8_t { Kist, KistLite, Vanilla };
+
+struct SchedulerConfig {
+  // Tried in order; the first usable one wins (Vanilla always is).
+  std::vector<SchedulerPolicy> preference{SchedulerPolicy::Kist, SchedulerPolicy::KistLite, SchedulerPolicy::Vanilla};
+  // KISTSchedRunInterval: tor's default today is 2 ms (the papers used 10).
+  std::chrono::microseconds run_interval{2000};
+  double sock_buf_size_factor = 1.0;  // KISTSockBufSizeFactor
+  // Experiments: a text file that gets one line per sampled cell (relay and
+  // kernel queue time) and per KIST run (pending sockets, kernel query
+  // time). Empty: no trace. The file is bounded by `trace_max_lines`.
+  std::string trace_path;
+  std::uint64_t trace_max_lines = 1'000'000;
+};
+
+// The policy `config` selects on this build (KIST needs TCP_INFO and
+// SIOCOUTQNSD; both KIST forms need a positive run interval).
+[[nodiscard]] SchedulerPolicy choose_scheduler_policy(const SchedulerConfig& config) noexcept;
+[[nodiscard]] const char* scheduler_policy_name(SchedulerPolicy p) noexcept;
+
 class Scheduler {
  public:
   // `bucket` may be null (no BandwidthRate); it must outlive the scheduler.
-  Scheduler(asio::io_context& io, const Clock& clock, proto::TokenBucket* bucket);
+  Scheduler(asio::io_context& io, const Clock& clock, proto::TokenBucket* bucket, SchedulerConfig config = {});
 
   // The channel has cells queued, or finished a write and may have more.
   void notify(const std::shared_ptr<Channel>& channel);
+  // The channel handed bytes to the kernel that include sampled cells,
+  // queued at the times given: relay queue time, then a kernel probe.
+  void cells_leaving(Channel& channel, std::span<const proto::MuxTime> queued);
 
-  [[nodiscard]] std::uint64_t runs() const noexcept { return runs_; }
-  [[nodiscard]] std::uint64_t bytes_scheduled() const noexcept { return bytes_; }
+  [[nodiscard]] SchedulerPolicy policy() const noexcept { return policy_; }
+  [[nodiscard]] std::uint64_t runs() const noexcept { return stats_.runs; }
+  [[nodiscard]] std::uint64_t bytes_scheduled() const noexcept { return stats_.bytes; }
+  [[nodiscard]] const SchedulerStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] SchedulerStats& stats() noexcept { return stats_; }
 
  private:
-  void post_run();
-  void run();
-
-  // Posted runs and the refill timer hold a weak reference to this, so a
-  // scheduler destroyed while the io_context still runs is never touched.
-  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
-  asio::io_context& io_;
-  const Clock& clock_;
-  proto::TokenBucket* bucket_;
-  asio::steady_timer refill_timer_;
   struct Pending {
     std::weak_ptr<Channel> channel;
     const Channel* key;  // identity for de-duplication, never dereferenced
   };
+
+  void schedule();
+  void post_run();
+  void run_vanilla();
+  void run_kist();
+  void wait_for_tokens();
+  void add_pending(Pending p);
+  void arm_probe_timer();
+  void check_probes();
+  void trace(const char* what, std::uint64_t a, std::uint64_t b = 0);
+
+  // Posted runs and timers hold a weak reference to this, so a scheduler
+  // destroyed while the io_context still runs is never touched.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+  asio::io_context& io_;
+  const Clock& clock_;
+  proto::TokenBucket* bucket_;
+  SchedulerConfig config_;
+  SchedulerPolicy policy_;
+  bool kernel_info_ = true;  // KIST until the kernel says it has no TCP_INFO
+  asio::steady_timer refill_timer_;
+  asio::steady_timer run_timer_;
   std::deque<Pending> pending_;
   std::unordered_set<const Channel*> pending_set_;
   bool run_posted_ = false;
+  bool run_timer_armed_ = false;
   bool waiting_for_tokens_ = false;
-  std::uint64_t runs_ = 0;
-  std::uint64_t bytes_ = 0;
+  Clock::Monotonic::time_point last_run_{};
+  SchedulerStats stats_;
+
+  // A sampled write: done when the peer has acknowledged `acked_target`.
+  struct KernelProbe {
+    std::weak_ptr<Channel> channel;
+    Clock::Monotonic::time_point written;
+    std::uint64_t acked_target;
+  };
+  static constexpr std::size_t kMaxProbes = 256;
+  std::vector<KernelProbe> probes_;
+  asio::steady_timer probe_timer_;
+  bool probe_timer_armed_ = false;
+  std::unique_ptr<std::ofstream> trace_;
+  std::uint64_t trace_lines_ = 0;
 };
 
 }  // namespace conflux::net

@@ -1,8 +1,9 @@
 #pragma once
 // A channel's outgoing cells, queued per circuit. Cells never go to a socket
 // from where they are produced: producers push here, and the scheduler pops
-// when the kernel can take more (and the bandwidth bucket allows). Round
-// robin across circuits for now; the EWMA policy (issue 6) replaces pick().
+// when the kernel can take more (and the bandwidth bucket allows). Which
+// circuit goes next is the policy's choice (circuit_priority.hpp): round
+// robin, or EWMA (the circuit that sent least recently).
 //
 // Every queue is bounded: a circuit whose queue is full is the caller's
 // signal to close that circuit (tor's circ_max_cell_queue_size), and channel
@@ -11,13 +12,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <list>
+#include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "conflux/bytes/reader.hpp"
 #include "conflux/bytes/strong_int.hpp"
+#include "conflux/proto/circuit_priority.hpp"
 
 namespace conflux::proto {
 
@@ -34,38 +37,62 @@ enum class MuxPush : std::uint8_t { Queued, CircuitQueueFull, ControlQueueFull }
 
 class CircuitMux {
  public:
-  explicit CircuitMux(CircuitMuxLimits limits = {}) : limits_(limits) {}
+  explicit CircuitMux(CircuitMuxLimits limits = {}, CircuitPriority priority = {})
+      : limits_(limits), active_(make_active_circuits(priority)) {}
 
   // A cell of circuit `circ` (already encoded, circuit ID set).
   [[nodiscard]] MuxPush push(CircId circ, const WireCell& cell);
+  // The same, queued at `now`: with sampling on, one such cell in N keeps
+  // `now`, and pop_into() hands it back (last_popped_sample()) so the
+  // caller can measure how long the cell waited.
+  [[nodiscard]] MuxPush push(CircId circ, const WireCell& cell, MuxTime now);
+  // Timestamp one cell in `every` pushed with a time (0: none).
+  void set_sampling(std::uint32_t every) noexcept { sample_every_ = every; }
   // Channel-level bytes (handshake, NETINFO, DESTROY): sent before any circuit cell.
   [[nodiscard]] MuxPush push_control(bytes::ByteSpan encoded);
 
   // Drops everything queued for a circuit (it closed); returns the cells dropped.
   std::size_t detach(CircId circ);
 
-  [[nodiscard]] bool empty() const noexcept { return control_.empty() && active_.empty(); }
+  [[nodiscard]] bool empty() const noexcept { return control_.empty() && active_->empty(); }
   [[nodiscard]] std::size_t queued_cells() const noexcept { return queued_cells_; }
   [[nodiscard]] std::size_t queued_cells(CircId circ) const;
   [[nodiscard]] std::size_t control_bytes() const noexcept { return control_.size(); }
 
   // Appends the next unit of output to `out`: all queued control bytes if
-  // any, else one cell from the next circuit in round-robin order. Returns
-  // the bytes appended (0 when empty).
-  std::size_t pop_into(std::vector<std::uint8_t>& out);
+  // any, else one cell from the circuit the policy serves next. `now` is
+  // when the cell leaves (read once per scheduling run by the caller).
+  // Returns the bytes appended (0 when empty).
+  std::size_t pop_into(std::vector<std::uint8_t>& out, MuxTime now);
+
+  // When the cell the last pop_into() returned was queued, if it was sampled.
+  [[nodiscard]] std::optional<MuxTime> last_popped_sample() const noexcept { return last_sample_; }
+
+  // How urgent this channel's next cell is, for schedulers that choose
+  // across channels (KIST): the decayed EWMA count of the circuit that
+  // would go next; lower is more urgent. Control bytes go first (-1).
+  // nullopt when empty.
+  [[nodiscard]] std::optional<double> next_priority(MuxTime now) const;
+  // A circuit's decayed EWMA count (tests, metrics); 0 under round robin.
+  [[nodiscard]] double circuit_count(CircId circ, MuxTime now) const { return active_->count(circ, now); }
 
  private:
   struct Queue {
     std::deque<WireCell> cells;
-    std::list<CircId>::iterator active_pos;
-    bool active = false;
+    // Sampled cells as (index among the cells pushed to this queue, time).
+    std::deque<std::pair<std::uint64_t, MuxTime>> samples;
+    std::uint64_t pushed = 0;
+    std::uint64_t popped = 0;
   };
 
   CircuitMuxLimits limits_;
   std::vector<std::uint8_t> control_;
   std::unordered_map<CircId, Queue> queues_;
-  std::list<CircId> active_;  // circuits with cells, in service order
+  std::unique_ptr<ActiveCircuits> active_;  // circuits with cells, and the service policy
   std::size_t queued_cells_ = 0;
+  std::uint32_t sample_every_ = 0;
+  std::uint64_t sample_countdown_ = 0;
+  std::optional<MuxTime> last_sample_;
 };
 
 }  // namespace conflux::proto

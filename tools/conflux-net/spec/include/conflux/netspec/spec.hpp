@@ -41,6 +41,9 @@ struct NetSpec {
   // Extra exit policy lines ("accept *:443"), after the file server's accept
   // and before the final "reject *:*".
   std::vector<std::string> exit_policy;
+  // Extra torrc lines for every relay, exit, bridge and authority
+  // ("CircuitPriorityHalflife 0"): experiments that compare relay options.
+  std::vector<std::string> relay_options;
   std::vector<BridgeSpec> bridges;
   std::vector<ProxySpec> proxies;
   std::vector<FileSpec> files;

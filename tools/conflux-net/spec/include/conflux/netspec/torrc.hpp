@@ -31,6 +31,7 @@ struct TorrcInputs {
   std::uint16_t file_port = 0;  // the file server's port, which every exit accepts
   unsigned consensus_interval = 10;
   std::vector<std::string> exit_policy;  // extra lines, before "reject *:*"
+  std::vector<std::string> relay_options;  // extra lines for every relay role
 };
 
 // "DirAuthority NAME orport=P 127.0.0.1:D ID" lines, one per authority.

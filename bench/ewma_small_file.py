@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The EWMA small-file experiment (seeds-digest T8, Tang & Goldberg 2010, Figure 2).
+
+Usage: bench/ewma_small_file.py --bin-dir BUILD_DIR [--downloads 25] [--pause 1] [--rate "200 KBytes"] [--json OUT]
+
+For each mode (CircuitPriorityHalflife 30 = EWMA, then 0 = round robin) it
+starts a fresh conflux-net network: one authority, one middle relay and one
+exit, both at BandwidthRate RATE (the slow part of the path; the exit's
+channel towards the middle is where all circuits' cells queue), and one
+unlimited bridge as the entry. Then three proxies of its own, each with its
+own circuit through the bridge: two bulk clients downloading 50MiB.bin back
+to back for the whole run, and one web client fetching 300KiB.bin DOWNLOADS
+times with PAUSE seconds (default 1) between them. Every relay runs the default socket
+scheduler (KIST where available). Prints each mode's median web download
+time; exit status 0 when EWMA's median is lower than round robin's, 1 when
+not (or a download failed), 2 usage. Everything it started is stopped.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from conflux_bridges import Proxy, binary, fetch, wait_for  # noqa: E402
+
+
+def run_mode(args, net_exe, proxy_exe, halflife):
+    work = tempfile.mkdtemp(prefix="conflux-ewma-")
+    net_dir = os.path.join(work, "net")
+    spec = os.path.join(work, "spec.json")
+    with open(spec, "w", encoding="utf-8") as f:
+        json.dump({"relays": 2, "exits": 1, "relay_bandwidth_rate": args.rate,
+                   "relay_options": ["CircuitPriorityHalflife %s" % halflife],
+                   "bridges": [{"name": "entry", "bandwidth_rate": ""}],
+                   "proxies": [{"name": "template", "start": False, "use_bridges": True, "conflux": False}],
+                   "files": [{"name": "300KiB.bin", "size": 300 * 1024}, {"name": "50MiB.bin", "size": 50 << 20}]},
+                  f)
+    proxies = []
+    stop = threading.Event()
+    up = subprocess.run([net_exe, "up", "--dir", net_dir, "--spec", spec, "--bin-dir", args.bin_dir],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+    if up.returncode != 0:
+        print(up.stdout)
+        sys.exit("conflux-net up failed")
+    try:
+        net = json.load(open(os.path.join(net_dir, "network.json"), encoding="utf-8"))
+        procs = {p["name"]: p for p in net["processes"]}
+        template = open(procs["template"]["torrc"], encoding="utf-8").read().splitlines()
+        dir_lines = [l for l in template if l.startswith("DirAuthority")]
+        b = procs["entry"]
+        bridge = ["Bridge 127.0.0.1:%d %s" % (b["ports"]["or"], b["identity"])]
+        files = {f["name"]: f for f in net["files"]}
+        web = Proxy("web", proxy_exe, net_dir, dir_lines, bridge, False)
+        bulk = [Proxy("bulk%d" % i, proxy_exe, net_dir, dir_lines, bridge, False) for i in (1, 2)]
+        proxies = [web] + bulk
+        for p in proxies:
+            if not wait_for(p.log, "Bootstrapped 100%", 60):
+                sys.exit("proxy %s did not bootstrap; see %s" % (p.name, p.log))
+        small = files["300KiB.bin"]
+        big = files["50MiB.bin"]
+
+        def bulk_loop(p):
+            while not stop.is_set():
+                subprocess.run(["curl", "-s", "--max-time", "60", "--socks5-hostname", p.socks, "-o", os.devnull,
+                                big["url"]], check=False)
+
+        threads = [threading.Thread(target=bulk_loop, args=(p,), daemon=True) for p in bulk]
+        for t in threads:
+            t.start()
+        time.sleep(5)  # the bulk circuits fill the slow link
+        times, failed = [], 0
+        for i in range(args.downloads):
+            time.sleep(args.pause)
+            took = fetch(web, small["url"], small["sha256"], 120)
+            if took is None:
+                failed += 1
+                print("  halflife %s download %d FAILED" % (halflife, i + 1), flush=True)
+            else:
+                times.append(took)
+                print("  halflife %s download %d %6.2f s" % (halflife, i + 1, took), flush=True)
+        return times, failed
+    finally:
+        stop.set()
+        for p in proxies:
+            p.stop()
+        subprocess.run([net_exe, "down", "--dir", net_dir], stdout=subprocess.DEVNULL, check=False)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True, help="a build directory (e.g. build/release)")
+    ap.add_argument("--downloads", type=int, default=25)
+    ap.add_argument("--rate", default="200 KBytes", help="BandwidthRate of the middle and the exit")
+    ap.add_argument("--pause", type=float, default=1.0, help="seconds between web downloads")
+    ap.add_argument("--json", help="write the raw times here")
+    args = ap.parse_args()
+    net_exe = binary(args.bin_dir, "tools/conflux-net/conflux-net")
+    proxy_exe = binary(args.bin_dir, "client/app/conflux-proxy")
+    results = {}
+    for name, halflife in (("ewma", "30"), ("round_robin", "0")):
+        print("mode %s (CircuitPriorityHalflife %s)" % (name, halflife), flush=True)
+        results[name] = run_mode(args, net_exe, proxy_exe, halflife)
+    med = {k: statistics.median(v[0]) for k, v in results.items() if v[0]}
+    failed = sum(v[1] for v in results.values())
+    for k, v in results.items():
+        if v[0]:
+            q = statistics.quantiles(v[0], n=4) if len(v[0]) >= 2 else [v[0][0]] * 3
+            print("%-12s n=%d  p25 %.2f s  median %.2f s  p75 %.2f s" % (k, len(v[0]), q[0], q[1], q[2]))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"rate": args.rate, "downloads": args.downloads, "pause": args.pause,
+                       "times": {k: v[0] for k, v in results.items()}, "medians": med, "failed": failed}, f,
+                      indent=1)
+    ok = failed == 0 and len(med) == 2 and med["ewma"] < med["round_robin"]
+    print("EWMA median < round robin median: %s" % ("yes" if ok else "NO"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+#pragma once
+// What the socket scheduler measured, for metrics and experiments. Counters
+// only grow; `*_last` describe the latest KIST run.
+//
+// Cell timing (Jansen et al. 2014 §4, sampled): one circuit cell in
+// `sample_every` is timestamped when it is queued in a channel's mux and
+// again when its bytes go to the kernel (relay queue time). For such a
+// write, the socket's send queue (SIOCOUTQ) is noted and the scheduler polls
+// the socket's acknowledged-bytes counter until the peer has acknowledged
+// everything that was queued up to and including that cell (kernel queue
+// time, with the poll period as resolution).
+#include <cstdint>
+
+#include "conflux/metrics/histogram.hpp"
+
+namespace conflux::net {
+
+// Seconds: 1 us .. ~8.4 s in powers of two.
+[[nodiscard]] inline metrics::Histogram queue_time_histogram() {
+  return metrics::Histogram(metrics::exponential_buckets(1e-6, 2.0, 24));
+}
+
+struct SchedulerStats {
+  std::uint64_t runs = 0;
+  std::uint64_t bytes = 0;  // moved from muxes into channel output buffers
+  std::uint64_t cells = 0;  // of which fixed-size circuit cells
+  // KIST (and KISTLite) runs: the pending sockets each one saw, and the
+  // kernel queries (TCP_INFO + SIOCOUTQNSD) it made for them.
+  std::uint64_t kist_runs = 0;
+  std::uint64_t pending_sockets_total = 0;
+  std::uint64_t pending_sockets_max = 0;
+  std::uint64_t pending_sockets_last = 0;
+  std::uint64_t tcp_info_calls = 0;
+  std::uint64_t tcp_info_ns_total = 0;
+  std::uint64_t tcp_info_ns_last = 0;
+  // Sockets a run left with cells because they reached their KIST limit.
+  std::uint64_t limit_reached = 0;
+  // Runs that stopped early because the bandwidth bucket was empty.
+  std::uint64_t token_stalls = 0;
+  // Sampled cells: seconds from mux to kernel, and in the kernel until acknowledged.
+  metrics::Histogram relay_queue_seconds = queue_time_histogram();
+  metrics::Histogram kernel_queue_seconds = queue_time_histogram();
+  metrics::Histogram pending_sockets = metrics::Histogram(metrics::exponential_buckets(1, 2.0, 12));
+  metrics::Histogram tcp_info_seconds = queue_time_histogram();  // per KIST run
+  std::uint64_t kernel_probes_dropped = 0;  // samples not probed: too many outstanding
+};
+
+}  // namespace conflux::net

@@ -1,0 +1,141 @@
+// One KIST run (scheduler.hpp): kernel limits for the pending sockets, then
+// cell-by-cell global EWMA order across them, within limits and the bucket.
+#include <limits>
+#include <queue>
+#include <vector>
+
+#include "conflux/net/channel.hpp"
+#include "conflux/net/scheduler.hpp"
+#include "conflux/net/socket_info.hpp"
+#include "conflux/proto/kist_limit.hpp"
+
+namespace conflux::net {
+namespace {
+
+struct Candidate {
+  std::shared_ptr<Channel> channel;
+  const Channel* key;
+  std::uint64_t limit = 0;
+  std::uint64_t written = 0;
+  bool touched = false;
+};
+
+// Heap entry: the channel whose next cell has the lowest EWMA count first;
+// among equals, the one that has waited longest for this turn.
+struct Turn {
+  double priority;
+  std::uint64_t seq;
+  std::size_t index;
+  bool operator>(const Turn& o) const noexcept {
+    return priority > o.priority || (priority == o.priority && seq > o.seq);
+  }
+};
+
+}  // namespace
+
+void Scheduler::run_kist() {
+  ++stats_.runs;
+  ++stats_.kist_runs;
+  const auto now = clock_.now();  // the run's one clock read, for every cell (E4)
+  last_run_ = now;
+  if (bucket_ != nullptr) bucket_->refill(now);
+
+  // 1. One kernel query per pending socket, none for the others.
+  std::vector<Candidate> cands;
+  cands.reserve(pending_.size());
+  std::uint64_t queries = 0;
+  const auto q_start = std::chrono::steady_clock::now();
+  for (Pending& p : pending_) {
+    auto ch = p.channel.lock();
+    if (!ch || ch->closed() || ch->mux().empty()) continue;  // nothing to do: it notifies when it has cells
+    std::uint64_t outbuf = ch->pending_output_bytes();
+    std::uint64_t limit = 0;
+    if (policy_ == SchedulerPolicy::Kist && kernel_info_) {
+      ++queries;
+      TcpInfoResult r = query_tcp_info(ch->native_socket());
+      if (r.info) {
+        limit = proto::kist_limit(*r.info, outbuf, config_.sock_buf_size_factor);
+      } else {
+        if (r.unsupported) kernel_info_ = false;  // tor: KISTLite from now on
+        limit = proto::kist_lite_limit(outbuf);
+      }
+    } else {
+      limit = proto::kist_lite_limit(outbuf);
+    }
+    cands.push_back({std::move(ch), p.key, limit, 0, false});
+  }
+  const auto q_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - q_start).count());
+  pending_.clear();
+  pending_set_.clear();
+  stats_.pending_sockets_last = cands.size();
+  stats_.pending_sockets_total += cands.size();
+  stats_.pending_sockets_max = std::max<std::uint64_t>(stats_.pending_sockets_max, cands.size());
+  stats_.tcp_info_calls += queries;
+  stats_.tcp_info_ns_last = q_ns;
+  stats_.tcp_info_ns_total += q_ns;
+  stats_.pending_sockets.observe(static_cast<double>(cands.size()));
+  if (queries > 0) stats_.tcp_info_seconds.observe(static_cast<double>(q_ns) * 1e-9);
+  trace("run_pending_sockets_tcp_info_ns", cands.size(), q_ns);
+
+  // 2. Cell by cell, always the best circuit across all eligible sockets.
+  std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
+  std::uint64_t seq = 0;
+  std::vector<std::size_t> readd;  // still have cells: pending again next run
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (cands[i].limit < proto::kKistCellCost) {
+      ++stats_.limit_reached;
+      readd.push_back(i);
+      continue;
+    }
+    turns.push({cands[i].channel->mux().next_priority(now).value_or(0.0), seq++, i});
+  }
+  Candidate* previous = nullptr;
+  bool out_of_tokens = false;
+  while (!turns.empty()) {
+    Turn t = turns.top();
+    turns.pop();
+    Candidate& c = cands[t.index];
+    // Batching: a channel's output goes to the kernel when the next cell is
+    // for another socket (and at the end of the run for the rest).
+    if (previous != nullptr && previous != &c) previous->channel->start_write();
+    previous = &c;
+    if (c.channel->closed()) continue;
+    if (bucket_ != nullptr && bucket_->allowance(proto::kWireCellLen) < proto::kWireCellLen) {
+      out_of_tokens = true;
+      readd.push_back(t.index);
+      while (!turns.empty()) {
+        readd.push_back(turns.top().index);
+        turns.pop();
+      }
+      break;
+    }
+    std::size_t n = c.channel->stage_one(now);
+    if (n == 0) continue;
+    c.touched = true;
+    if (bucket_ != nullptr) bucket_->consume(n);
+    stats_.bytes += n;
+    if (n == proto::kWireCellLen) ++stats_.cells;
+    c.written += n + proto::kTlsPerCellOverhead;
+    if (c.channel->mux().empty()) continue;  // it notifies when it has cells again
+    if (c.written + proto::kKistCellCost <= c.limit) {
+      turns.push({c.channel->mux().next_priority(now).value_or(0.0), seq++, t.index});
+    } else {
+      ++stats_.limit_reached;
+      readd.push_back(t.index);
+    }
+  }
+  for (Candidate& c : cands) {
+    if (c.touched) c.channel->start_write();
+  }
+  for (std::size_t i : readd) {
+    if (!cands[i].channel->closed()) add_pending({cands[i].channel, cands[i].key});
+  }
+  if (out_of_tokens) {
+    wait_for_tokens();
+  } else {
+    schedule();  // a socket at its limit is asked again next interval
+  }
+}
+
+}  // namespace conflux::net
