@@ -48,6 +48,15 @@ int main(int argc, char** argv) {
         relay.stop();
         io.stop();
       });
+      net::asio::signal_set reload_signal(io, SIGHUP);
+      std::function<void()> arm_reload = [&] {
+        reload_signal.async_wait([&](const boost::system::error_code& ec, int) {
+          if (ec) return;
+          relay.reload();
+          arm_reload();
+        });
+      };
+      arm_reload();
       net::asio::signal_set dump_signal(io, SIGUSR1);
       std::function<void()> arm_dump = [&] {
         dump_signal.async_wait([&](const boost::system::error_code& ec, int) {

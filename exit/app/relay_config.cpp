@@ -1,6 +1,7 @@
 #include "relay_config.hpp"
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 
 #include "conflux/config/file_source.hpp"
@@ -19,11 +20,13 @@ constexpr const char* kUsage =
     "on the command line as --Option value, which replaces the file's lines for that option.\n"
     "Every option is described in docs/CONFIG.md.\n";
 
+using ErrorSink = std::function<void(const std::vector<config::ConfigError>&)>;
+
 void print_errors(const std::vector<config::ConfigError>& errors) {
   config::print_errors("conflux-relay", errors, std::cerr);
 }
 
-std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o) {
+std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, const ErrorSink& report) {
   std::vector<std::string> values;
   values.reserve(o.exit_policy.size());
   for (const auto& line : o.exit_policy) values.push_back(line.text);
@@ -48,7 +51,7 @@ std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o) {
     if (e.value_index < o.exit_policy.size()) err = {o.exit_policy[e.value_index].where.file,
                                                      o.exit_policy[e.value_index].where.line, ""};
     err.message = "ExitPolicy entry " + std::to_string(e.entry_index + 1) + ": " + std::string(to_string(e.error));
-    print_errors({err});
+    report({err});
     return std::nullopt;
   }
   for (const auto& ignored : built->ignored) {
@@ -59,26 +62,40 @@ std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o) {
   return std::move(built->policy);
 }
 
+// The torrc (with the command line's overrides) and the exit policy built from it.
+std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, const ErrorSink& report) {
+  config::RealFileSource files;
+  auto options = config::load_relay_options(cl, files);
+  if (!options) {
+    report(options.error());
+    return std::nullopt;
+  }
+  config::print_warnings("conflux-relay", options->warnings, std::cerr);
+  auto policy = build_policy(*options, report);
+  if (!policy) return std::nullopt;
+  return StartupConfig{std::move(options).value(), std::move(*policy), cl};
+}
+
 }  // namespace
 
 StartupDecision decide_startup(int argc, const char* const* argv) {
   const config::ProgramInfo program{"conflux-relay", kVersion, kDefaultTorrc, kUsage, config::list_relay_options};
   auto cl = config::handle_command_line(program, argc, argv, std::cout, std::cerr);
   if (!cl.load) return {std::nullopt, cl.exit_status};
-  config::RealFileSource files;
-  auto options = config::load_relay_options(*cl.load, files);
-  if (!options) {
-    print_errors(options.error());
-    return {std::nullopt, 1};
-  }
-  config::print_warnings(program.name, options->warnings, std::cerr);
-  auto policy = build_policy(*options);
-  if (!policy) return {std::nullopt, 1};
+  auto loaded = load_startup_config(*cl.load, print_errors);
+  if (!loaded) return {std::nullopt, 1};
   if (cl.load->action == config::Action::VerifyConfig) {
     std::cout << config::kConfigValid;
     return {std::nullopt, 0};
   }
-  return {StartupConfig{std::move(options).value(), std::move(*policy)}, 0};
+  return {std::move(loaded), 0};
+}
+
+std::optional<StartupConfig> reload_startup_config(const config::CommandLine& command_line) {
+  return load_startup_config(command_line, [](const std::vector<config::ConfigError>& errors) {
+    for (const auto& e : errors)
+      log::write(log::Severity::Warn, e.file + ":" + std::to_string(e.line) + ": " + e.message);
+  });
 }
 
 std::vector<log::Destination> log_destinations(const config::RelayOptions& options) {

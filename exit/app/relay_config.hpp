@@ -18,6 +18,7 @@ inline constexpr const char* kDefaultTorrc = "/etc/conflux/torrc";
 struct StartupConfig {
   config::RelayOptions options;
   proto::ExitPolicy exit_policy;
+  config::CommandLine command_line;  // read again on SIGHUP
 };
 
 // Either a configuration to run with, or the exit status to end with (after
@@ -29,6 +30,10 @@ struct StartupDecision {
 };
 
 StartupDecision decide_startup(int argc, const char* const* argv);
+
+// SIGHUP: the torrc read again with the same command line. Errors are
+// logged (file:line) and give nullopt: the relay keeps its configuration.
+std::optional<StartupConfig> reload_startup_config(const config::CommandLine& command_line);
 
 std::vector<log::Destination> log_destinations(const config::RelayOptions& options);
 

@@ -109,6 +109,32 @@ RelayProcess::~RelayProcess() {
   join_.set_inner(nullptr);
 }
 
+namespace {
+
+std::string circuit_priority_text(double halflife) {
+  return halflife > 0 ? "EWMA, half-life " + std::to_string(halflife) + " s" : std::string("round robin");
+}
+
+}  // namespace
+
+void RelayProcess::reload() {
+  log::write(log::Severity::Notice, "Received reload signal (hup). Reloading config.");
+  auto fresh = reload_startup_config(config_.command_line);
+  if (!fresh) {
+    log::write(log::Severity::Warn, "Reloading config failed (errors above); keeping the running configuration.");
+    return;
+  }
+  const double was = config_.options.circuit_priority_halflife;
+  const double now = fresh->options.circuit_priority_halflife;
+  if (now != was) {
+    manager_.set_circuit_priority(proto::CircuitPriority{now});
+    config_.options.circuit_priority_halflife = now;
+    log::write(log::Severity::Notice, "Circuit priority is now " + circuit_priority_text(now) + ".");
+  }
+  log::write(log::Severity::Notice,
+             "Config reloaded: CircuitPriorityHalflife applies now; other changes take effect at the next start.");
+}
+
 bool RelayProcess::start() {
   if (!start_or_ports() || !start_directory() || !start_metrics()) return false;
   log::write(log::Severity::Notice, std::string("Relay ") + config_.options.nickname + " is up as " +
@@ -116,11 +142,9 @@ bool RelayProcess::start() {
                                         (config_.options.bridge_relay ? " (bridge)" : "") +
                                         (config_.options.authoritative_directory ? " and directory authority" : "") +
                                         "; identity " + keys::identity_base64(keys_.identity()));
-  const double h = config_.options.circuit_priority_halflife;
-  log::write(log::Severity::Notice,
-             std::string("Scheduler: ") + net::scheduler_policy_name(manager_.scheduler().policy()) +
-                 "; circuit priority: " +
-                 (h > 0 ? "EWMA, half-life " + std::to_string(h) + " s" : std::string("round robin")));
+  log::write(log::Severity::Notice, std::string("Scheduler: ") + net::scheduler_policy_name(manager_.scheduler().policy()) +
+                                        "; circuit priority: " +
+                                        circuit_priority_text(config_.options.circuit_priority_halflife));
   arm_heartbeat();
   arm_conflux_tick();
   return true;

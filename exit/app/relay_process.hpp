@@ -38,6 +38,9 @@ class RelayProcess {
   void stop();
   // One line of counters at `severity` (heartbeat, SIGUSR1, shutdown).
   void log_counters(log::Severity severity) const;
+  // SIGHUP: the torrc read again. What can change while running changes
+  // now (CircuitPriorityHalflife); the rest takes effect at the next start.
+  void reload();
 
  private:
   void arm_heartbeat();

@@ -2,6 +2,7 @@
 // E1 (a count halves after one half-life), E2 (quietest circuit first, ties
 // to the lowest ID), E5 (the scaled form picks exactly what the naive form
 // picks over 10^6 random events, across many renormalisations).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -217,5 +218,35 @@ TEST_CASE("more idle circuits than the mux keeps forgets the quietest, and stays
   // oldest were forgotten at some point.
   CHECK(mux.circuit_count(CircId{10'000}, now) > 0.99);
   CHECK(mux.circuit_count(CircId{1}, now) == 0.0);
+  CHECK(mux.empty());
+}
+
+TEST_CASE("the policy changes at run time with every queued cell kept (CircuitPriorityHalflife on SIGHUP)",
+          "[mux][ewma]") {
+  CircuitMux mux({}, CircuitPriority{30.0});
+  for (int i = 0; i < 50; ++i) REQUIRE(mux.push(CircId{1}, cell_of(1)) == MuxPush::Queued);
+  for (int i = 0; i < 40; ++i) (void)pop_circ(mux, kT0);
+  REQUIRE(mux.push(CircId{5}, cell_of(5)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{5}, cell_of(5)) == MuxPush::Queued);
+  // To round robin: the bulk circuit's history no longer counts against it.
+  mux.set_priority(CircuitPriority{0.0});
+  CHECK(mux.queued_cells() == 12);
+  std::vector<std::uint32_t> order;
+  for (int i = 0; i < 4; ++i) order.push_back(pop_circ(mux, kT0 + 10ms));
+  // Each in turn (which of the two starts is the new policy's choice).
+  CHECK(std::count(order.begin(), order.end(), 5u) == 2);
+  CHECK(order[0] != order[1]);
+  CHECK(order[0] == order[2]);
+  CHECK(order[1] == order[3]);
+  // Back to EWMA with history starting afresh: circuit 1 has eight cells
+  // left, circuit 9 arrives; they alternate from equal counts (ties by ID).
+  mux.set_priority(CircuitPriority{30.0});
+  REQUIRE(mux.push(CircId{9}, cell_of(9)) == MuxPush::Queued);
+  CHECK(pop_circ(mux, kT0 + 20ms) == 1);
+  CHECK(pop_circ(mux, kT0 + 20ms) == 9);
+  CHECK(mux.queued_cells() == 7);
+  std::vector<std::uint8_t> out;
+  while (mux.pop_into(out, kT0 + 30ms) > 0) {
+  }
   CHECK(mux.empty());
 }

@@ -131,6 +131,11 @@ awaitable<void> ChannelManager::accept_loop(std::weak_ptr<int> life) {
   }
 }
 
+void ChannelManager::set_circuit_priority(proto::CircuitPriority priority) {
+  config_.channel_limits.priority = priority;
+  for (auto& [id, e] : channels_) e.link->channel().mux().set_priority(priority);
+}
+
 LinkChannel::Params ChannelManager::link_params(Channel::Role role,
                                                 std::optional<crypto::Ed25519Public> expected) const {
   LinkChannel::Params p;

@@ -30,6 +30,13 @@ MuxPush CircuitMux::push_control(bytes::ByteSpan encoded) {
   return MuxPush::Queued;
 }
 
+void CircuitMux::set_priority(CircuitPriority priority) {
+  auto next = make_active_circuits(priority);
+  for (const auto& [circ, q] : queues_)
+    if (!q.cells.empty()) next->activate(circ);
+  active_ = std::move(next);
+}
+
 std::size_t CircuitMux::detach(CircId circ) {
   active_->remove(circ);
   auto it = queues_.find(circ);

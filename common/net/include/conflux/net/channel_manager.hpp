@@ -116,6 +116,9 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   [[nodiscard]] RuntimeCounters counters() const;
   [[nodiscard]] const proto::CircuitSwitch& circuit_switch() const noexcept { return switch_; }
   [[nodiscard]] Scheduler& scheduler() noexcept { return scheduler_; }
+  // CircuitPriorityHalflife changed (SIGHUP): every channel's mux, and
+  // the channels opened from now on.
+  void set_circuit_priority(proto::CircuitPriority priority);
   // An open channel to this relay identity, if any (the one extends reuse).
   [[nodiscard]] std::optional<std::uint64_t> channel_to(const crypto::Ed25519Public& identity) const;
   // Closes one channel by ID (tests, operator action); false if unknown.

@@ -51,6 +51,10 @@ class CircuitMux {
   // Channel-level bytes (handshake, NETINFO, DESTROY): sent before any circuit cell.
   [[nodiscard]] MuxPush push_control(bytes::ByteSpan encoded);
 
+  // Changes the policy at run time (CircuitPriorityHalflife on SIGHUP).
+  // Queued cells stay; EWMA history starts afresh, as tor's does.
+  void set_priority(CircuitPriority priority);
+
   // Drops everything queued for a circuit (it closed); returns the cells dropped.
   std::size_t detach(CircId circ);
 

@@ -1,0 +1,50 @@
+// SIGHUP on a conflux-relay process on 127.0.0.1: the torrc is read again
+// and CircuitPriorityHalflife applies at once (EWMA to round robin); a torrc
+// that no longer parses is reported with its file and line, and the relay
+// keeps running on the configuration it had.
+#include <csignal>
+
+#include "test_net_processes_support.hpp"
+
+#ifndef CONFLUX_RELAY_BINARY
+#error "CONFLUX_RELAY_BINARY must name the conflux-relay program (tests/CMakeLists.txt)"
+#endif
+
+using namespace conflux;
+using namespace conflux::test::procs;
+
+TEST_CASE("relay process: SIGHUP reloads the torrc, CircuitPriorityHalflife applies, a broken torrc is refused",
+          "[processes]") {
+  TempDir tmp;
+  asio::io_context io;
+  const auto torrc = tmp.path() / "relay.torrc";
+  const auto log_path = tmp.path() / "relay.log";
+  const auto port = free_ports(io, 1)[0];
+  const std::string base = "Nickname reload\nDataDirectory " + (tmp.path() / "data").string() +
+                           "\nORPort 127.0.0.1:" + std::to_string(port) + "\nLog notice file " + log_path.string() +
+                           "\nTestingTorNetwork 1\n";
+  write_text(torrc, base);
+  Child proc("relay", CONFLUX_RELAY_BINARY, {"-f", torrc.string()}, tmp.path() / "relay.out");
+  proc.start();
+  auto logged = [&](const std::string& text) { return read_text(log_path).find(text) != std::string::npos; };
+  INFO(read_text(log_path) << proc.output_text());
+  REQUIRE(run_until(io, [&] { return logged(" is up as ") || !proc.running(); }, 30s));
+  REQUIRE(proc.running());
+  CHECK(logged("circuit priority: EWMA, half-life 30"));
+
+  write_text(torrc, base + "CircuitPriorityHalflife 0\n");
+  proc.signal(SIGHUP);
+  CHECK(run_until(io, [&] { return logged("Circuit priority is now round robin."); }, 10s));
+
+  write_text(torrc, base + "CircuitPriorityHalflife 0\nCircuitPriorityHalflife fast\n");
+  proc.signal(SIGHUP);
+  CHECK(run_until(io, [&] { return logged("keeping the running configuration"); }, 10s));
+  CHECK(logged(torrc.string() + ":7: "));
+  run_until(io, [] { return false; }, 300ms);
+  CHECK(proc.running());
+
+  write_text(torrc, base + "CircuitPriorityHalflife 20\n");
+  proc.signal(SIGHUP);
+  CHECK(run_until(io, [&] { return logged("Circuit priority is now EWMA, half-life 20"); }, 10s));
+  CHECK(proc.running());
+}
