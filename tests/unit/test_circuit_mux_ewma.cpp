@@ -250,3 +250,33 @@ TEST_CASE("the policy changes at run time with every queued cell kept (CircuitPr
   }
   CHECK(mux.empty());
 }
+
+TEST_CASE("a worse-class circuit with priority factor F is served F times less often than a normal one",
+          "[mux][ewma]") {
+  // seeds-digest E7: two always-backlogged circuits, one marked with F.
+  for (const double f : {3.0, 10.0}) {
+    INFO("F = " << f);
+    CircuitMux mux({}, CircuitPriority{30.0});
+    mux.set_circuit_weight(CircId{2}, f);
+    std::map<std::uint32_t, int> served;
+    MuxTime now = kT0;
+    for (int i = 0; i < 22000; ++i) {
+      // Keep both backlogged.
+      for (std::uint32_t c : {1u, 2u})
+        while (mux.queued_cells(CircId{c}) < 4) REQUIRE(mux.push(CircId{c}, cell_of(c)) == MuxPush::Queued);
+      ++served[pop_circ(mux, now)];
+      now += 1ms;
+    }
+    const double ratio = static_cast<double>(served[1]) / served[2];
+    CHECK(ratio > f * 0.95);
+    CHECK(ratio < f * 1.05);
+  }
+  // Round robin ignores the mark; factor 1 removes it.
+  CircuitMux rr({}, CircuitPriority{0.0});
+  rr.set_circuit_weight(CircId{2}, 10.0);
+  for (std::uint32_t c : {1u, 2u, 1u, 2u}) REQUIRE(rr.push(CircId{c}, cell_of(c)) == MuxPush::Queued);
+  std::vector<std::uint32_t> order;
+  for (int i = 0; i < 4; ++i) order.push_back(pop_circ(rr, kT0));
+  CHECK(std::count(order.begin(), order.end(), 2u) == 2);
+  CHECK(order[0] != order[1]);
+}

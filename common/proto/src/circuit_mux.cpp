@@ -34,11 +34,22 @@ void CircuitMux::set_priority(CircuitPriority priority) {
   auto next = make_active_circuits(priority);
   for (const auto& [circ, q] : queues_)
     if (!q.cells.empty()) next->activate(circ);
+  for (const auto& [circ, w] : weights_) next->set_weight(circ, w);
   active_ = std::move(next);
+}
+
+void CircuitMux::set_circuit_weight(CircId circ, double factor) {
+  if (factor == 1.0) {
+    weights_.erase(circ);
+  } else {
+    weights_[circ] = factor;
+  }
+  active_->set_weight(circ, factor);
 }
 
 std::size_t CircuitMux::detach(CircId circ) {
   active_->remove(circ);
+  weights_.erase(circ);
   auto it = queues_.find(circ);
   if (it == queues_.end()) return 0;
   std::size_t dropped = it->second.cells.size();

@@ -45,7 +45,8 @@ class Ewma final : public ActiveCircuits {
     auto it = recs_.find(circ);
     if (it == recs_.end()) return;
     Rec& r = it->second;
-    r.count += std::exp2(exponent(now));
+    const auto w = weights_.find(circ);
+    r.count += (w == weights_.end() ? 1.0 : w->second) * std::exp2(exponent(now));
     if (r.heap_pos == kIdle) return;
     if (still_active) {
       sift_down(r.heap_pos);  // its key only grew
@@ -56,7 +57,16 @@ class Ewma final : public ActiveCircuits {
     if (idle_ > kMaxIdleRecords) forget_quietest_idle();
   }
 
+  void set_weight(CircId circ, double weight) override {
+    if (weight == 1.0) {
+      weights_.erase(circ);
+    } else {
+      weights_[circ] = weight;
+    }
+  }
+
   void remove(CircId circ) override {
+    weights_.erase(circ);
     auto it = recs_.find(circ);
     if (it == recs_.end()) return;
     if (it->second.heap_pos != kIdle) {
@@ -164,6 +174,7 @@ class Ewma final : public ActiveCircuits {
   MuxTime ref_{};  // stored counts are in units of one cell sent at ref_
   bool ref_set_ = false;
   std::unordered_map<CircId, Rec> recs_;  // active and idle circuits
+  std::unordered_map<CircId, double> weights_;  // circuits whose cells count other than 1
   std::vector<CircId> heap_;              // active circuits only
   std::size_t idle_ = 0;
 };

@@ -32,6 +32,7 @@ class RoundRobin final : public ActiveCircuits {
     order_.erase(it->second);
     pos_.erase(it);
   }
+  void set_weight(CircId, double) override {}
   [[nodiscard]] double head_priority(MuxTime) const override { return 0.0; }
   [[nodiscard]] double count(CircId, MuxTime) const override { return 0.0; }
 

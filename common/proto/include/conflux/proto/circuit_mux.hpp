@@ -55,6 +55,11 @@ class CircuitMux {
   // Queued cells stay; EWMA history starts afresh, as tor's does.
   void set_priority(CircuitPriority priority);
 
+  // Marks a circuit worse-class: each of its cells counts `factor` under
+  // EWMA (the experimental priority factor F; 1 = a normal circuit). A
+  // circuit keeps its mark until it is detached.
+  void set_circuit_weight(CircId circ, double factor);
+
   // Drops everything queued for a circuit (it closed); returns the cells dropped.
   std::size_t detach(CircId circ);
 
@@ -93,6 +98,7 @@ class CircuitMux {
   std::vector<std::uint8_t> control_;
   std::unordered_map<CircId, Queue> queues_;
   std::unique_ptr<ActiveCircuits> active_;  // circuits with cells, and the service policy
+  std::unordered_map<CircId, double> weights_;  // worse-class circuits (set_circuit_weight)
   std::size_t queued_cells_ = 0;
   std::uint32_t sample_every_ = 0;
   std::uint64_t sample_countdown_ = 0;

@@ -43,6 +43,10 @@ class ActiveCircuits {
   virtual void sent(CircId circ, MuxTime now, bool still_active) = 0;
   // The circuit is gone (closed): forget it, active or not.
   virtual void remove(CircId circ) = 0;
+  // What one of the circuit's cells adds to its count: the experimental
+  // priority factor F of a worse-class circuit ("Never Been KIST" 5.1;
+  // 1 = off). Round robin has no counts and ignores it.
+  virtual void set_weight(CircId circ, double weight) = 0;
   // The head's decayed cell count at `now`, comparable across channels
   // (KIST picks the channel whose head is quietest). 0 for round robin.
   [[nodiscard]] virtual double head_priority(MuxTime now) const = 0;
