@@ -13,10 +13,6 @@
 //
 // Also checks KIST's bookkeeping: exactly one kernel query per pending
 // socket per run (K3), and that the bucket bounds what is written (K10).
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
@@ -24,37 +20,15 @@
 #include "conflux/net/channel.hpp"
 #include "conflux/net/scheduler.hpp"
 #include "conflux/net/tls.hpp"
+#include "tls_test_identity.hpp"
 
 using namespace conflux;
 using namespace conflux::net;
+using conflux::test::test_tls_identity;
 using namespace std::chrono_literals;
 
 namespace {
 
-TlsIdentity tls_identity() {
-  EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
-  X509* x = X509_new();
-  ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
-  X509_gmtime_adj(X509_getm_notBefore(x), 0);
-  X509_gmtime_adj(X509_getm_notAfter(x), 3600);
-  X509_set_pubkey(x, key);
-  X509_set_issuer_name(x, X509_get_subject_name(x));
-  X509_sign(x, key, nullptr);
-  auto to_pem = [](auto write) {
-    BIO* bio = BIO_new(BIO_s_mem());
-    write(bio);
-    char* data = nullptr;
-    long len = BIO_get_mem_data(bio, &data);
-    std::string s(data, static_cast<std::size_t>(len));
-    BIO_free(bio);
-    return s;
-  };
-  TlsIdentity id{to_pem([&](BIO* b) { PEM_write_bio_X509(b, x); }),
-                 to_pem([&](BIO* b) { PEM_write_bio_PrivateKey(b, key, nullptr, nullptr, 0, nullptr, nullptr); })};
-  X509_free(x);
-  EVP_PKEY_free(key);
-  return id;
-}
 
 constexpr std::uint32_t kLightCirc = 1000;
 constexpr std::size_t kBulkSockets = 6;
@@ -118,7 +92,7 @@ Outcome run_scenario(SchedulerPolicy policy, double halflife_s) {
   SchedulerConfig recv_cfg;
   recv_cfg.preference = {SchedulerPolicy::Vanilla};
   Scheduler recv_sched(io, clock, nullptr, recv_cfg);
-  asio::ssl::context server_ctx = make_tls_server_context(tls_identity());
+  asio::ssl::context server_ctx = make_tls_server_context(test_tls_identity());
   asio::ssl::context client_ctx = make_tls_client_context();
   tcp::acceptor acceptor{io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)};
   Channel::Limits limits;
