@@ -1,6 +1,7 @@
 // Path constraints: no relay twice, no two hops in one /16 (or IPv6 /32),
 // no two hops of one (mutually declared) family, the exit's policy allows
 // the port, and the any-port choice prefers exits allowing 80 and 443.
+#include <map>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -244,5 +245,70 @@ TEST_CASE("a loopback network needs EnforceDistinctSubnets off", "[path][constra
     const Path p = build_ok(net, guards, o, local, rng);
     CHECK(p.last().identity == id_of(4));
     CHECK(p.hops[1].identity != p.first().identity);
+  }
+}
+
+namespace {
+
+// First hops in a fixed order of preference: the first one that fits wins
+// (the guard set with NumEntryGuards 1 behaves so with its primaries).
+class OrderedFirstHops final : public FirstHopSource {
+ public:
+  explicit OrderedFirstHops(std::vector<crypto::Ed25519Public> order) : order_(std::move(order)) {}
+  Result<Hop, PathError> choose_first_hop(const NetView& net, const HopFilter& fits, const Rng&,
+                                          std::uint64_t) override {
+    for (const auto& id : order_) {
+      const dir::RouterEntry* r = net.find(id);
+      if (r == nullptr) continue;
+      Hop h = hop_from(*r);
+      if (!fits || fits(h)) return h;
+    }
+    PathError e;
+    e.code = PathErrc::NoCompatibleGuard;
+    e.message = "no first hop fits";
+    return Unexpected{e};
+  }
+  std::optional<Hop> find_first_hop(const NetView&, const crypto::Ed25519Public&, std::uint64_t) override {
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<crypto::Ed25519Public> order_;
+};
+
+}  // namespace
+
+TEST_CASE("the exit is chosen before the first hop, so a guard that is also an exit leaves every exit possible",
+          "[path][constraints]") {
+  // Two exits, one of them (10) our preferred guard. Choosing the guard first
+  // would make 7 the only exit, every time: a client whose other exit had
+  // died would build through it forever.
+  const NetView net = net_of({relay(1, kGuardFlags, 1000), relay(4, kMiddleFlags, 1000), relay(5, kMiddleFlags, 1000),
+                              relay(7, kExitFlags, 1000, kWebPolicy), relay(10, kGuardExitFlags, 1000, kWebPolicy)});
+  Rng rng = seeded(29);
+  PathOptions o;
+  o.port = 443;
+
+  SECTION("with a second guard, both exits are used, each with a guard that is not itself") {
+    OrderedFirstHops hops({id_of(10), id_of(1)});
+    std::map<std::uint8_t, int> exits;
+    for (int i = 0; i < 400; ++i) {
+      auto p = build_path(net, hops, o, {}, rng, kNow);
+      REQUIRE(p);
+      const std::uint8_t exit = p->last().identity[0];
+      ++exits[exit];
+      CHECK(p->first().identity == id_of(exit == 10 ? 1 : 10));
+    }
+    CHECK(exits[7] > 100);
+    CHECK(exits[10] > 100);
+  }
+  SECTION("with the guard as the only first hop, the other exit is chosen") {
+    OrderedFirstHops hops({id_of(10)});
+    for (int i = 0; i < 50; ++i) {
+      auto p = build_path(net, hops, o, {}, rng, kNow);
+      REQUIRE(p);
+      CHECK(p->first().identity == id_of(10));
+      CHECK(p->last().identity == id_of(7));
+    }
   }
 }

@@ -64,6 +64,31 @@ TEST_CASE("killing a relay in use: the next request succeeds on a new circuit") 
   CHECK(std::find(after.begin(), after.end(), victim) == after.end());
 }
 
+TEST_CASE("every exit down: the proxy backs off instead of launching circuits without pause") {
+  Network net;
+  TestProxy proxy(net, "backoff", "");
+  REQUIRE(proxy.bootstrapped());
+  REQUIRE(wait_for_log(proxy.log(), "Circuit \\d+ built", 30s));
+  const auto events = [&](const char* event) {
+    return metric(scrape(proxy.metrics_url()), std::string("conflux_proxy_circuit_events_total{event=\"") + event + "\"}")
+        .value_or(0);
+  };
+  for (const auto& exit : net.names_with_role("exit")) kill_relay(net, exit);
+  const double launched_before = events("launched");
+  const auto started = std::chrono::steady_clock::now();
+  // Every path now fails at its last extend. The request waits for a circuit
+  // until curl gives up.
+  const auto r = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("1MiB.bin"), 8);
+  CHECK(r.curl_status != 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double launched = events("launched") - launched_before;
+  INFO("launched " << launched << " circuits in " << seconds << " s");
+  CHECK(events("failed") >= 5);
+  // Five quick failures, then one launch a second (a few more may have been
+  // on their way): without the back-off this was hundreds a second.
+  CHECK(launched <= 10 + 2 * seconds);
+}
+
 TEST_CASE("an exit that refuses a stream: the stream is retried on another exit and succeeds") {
   Network net;
   // exit1 comes back refusing 127.0.0.2 (its policy summary, which is per

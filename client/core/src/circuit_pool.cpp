@@ -75,8 +75,18 @@ Circuit* CircuitPool::launch_leg(const PathRequest& req, LegOwner& owner, PathPr
   return launch(req, problem, &owner);
 }
 
+bool CircuitPool::may_launch_after_failures() {
+  if (failures_in_a_row_ < kFailuresBeforeBackoff) return true;
+  const auto now = clock_.now();
+  if (last_backoff_launch_ && now - *last_backoff_launch_ < kBackoffInterval) return false;
+  last_backoff_launch_ = now;
+  return true;
+}
+
 Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOwner* owner) {
   if (shutting_down_ || !hooks_.choose_path || building_count() >= options_.max_pending) return nullptr;
+  // Conflux legs have their own bounded retries (ClientLinker).
+  if (owner == nullptr && !may_launch_after_failures()) return nullptr;
   PathProblem local;
   PathProblem& p = problem != nullptr ? *problem : local;
   auto choice = hooks_.choose_path(req, p);
@@ -110,6 +120,8 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOw
 
 void CircuitPool::on_built(Circuit& c) {
   ++stats_.built;
+  failures_in_a_row_ = 0;
+  last_backoff_launch_.reset();
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - c.launched_at());
   stats_.recent_build_seconds.push_back(static_cast<double>(took.count()) / 1000.0);
   if (stats_.recent_build_seconds.size() > 1000) stats_.recent_build_seconds.erase(stats_.recent_build_seconds.begin());
@@ -124,6 +136,7 @@ void CircuitPool::on_closed(Circuit& c, std::string_view why) {
     ++stats_.closed;
   } else if (!shutting_down_) {
     ++stats_.failed;
+    ++failures_in_a_row_;
     if (hooks_.build_failed) hooks_.build_failed(c, false, why);
     net::emit(log_, net::LogLevel::Info,
               "Circuit " + std::to_string(c.info().serial) + " failed while building: " + std::string(why));
@@ -171,6 +184,7 @@ void CircuitPool::tick() {
   }
   for (auto* c : expired) {
     ++stats_.timed_out;
+    ++failures_in_a_row_;
     if (hooks_.build_failed) hooks_.build_failed(*c, true, "build timed out");
     net::emit(log_, net::LogLevel::Info,
               "Circuit " + std::to_string(c->info().serial) + " timed out after " + std::to_string(timeout.count()) +

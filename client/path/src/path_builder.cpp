@@ -57,37 +57,51 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
     fixed_exit = hop_from(*r);
   }
 
-  auto fits_first = [&](const Hop& h) {
+  // Tor's order (path-spec 2.2): the exit, then a first hop that fits it,
+  // then the middles. First hop first would leave a client whose guard is
+  // one of two exits a single exit to choose, every time, even when that
+  // exit is down and the guard could serve as an exit itself.
+  std::set<crypto::Ed25519Public> no_exit = options.exclude;
+  no_exit.insert(options.exclude_exits.begin(), options.exclude_exits.end());
+  std::optional<Hop> exit = fixed_exit;
+  if (!exit && options.num_hops >= 2 && !options.first_hop) {
+    auto e = choose_exit(net, options.port, no_exit, {}, rules, rng);
+    if (!e) return Unexpected{e.error()};
+    exit = std::move(*e);
+  }
+
+  auto fits_first = [&](const Hop& h, const std::optional<Hop>& with_exit) {
     if (options.exclude.contains(h.identity)) return false;
-    return !fixed_exit || compatible(h, *fixed_exit, rules);
+    return !with_exit || compatible(h, *with_exit, rules);
   };
 
   Path path;
   if (options.first_hop) {
     auto h = first_hops.find_first_hop(net, *options.first_hop, now);
-    if (!h || !fits_first(*h))
+    if (!h || !fits_first(*h, exit))
       return Unexpected{fail(PathErrc::FirstHopUnusable, "the requested first hop is not usable now")};
     path.hops.push_back(std::move(*h));
   } else {
-    auto h = first_hops.choose_first_hop(net, fits_first, rng, now);
+    auto h = first_hops.choose_first_hop(net, [&](const Hop& x) { return fits_first(x, exit); }, rng, now);
+    if (!h && exit && !fixed_exit) {
+      // No first hop fits this exit (our only usable guard is it, say):
+      // the first hop decides, and the exit must fit it.
+      exit.reset();
+      h = first_hops.choose_first_hop(net, [&](const Hop& x) { return fits_first(x, exit); }, rng, now);
+    }
     if (!h) return Unexpected{h.error()};
     path.hops.push_back(std::move(*h));
   }
   if (options.num_hops == 1) return path;
 
-  Hop exit;
-  if (fixed_exit) {
-    exit = std::move(*fixed_exit);
-  } else {
-    std::set<crypto::Ed25519Public> no_exit = options.exclude;
-    no_exit.insert(options.exclude_exits.begin(), options.exclude_exits.end());
+  if (!exit) {
     auto e = choose_exit(net, options.port, no_exit, path.hops, rules, rng);
     if (!e) return Unexpected{e.error()};
     exit = std::move(*e);
   }
 
   std::vector<Hop> chosen = path.hops;
-  chosen.push_back(exit);
+  chosen.push_back(*exit);
   for (std::size_t i = 2; i < options.num_hops; ++i) {
     std::vector<const dir::RouterEntry*> pool;
     for (const dir::RouterEntry& r : net.relays())
@@ -99,7 +113,7 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
     chosen.push_back(m);
     path.hops.push_back(std::move(m));
   }
-  path.hops.push_back(std::move(exit));
+  path.hops.push_back(std::move(*exit));
   return path;
 }
 

@@ -117,6 +117,8 @@ class CircuitPool final : public StreamPool {
   void wake_all();
   void on_built(Circuit& c);
   void on_closed(Circuit& c, std::string_view why);
+  // False while builds keep failing and one was launched within the interval.
+  bool may_launch_after_failures();
 
   net::asio::io_context& io_;
   LinkPool& links_;
@@ -130,6 +132,14 @@ class CircuitPool final : public StreamPool {
   CircuitPoolStats stats_;
   std::string last_path_error_;
   std::optional<std::uint16_t> predicted_port_;  // nullopt: any exit, 80/443 preferred
+  // Builds that failed since the last one that succeeded. Past
+  // kFailuresBeforeBackoff, circuits for streams and preemptive circuits are
+  // launched at most once per kBackoffInterval (tor: MAX_CIRCUIT_FAILURES),
+  // so a network that refuses every path is not asked a hundred times a second.
+  static constexpr std::uint32_t kFailuresBeforeBackoff = 5;
+  static constexpr std::chrono::seconds kBackoffInterval{1};
+  std::uint32_t failures_in_a_row_ = 0;
+  std::optional<net::Clock::Monotonic::time_point> last_backoff_launch_;
   bool shutting_down_ = false;
 };
 
