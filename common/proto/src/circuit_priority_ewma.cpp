@@ -1,5 +1,7 @@
 // EWMA circuit priority in the scaled form (see circuit_priority.hpp): the
 // active circuits in a binary min-heap keyed by (stored count, circuit ID).
+// Heap slots point at their records (unordered_map nodes do not move), so
+// sifting compares and moves without a hash lookup per step.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -33,20 +35,24 @@ class Ewma final : public ActiveCircuits {
     if (it->second.heap_pos != kIdle) return;
     if (!inserted) --idle_;
     it->second.heap_pos = heap_.size();
-    heap_.push_back(circ);
+    heap_.push_back({&it->second, circ});
     sift_up(heap_.size() - 1);
   }
 
   [[nodiscard]] bool empty() const noexcept override { return heap_.empty(); }
-  [[nodiscard]] CircId head() const override { return heap_.front(); }
+  [[nodiscard]] CircId head() const override { return heap_.front().circ; }
 
   void sent(CircId circ, MuxTime now, bool still_active) override {
     advance(now);
     auto it = recs_.find(circ);
     if (it == recs_.end()) return;
     Rec& r = it->second;
-    const auto w = weights_.find(circ);
-    r.count += (w == weights_.end() ? 1.0 : w->second) * std::exp2(exponent(now));
+    double weight = 1.0;
+    if (!weights_.empty()) {
+      const auto w = weights_.find(circ);
+      if (w != weights_.end()) weight = w->second;
+    }
+    r.count += weight * std::exp2(exponent(now));
     if (r.heap_pos == kIdle) return;
     if (still_active) {
       sift_down(r.heap_pos);  // its key only grew
@@ -78,7 +84,7 @@ class Ewma final : public ActiveCircuits {
   }
 
   [[nodiscard]] double head_priority(MuxTime now) const override {
-    return heap_.empty() ? 0.0 : recs_.at(heap_.front()).count * std::exp2(-exponent(now));
+    return heap_.empty() ? 0.0 : heap_.front().rec->count * std::exp2(-exponent(now));
   }
   [[nodiscard]] double count(CircId circ, MuxTime now) const override {
     auto it = recs_.find(circ);
@@ -89,6 +95,10 @@ class Ewma final : public ActiveCircuits {
   struct Rec {
     double count = 0.0;  // cells, each weighted V(t) at the time it was sent
     std::size_t heap_pos = kIdle;
+  };
+  struct Slot {
+    Rec* rec;
+    CircId circ;
   };
 
   [[nodiscard]] double exponent(MuxTime now) const {
@@ -117,17 +127,17 @@ class Ewma final : public ActiveCircuits {
     for (std::size_t i = heap_.size() / 2; i-- > 0;) sift_down(i);
   }
 
-  [[nodiscard]] bool before(CircId a, CircId b) const {
-    double ca = recs_.at(a).count;
-    double cb = recs_.at(b).count;
-    return ca < cb || (ca == cb && a < b);
+  [[nodiscard]] static bool before(const Slot& a, const Slot& b) noexcept {
+    const double ca = a.rec->count;
+    const double cb = b.rec->count;
+    return ca < cb || (ca == cb && a.circ < b.circ);
   }
-  void place(std::size_t i, CircId circ) {
-    heap_[i] = circ;
-    recs_.at(circ).heap_pos = i;
+  void place(std::size_t i, Slot s) noexcept {
+    heap_[i] = s;
+    s.rec->heap_pos = i;
   }
   void sift_up(std::size_t i) {
-    CircId c = heap_[i];
+    Slot c = heap_[i];
     while (i > 0) {
       std::size_t parent = (i - 1) / 2;
       if (!before(c, heap_[parent])) break;
@@ -137,7 +147,7 @@ class Ewma final : public ActiveCircuits {
     place(i, c);
   }
   void sift_down(std::size_t i) {
-    CircId c = heap_[i];
+    Slot c = heap_[i];
     const std::size_t n = heap_.size();
     while (true) {
       std::size_t child = 2 * i + 1;
@@ -150,13 +160,13 @@ class Ewma final : public ActiveCircuits {
     place(i, c);
   }
   void erase_from_heap(std::size_t i) {
-    recs_.at(heap_[i]).heap_pos = kIdle;
-    CircId last = heap_.back();
+    heap_[i].rec->heap_pos = kIdle;
+    Slot last = heap_.back();
     heap_.pop_back();
     if (i == heap_.size()) return;
     place(i, last);
     sift_down(i);
-    sift_up(recs_.at(last).heap_pos);
+    sift_up(last.rec->heap_pos);
   }
   void forget_quietest_idle() {
     std::vector<std::pair<double, CircId>> idle;
@@ -175,7 +185,7 @@ class Ewma final : public ActiveCircuits {
   bool ref_set_ = false;
   std::unordered_map<CircId, Rec> recs_;  // active and idle circuits
   std::unordered_map<CircId, double> weights_;  // circuits whose cells count other than 1
-  std::vector<CircId> heap_;              // active circuits only
+  std::vector<Slot> heap_;                // active circuits only
   std::size_t idle_ = 0;
 };
 
