@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include <catch2/catch.hpp>
 
@@ -170,6 +171,36 @@ TEST_CASE("NumEntryGuards spreads first hops over that many primary guards", "[p
   for (int i = 0; i < 400; ++i) ++seen[guard_id(g, net, rng, kNow)];
   CHECK(seen.size() == 2);
   for (const auto& [id, n] : seen) CHECK(n > 120);
+}
+
+TEST_CASE("a restriction no sampled guard meets grows the sample by one guard that meets it", "[path][guards]") {
+  const NetView net = net_of(guard_network());
+  Rng rng = seeded(8);
+  GuardSet g;
+  (void)guard_id(g, net, rng, kNow);
+  REQUIRE(g.records().size() == 3);
+  std::set<crypto::Ed25519Public> sampled;
+  for (const auto& r : g.records()) sampled.insert(r.identity);
+
+  // A Conflux leg whose other legs use every sampled guard.
+  const HopFilter not_sampled = [&](const Hop& h) { return !sampled.contains(h.identity); };
+  auto h = g.choose_first_hop(net, not_sampled, rng, kNow);
+  REQUIRE(h);
+  CHECK_FALSE(sampled.contains(h->identity));
+  CHECK(g.records().size() == 4);
+  CHECK(g.records().back().identity == h->identity);
+  // The new guard stays: asked again, the sample does not grow.
+  auto again = g.choose_first_hop(net, not_sampled, rng, kNow);
+  REQUIRE(again);
+  CHECK(again->identity == h->identity);
+  CHECK(g.records().size() == 4);
+
+  // A restriction no guard in the consensus meets: an error, no growth.
+  const HopFilter nothing = [](const Hop&) { return false; };
+  auto none = g.choose_first_hop(net, nothing, rng, kNow);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().code == PathErrc::NoCompatibleGuard);
+  CHECK(g.records().size() == 4);
 }
 
 TEST_CASE("guards that leave the consensus are skipped, then dropped", "[path][guards]") {

@@ -88,6 +88,18 @@ std::vector<std::size_t> GuardSet::ordered_listed(const NetView& net) const {
 // Adds guards, by guard-position weight, until num_primary listed guards are
 // reachable or the sample is full. Driven by availability only, never by one
 // path's constraints.
+void GuardSet::add_to_sample(const dir::RouterEntry& r, const Rng& rng, std::uint64_t now) {
+  GuardRecord g;
+  g.identity = r.identity;
+  g.nickname = r.nickname;
+  // guard-spec: ADDED_ON_DATE = RAND(now, GUARD_LIFETIME/10), a point in the
+  // past, so the file does not date the moment we chose.
+  const std::uint64_t spread = params_.lifetime / 10;
+  g.added_on = now - std::min(now, uniform_below(rng, spread + 1));
+  records_.push_back(std::move(g));
+  ++generation_;
+}
+
 void GuardSet::grow_sample(const NetView& net, const Rng& rng, std::uint64_t now) {
   auto reachable_listed = [&] {
     std::size_t n = 0;
@@ -102,17 +114,21 @@ void GuardSet::grow_sample(const NetView& net, const Rng& rng, std::uint64_t now
       if (usable_as_guard(r) && !find(r.identity)) pool.push_back(&r);
     auto pick = choose_by_bandwidth(pool, Position::Guard, net.weights(), rng);
     if (!pick) return;
-    GuardRecord g;
-    g.identity = pool[*pick]->identity;
-    g.nickname = pool[*pick]->nickname;
-    // guard-spec: ADDED_ON_DATE = RAND(now, GUARD_LIFETIME/10), a point in the
-    // past, so the file does not date the moment we chose.
-    const std::uint64_t spread = params_.lifetime / 10;
-    g.added_on = now - std::min(now, uniform_below(rng, spread + 1));
-    records_.push_back(std::move(g));
-    ++generation_;
+    add_to_sample(*pool[*pick], rng, now);
     ++have;
   }
+}
+
+std::optional<Hop> GuardSet::grow_sample_fitting(const NetView& net, const HopFilter& fits, const Rng& rng,
+                                                 std::uint64_t now) {
+  if (records_.size() >= params_.max_sample) return std::nullopt;
+  std::vector<const dir::RouterEntry*> pool;
+  for (const dir::RouterEntry& r : net.relays())
+    if (usable_as_guard(r) && !find(r.identity) && fits(hop_from(r))) pool.push_back(&r);
+  auto pick = choose_by_bandwidth(pool, Position::Guard, net.weights(), rng);
+  if (!pick) return std::nullopt;
+  add_to_sample(*pool[*pick], rng, now);
+  return hop_from(*pool[*pick]);
 }
 
 Result<Hop, PathError> GuardSet::choose_first_hop(const NetView& net, const HopFilter& fits, const Rng& rng,
@@ -137,6 +153,13 @@ Result<Hop, PathError> GuardSet::choose_first_hop(const NetView& net, const HopF
   for (std::size_t k = params_.num_primary; k < order.size(); ++k) {
     Hop h;
     if (usable(order[k], h)) return h;
+  }
+  // guard-spec 4.9 (MIN_FILTERED_SAMPLE): when no sampled guard satisfies the
+  // path's restriction (a Conflux leg avoiding the other legs' relays, an
+  // exit that is one of our guards), the sample grows by one that does,
+  // rather than the restriction being dropped.
+  if (fits) {
+    if (auto h = grow_sample_fitting(net, fits, rng, now)) return std::move(*h);
   }
 
   PathError err;

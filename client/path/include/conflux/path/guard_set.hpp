@@ -98,6 +98,11 @@ class GuardSet final : public FirstHopSource {
   [[nodiscard]] bool is_reachable(const GuardRecord& g, std::uint64_t now) const noexcept;
   void refresh_primary(const NetView& net);
   void grow_sample(const NetView& net, const Rng& rng, std::uint64_t now);
+  void add_to_sample(const dir::RouterEntry& r, const Rng& rng, std::uint64_t now);
+  // Adds one unsampled guard that `fits` accepts (by guard weight); nullopt
+  // when none does or the sample is full.
+  std::optional<Hop> grow_sample_fitting(const NetView& net, const HopFilter& fits, const Rng& rng,
+                                         std::uint64_t now);
   GuardRecord* find(const crypto::Ed25519Public& id);
 
   GuardParams params_;
