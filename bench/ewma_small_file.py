@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
-"""The EWMA small-file experiment (seeds-digest T8, Tang & Goldberg 2010, Figure 2).
+"""The EWMA small-file experiment (seeds-digest T8, Tang & Goldberg 2010, Figure 2),
+with the half-life sweep (T10) and bulk throughput (T11) from the same runs.
 
-Usage: bench/ewma_small_file.py --bin-dir BUILD_DIR [--downloads 25] [--pause 1] [--rate "200 KBytes"] [--json OUT]
+Usage: bench/ewma_small_file.py --bin-dir BUILD_DIR [--downloads 25] [--pause 1] [--rate "200 KBytes"]
+                                [--halflives 30,0] [--bulk-window 20] [--json OUT]
 
-For each mode (CircuitPriorityHalflife 30 = EWMA, then 0 = round robin) it
-starts a fresh conflux-net network: one authority, one middle relay and one
+For each mode (a CircuitPriorityHalflife from --halflives; the default is 30 =
+EWMA, then 0 = round robin) it starts a fresh conflux-net network: one authority, one middle relay and one
 exit, both at BandwidthRate RATE (the slow part of the path; the exit's
 channel towards the middle is where all circuits' cells queue), and one
 unlimited bridge as the entry. Then three proxies of its own, each with its
 own circuit through the bridge: two bulk clients downloading 50MiB.bin back
 to back for the whole run, and one web client fetching 300KiB.bin DOWNLOADS
 times with PAUSE seconds (default 1) between them. Every relay runs the default socket
-scheduler (KIST where available). Prints each mode's median web download
-time; exit status 0 when EWMA's median is lower than round robin's, 1 when
-not (or a download failed), 2 usage. Everything it started is stopped.
+scheduler (KIST where available). The bulk clients fetch in windows of
+BULK_WINDOW seconds (curl --max-time), and each whole window while the web
+client measures is one bulk throughput sample. Prints each mode's web
+download quartiles and bulk throughput, and the two-sample Kolmogorov-Smirnov
+distance between each mode's bulk samples and round robin's (T11: EWMA should
+not change bulk throughput). Exit status 0 when the first EWMA mode's median web
+download is lower than round robin's (when both ran; otherwise when nothing
+failed), 1 when not (or a download failed), 2 usage. Everything
+it started is stopped.
 """
 
 import argparse
@@ -68,15 +76,31 @@ def run_mode(args, net_exe, proxy_exe, halflife):
         small = files["300KiB.bin"]
         big = files["50MiB.bin"]
 
+        measuring = threading.Event()
+        bulk_rates = []
+        rates_lock = threading.Lock()
+
         def bulk_loop(p):
             while not stop.is_set():
-                subprocess.run(["curl", "-s", "--max-time", "60", "--socks5-hostname", p.socks, "-o", os.devnull,
-                                big["url"]], check=False)
+                counted = measuring.is_set()
+                r = subprocess.run(["curl", "-s", "--max-time", str(args.bulk_window), "--socks5-hostname", p.socks,
+                                    "-o", os.devnull, "-w", "%{size_download} %{time_total}", big["url"]],
+                                   stdout=subprocess.PIPE, text=True, check=False)
+                try:
+                    size, took = (float(x) for x in r.stdout.split())
+                except ValueError:
+                    continue
+                # A whole window inside the measurement: started while
+                # measuring and still measuring at its end.
+                if counted and measuring.is_set() and took >= args.bulk_window - 1 and size > 0:
+                    with rates_lock:
+                        bulk_rates.append(size / took)
 
         threads = [threading.Thread(target=bulk_loop, args=(p,), daemon=True) for p in bulk]
         for t in threads:
             t.start()
         time.sleep(5)  # the bulk circuits fill the slow link
+        measuring.set()
         times, failed = [], 0
         for i in range(args.downloads):
             time.sleep(args.pause)
@@ -87,7 +111,11 @@ def run_mode(args, net_exe, proxy_exe, halflife):
             else:
                 times.append(took)
                 print("  halflife %s download %d %6.2f s" % (halflife, i + 1, took), flush=True)
-        return times, failed
+        # Let the bulk windows running now finish inside the measurement.
+        time.sleep(args.bulk_window + 1)
+        measuring.clear()
+        with rates_lock:
+            return times, failed, list(bulk_rates)
     finally:
         stop.set()
         for p in proxies:
@@ -96,33 +124,85 @@ def run_mode(args, net_exe, proxy_exe, halflife):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def ks_distance(a, b):
+    """Two-sample Kolmogorov-Smirnov statistic D: the largest gap between the empirical CDFs."""
+    a, b = sorted(a), sorted(b)
+    i = j = 0
+    d = 0.0
+    while i < len(a) and j < len(b):
+        x = min(a[i], b[j])
+        while i < len(a) and a[i] <= x:
+            i += 1
+        while j < len(b) and b[j] <= x:
+            j += 1
+        d = max(d, abs(i / len(a) - j / len(b)))
+    return d
+
+
+def ks_critical(n, m, c_alpha=1.358):
+    """The distance above which two samples differ at the 5% level (c(0.05) = 1.358)."""
+    return c_alpha * ((n + m) / (n * m)) ** 0.5
+
+
+def mode_name(halflife):
+    return "round_robin" if float(halflife) <= 0 else "ewma_h%s" % halflife
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin-dir", required=True, help="a build directory (e.g. build/release)")
     ap.add_argument("--downloads", type=int, default=25)
     ap.add_argument("--rate", default="200 KBytes", help="BandwidthRate of the middle and the exit")
     ap.add_argument("--pause", type=float, default=1.0, help="seconds between web downloads")
+    ap.add_argument("--halflives", default="30,0",
+                    help="CircuitPriorityHalflife values, one mode each (0 or -1: round robin)")
+    ap.add_argument("--bulk-window", type=int, default=20, help="seconds per bulk throughput sample")
     ap.add_argument("--json", help="write the raw times here")
     args = ap.parse_args()
     net_exe = binary(args.bin_dir, "tools/conflux-net/conflux-net")
     proxy_exe = binary(args.bin_dir, "client/app/conflux-proxy")
+    halflives = [h.strip() for h in args.halflives.split(",") if h.strip()]
+    try:
+        for h in halflives:
+            float(h)
+    except ValueError:
+        ap.error("--halflives: numbers separated by commas")
     results = {}
-    for name, halflife in (("ewma", "30"), ("round_robin", "0")):
+    for halflife in halflives:
+        name = mode_name(halflife)
         print("mode %s (CircuitPriorityHalflife %s)" % (name, halflife), flush=True)
         results[name] = run_mode(args, net_exe, proxy_exe, halflife)
     med = {k: statistics.median(v[0]) for k, v in results.items() if v[0]}
     failed = sum(v[1] for v in results.values())
+    rr = results.get("round_robin")
+    ks = {}
     for k, v in results.items():
+        line = "%-14s" % k
         if v[0]:
             q = statistics.quantiles(v[0], n=4) if len(v[0]) >= 2 else [v[0][0]] * 3
-            print("%-12s n=%d  p25 %.2f s  median %.2f s  p75 %.2f s" % (k, len(v[0]), q[0], q[1], q[2]))
+            line += " web n=%d  p25 %.2f s  median %.2f s  p75 %.2f s" % (len(v[0]), q[0], q[1], q[2])
+        rates = v[2]
+        if rates:
+            line += " | bulk n=%d  mean %.1f KiB/s" % (len(rates), statistics.mean(rates) / 1024)
+            if len(rates) >= 2:
+                line += " (sd %.1f)" % (statistics.stdev(rates) / 1024)
+        if rr is not None and k != "round_robin" and rates and rr[2]:
+            d = ks_distance(rates, rr[2])
+            crit = ks_critical(len(rates), len(rr[2]))
+            ks[k] = {"d": d, "critical_5pct": crit}
+            line += "  KS D vs round robin %.3f (5%% critical %.3f)" % (d, crit)
+        print(line)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"rate": args.rate, "downloads": args.downloads, "pause": args.pause,
-                       "times": {k: v[0] for k, v in results.items()}, "medians": med, "failed": failed}, f,
-                      indent=1)
-    ok = failed == 0 and len(med) == 2 and med["ewma"] < med["round_robin"]
-    print("EWMA median < round robin median: %s" % ("yes" if ok else "NO"))
+                       "bulk_window": args.bulk_window, "times": {k: v[0] for k, v in results.items()},
+                       "bulk_bytes_per_second": {k: v[2] for k, v in results.items()}, "medians": med,
+                       "bulk_ks": ks, "failed": failed}, f, indent=1)
+    ok = failed == 0
+    first_ewma = next((mode_name(h) for h in halflives if float(h) > 0), None)
+    if "round_robin" in med and first_ewma in med:
+        ok = ok and med[first_ewma] < med["round_robin"]
+        print("%s median < round robin median: %s" % (first_ewma, "yes" if ok else "NO"))
     return 0 if ok else 1
 
 
