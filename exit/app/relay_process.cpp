@@ -131,8 +131,21 @@ void RelayProcess::reload() {
     config_.options.circuit_priority_halflife = now;
     log::write(log::Severity::Notice, "Circuit priority is now " + circuit_priority_text(now) + ".");
   }
+  // A trace can start or stop on a running relay (an experiment that
+  // must not restart it).
+  const std::string& trace = fresh->options.scheduler_trace_file;
+  if (trace != manager_.scheduler().trace_file()) {
+    if (manager_.scheduler().set_trace_file(trace)) {
+      log::write(log::Severity::Notice, trace.empty() ? std::string("Scheduler trace stopped.")
+                                                      : "Scheduler trace now written to " + trace + ".");
+    } else {
+      log::write(log::Severity::Warn, "Cannot open SchedulerTraceFile " + trace + "; no scheduler trace.");
+    }
+    config_.options.scheduler_trace_file = trace;
+  }
   log::write(log::Severity::Notice,
-             "Config reloaded: CircuitPriorityHalflife applies now; other changes take effect at the next start.");
+             "Config reloaded: CircuitPriorityHalflife and SchedulerTraceFile apply now; other changes take effect "
+             "at the next start.");
 }
 
 bool RelayProcess::start() {

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "conflux/proto/circuit_mux.hpp"
 #include "conflux/proto/token_bucket.hpp"
@@ -92,4 +93,34 @@ TEST_CASE("token bucket refills at the rate, caps at the burst, and is exact at 
   CHECK(unlimited.wait_for(1u << 30) == TokenBucket::Clock::duration::zero());
   TokenBucket small_burst(1000, 10, t0);  // burst below rate is raised to the rate, as tor requires burst >= rate
   CHECK(small_burst.tokens() == 1000);
+}
+
+TEST_CASE("sampled cells: one in N, numbered in order, with their circuit and queue time", "[mux][trace]") {
+  CircuitMux mux({}, CircuitPriority{-1.0});
+  mux.set_sampling(3);
+  // Cell k (tag k) of circuit 1 + k % 2, queued at k ms.
+  for (std::uint8_t k = 0; k < 12; ++k)
+    REQUIRE(mux.push(CircId{1u + k % 2u}, cell_of(k), kT0 + std::chrono::milliseconds(k)) == MuxPush::Queued);
+  std::vector<std::uint8_t> out;
+  std::vector<std::pair<std::uint8_t, CellSample>> sampled;
+  while (mux.pop_into(out, kT0) > 0) {
+    if (const auto& s = mux.last_popped_sample()) sampled.emplace_back(out[0], *s);
+    out.clear();
+  }
+  // Pushes 0, 3, 6 and 9 were sampled, numbered 0..3 in push order whatever
+  // order they leave in.
+  REQUIRE(sampled.size() == 4);
+  std::map<std::uint64_t, std::uint8_t> tag_of_seq;
+  for (const auto& [tag, s] : sampled) {
+    tag_of_seq[s.seq] = tag;
+    CHECK(s.circ == CircId{1u + tag % 2u});
+    CHECK(s.queued == kT0 + std::chrono::milliseconds(tag));
+  }
+  CHECK(tag_of_seq == std::map<std::uint64_t, std::uint8_t>{{0, 0}, {1, 3}, {2, 6}, {3, 9}});
+
+  // Unsampled pushes (no time) and sampling off leave no sample behind.
+  mux.set_sampling(0);
+  REQUIRE(mux.push(CircId{1}, cell_of(50), kT0) == MuxPush::Queued);
+  REQUIRE(mux.pop_into(out, kT0) > 0);
+  CHECK_FALSE(mux.last_popped_sample().has_value());
 }

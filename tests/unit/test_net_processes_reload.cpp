@@ -1,7 +1,8 @@
 // SIGHUP on a conflux-relay process on 127.0.0.1: the torrc is read again
 // and CircuitPriorityHalflife applies at once (EWMA to round robin); a torrc
 // that no longer parses is reported with its file and line, and the relay
-// keeps running on the configuration it had.
+// keeps running on the configuration it had; SchedulerTraceFile starts and
+// stops a trace.
 #include <csignal>
 
 #include "test_net_processes_support.hpp"
@@ -46,5 +47,16 @@ TEST_CASE("relay process: SIGHUP reloads the torrc, CircuitPriorityHalflife appl
   write_text(torrc, base + "CircuitPriorityHalflife 20\n");
   proc.signal(SIGHUP);
   CHECK(run_until(io, [&] { return logged("Circuit priority is now EWMA, half-life 20"); }, 10s));
+  CHECK(proc.running());
+
+  // A scheduler trace starts on the running relay, then stops.
+  const auto trace = tmp.path() / "sched.trace";
+  write_text(torrc, base + "CircuitPriorityHalflife 20\nSchedulerTraceFile " + trace.string() + "\n");
+  proc.signal(SIGHUP);
+  CHECK(run_until(io, [&] { return logged("Scheduler trace now written to " + trace.string()); }, 10s));
+  CHECK(read_text(trace).rfind("# scheduler ", 0) == 0);
+  write_text(torrc, base + "CircuitPriorityHalflife 20\n");
+  proc.signal(SIGHUP);
+  CHECK(run_until(io, [&] { return logged("Scheduler trace stopped."); }, 10s));
   CHECK(proc.running());
 }

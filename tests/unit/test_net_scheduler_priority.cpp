@@ -13,7 +13,14 @@
 //
 // Also checks KIST's bookkeeping: exactly one kernel query per pending
 // socket per run (K3), and that the bucket bounds what is written (K10).
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <catch2/catch.hpp>
 #include <memory>
 
@@ -78,7 +85,15 @@ struct Outcome {
   SchedulerStats stats;
   SchedulerPolicy policy = SchedulerPolicy::Vanilla;
   double seconds = 0;
+  std::string trace;  // the relay scheduler's SchedulerTraceFile
 };
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 // One relay (the senders, one scheduler and bucket) with kBulkSockets bulk
 // channels and one light channel, each to its own receiver.
@@ -88,7 +103,11 @@ Outcome run_scenario(SchedulerPolicy policy, double halflife_s) {
   proto::TokenBucket bucket(kRate, 16 * 1024, clock.now());
   SchedulerConfig cfg;
   cfg.preference = {policy};
-  Scheduler relay_sched(io, clock, &bucket, cfg);
+  const auto trace_path = std::filesystem::temp_directory_path() /
+                          ("conflux-sched-trace-" + std::to_string(::getpid()) + ".txt");
+  cfg.trace_path = trace_path.string();
+  auto relay_sched_owner = std::make_unique<Scheduler>(io, clock, &bucket, cfg);
+  Scheduler& relay_sched = *relay_sched_owner;
   SchedulerConfig recv_cfg;
   recv_cfg.preference = {SchedulerPolicy::Vanilla};
   Scheduler recv_sched(io, clock, nullptr, recv_cfg);
@@ -174,6 +193,10 @@ Outcome run_scenario(SchedulerPolicy policy, double halflife_s) {
   for (auto& c : senders) c->close("done");
   for (auto& c : receivers) c->close("done");
   io.run_for(20ms);
+  senders.clear();
+  relay_sched_owner.reset();  // closes the trace file
+  o.trace = read_file(trace_path);
+  std::filesystem::remove(trace_path);
   return o;
 }
 
@@ -211,4 +234,33 @@ TEST_CASE("T7: across sockets, KIST with EWMA lets the light circuit's cells wai
   }
   // Sampled cells were timed on their way out (instrumentation).
   CHECK(kist_ewma.stats.relay_queue_seconds.count() > 0);
+
+  // K13: the trace names each sampled cell once, by channel and number,
+  // with its circuit, and times it entering the relay and leaving for the
+  // kernel; each sampled write is followed until the peer acknowledged it.
+  std::istringstream trace(kist_ewma.trace);
+  std::string line;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> cells;
+  std::size_t kernel_lines = 0;
+  while (std::getline(trace, line)) {
+    std::istringstream f(line);
+    std::string what;
+    f >> what;
+    if (what == "cell") {
+      std::uint64_t channel = 0, seq = 0, circ = 0, queued = 0, left = 0;
+      REQUIRE(static_cast<bool>(f >> channel >> seq >> circ >> queued >> left));
+      CHECK(cells.insert({channel, seq}).second);
+      CHECK(((circ >= 1 && circ <= kBulkSockets) || circ == kLightCirc));
+      CHECK(left >= queued);
+    } else if (what == "kernel") {
+      std::uint64_t channel = 0, first = 0, last = 0, written = 0, acked = 0;
+      REQUIRE(static_cast<bool>(f >> channel >> first >> last >> written >> acked));
+      CHECK(first <= last);
+      CHECK(cells.contains({channel, first}));
+      CHECK(acked >= written);
+      ++kernel_lines;
+    }
+  }
+  CHECK(cells.size() == kist_ewma.stats.relay_queue_seconds.count());
+  CHECK(kernel_lines > 0);
 }

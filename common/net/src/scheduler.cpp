@@ -46,11 +46,23 @@ Scheduler::Scheduler(asio::io_context& io, const Clock& clock, proto::TokenBucke
       refill_timer_(io),
       run_timer_(io),
       probe_timer_(io) {
-  if (!config_.trace_path.empty()) {
-    trace_ = std::make_unique<std::ofstream>(config_.trace_path, std::ios::out | std::ios::trunc);
-    if (!*trace_) trace_.reset();
+  set_trace_file(config_.trace_path);
+}
+
+bool Scheduler::set_trace_file(const std::string& path) {
+  trace_.reset();
+  trace_lines_ = 0;
+  config_.trace_path = path;
+  if (path.empty()) return true;
+  trace_ = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
+  if (!*trace_) {
+    trace_.reset();
+    return false;
   }
+  trace_epoch_ = clock_.now();
   trace("# scheduler", static_cast<std::uint64_t>(policy_));
+  trace_->flush();  // the file shows at once that tracing started
+  return true;
 }
 
 void Scheduler::trace(const char* what, std::uint64_t a, std::uint64_t b) {
@@ -59,12 +71,24 @@ void Scheduler::trace(const char* what, std::uint64_t a, std::uint64_t b) {
   *trace_ << what << ' ' << a << ' ' << b << '\n';
 }
 
-void Scheduler::cells_leaving(Channel& channel, std::span<const proto::MuxTime> queued) {
+std::uint64_t Scheduler::trace_ns(Clock::Monotonic::time_point t) const noexcept {
+  return static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(t - trace_epoch_).count()));
+}
+
+void Scheduler::cells_leaving(Channel& channel, std::span<const proto::CellSample> cells) {
+  if (cells.empty()) return;
   const auto now = clock_.now();
-  for (proto::MuxTime t : queued) {
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - t).count();
+  for (const proto::CellSample& c : cells) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - c.queued).count();
     stats_.relay_queue_seconds.observe(static_cast<double>(ns) * 1e-9);
-    trace("relay_queue_ns", static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns)), channel.id());
+    if (tracing()) {
+      // cell CHANNEL SEQ CIRCUIT QUEUED_NS LEFT_NS: entering the circuit
+      // queue, and handed to the kernel (SchedulerTraceFile, CONFIG.md).
+      ++trace_lines_;
+      *trace_ << "cell " << channel.id() << ' ' << c.seq << ' ' << c.circ.value() << ' ' << trace_ns(c.queued) << ' '
+              << trace_ns(now) << '\n';
+    }
   }
   if (probes_.size() >= kMaxProbes) {
     ++stats_.kernel_probes_dropped;
@@ -76,7 +100,7 @@ void Scheduler::cells_leaving(Channel& channel, std::span<const proto::MuxTime> 
   auto outq = socket_outq_bytes(fd);
   auto acked = tcp_bytes_acked(fd);
   if (!outq || !acked) return;
-  probes_.push_back({channel.weak_from_this(), now, *acked + *outq});
+  probes_.push_back({channel.weak_from_this(), now, *acked + *outq, cells.front().seq, cells.back().seq});
   arm_probe_timer();
 }
 
@@ -102,7 +126,13 @@ void Scheduler::check_probes() {
     if (*acked < p.acked_target) return now - p.written > std::chrono::seconds(30);  // give up on a stuck socket
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - p.written).count();
     stats_.kernel_queue_seconds.observe(static_cast<double>(ns) * 1e-9);
-    trace("kernel_queue_ns", static_cast<std::uint64_t>(std::max<std::int64_t>(0, ns)), ch->id());
+    if (tracing()) {
+      // kernel CHANNEL FIRST_SEQ LAST_SEQ WRITTEN_NS ACKED_NS: the write
+      // that carried those sampled cells, until the peer acknowledged it.
+      ++trace_lines_;
+      *trace_ << "kernel " << ch->id() << ' ' << p.first_seq << ' ' << p.last_seq << ' ' << trace_ns(p.written) << ' '
+              << trace_ns(now) << '\n';
+    }
     return true;
   });
   arm_probe_timer();

@@ -17,7 +17,7 @@ MuxPush CircuitMux::push(CircId circ, const WireCell& cell, MuxTime now) {
   if (r != MuxPush::Queued || sample_every_ == 0) return r;
   if (sample_countdown_ == 0) {
     Queue& q = queues_[circ];
-    q.samples.emplace_back(q.pushed - 1, now);  // at most one per queued cell: bounded
+    q.samples.emplace_back(q.pushed - 1, CellSample{next_sample_seq_++, circ, now});  // at most one per queued cell
     sample_countdown_ = sample_every_;
   }
   --sample_countdown_;

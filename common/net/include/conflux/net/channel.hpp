@@ -114,7 +114,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   bytes::ByteSpan current_cell_;
   std::vector<std::uint8_t> outbuf_;  // the batch being written
   std::vector<std::uint8_t> staged_;  // waiting for the write in flight
-  std::vector<proto::MuxTime> staged_samples_;  // when the sampled cells in staged_ were queued
+  std::vector<proto::CellSample> staged_samples_;  // the sampled cells in staged_
   bool writing_ = false;
   bool closed_ = false;
 };

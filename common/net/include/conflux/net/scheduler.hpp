@@ -64,9 +64,14 @@ class Scheduler {
 
   // The channel has cells queued, or finished a write and may have more.
   void notify(const std::shared_ptr<Channel>& channel);
-  // The channel handed bytes to the kernel that include sampled cells,
-  // queued at the times given: relay queue time, then a kernel probe.
-  void cells_leaving(Channel& channel, std::span<const proto::MuxTime> queued);
+  // The channel handed bytes to the kernel that include these sampled
+  // cells: relay queue time, then a kernel probe for the write.
+  void cells_leaving(Channel& channel, std::span<const proto::CellSample> cells);
+
+  // Starts a fresh trace in `path` (truncated; trace times count from now),
+  // or stops tracing (empty). False when the file cannot be opened: no trace.
+  bool set_trace_file(const std::string& path);
+  [[nodiscard]] const std::string& trace_file() const noexcept { return config_.trace_path; }
 
   [[nodiscard]] SchedulerPolicy policy() const noexcept { return policy_; }
   [[nodiscard]] std::uint64_t runs() const noexcept { return stats_.runs; }
@@ -89,6 +94,8 @@ class Scheduler {
   void arm_probe_timer();
   void check_probes();
   void trace(const char* what, std::uint64_t a, std::uint64_t b = 0);
+  [[nodiscard]] bool tracing() const noexcept { return trace_ && trace_lines_ < config_.trace_max_lines; }
+  [[nodiscard]] std::uint64_t trace_ns(Clock::Monotonic::time_point t) const noexcept;
 
   // Posted runs and timers hold a weak reference to this, so a scheduler
   // destroyed while the io_context still runs is never touched.
@@ -110,10 +117,13 @@ class Scheduler {
   SchedulerStats stats_;
 
   // A sampled write: done when the peer has acknowledged `acked_target`.
+  // It carried the channel's sampled cells first_seq..last_seq.
   struct KernelProbe {
     std::weak_ptr<Channel> channel;
     Clock::Monotonic::time_point written;
     std::uint64_t acked_target;
+    std::uint64_t first_seq;
+    std::uint64_t last_seq;
   };
   static constexpr std::size_t kMaxProbes = 256;
   std::vector<KernelProbe> probes_;
@@ -121,6 +131,7 @@ class Scheduler {
   bool probe_timer_armed_ = false;
   std::unique_ptr<std::ofstream> trace_;
   std::uint64_t trace_lines_ = 0;
+  Clock::Monotonic::time_point trace_epoch_{};  // trace times are nanoseconds since
 };
 
 }  // namespace conflux::net

@@ -74,8 +74,8 @@ class CircuitMux {
   // Returns the bytes appended (0 when empty).
   std::size_t pop_into(std::vector<std::uint8_t>& out, MuxTime now);
 
-  // When the cell the last pop_into() returned was queued, if it was sampled.
-  [[nodiscard]] std::optional<MuxTime> last_popped_sample() const noexcept { return last_sample_; }
+  // The cell the last pop_into() returned, if it was sampled.
+  [[nodiscard]] const std::optional<CellSample>& last_popped_sample() const noexcept { return last_sample_; }
 
   // How urgent this channel's next cell is, for schedulers that choose
   // across channels (KIST): the decayed EWMA count of the circuit that
@@ -88,8 +88,8 @@ class CircuitMux {
  private:
   struct Queue {
     std::deque<WireCell> cells;
-    // Sampled cells as (index among the cells pushed to this queue, time).
-    std::deque<std::pair<std::uint64_t, MuxTime>> samples;
+    // Sampled cells, with their index among the cells pushed to this queue.
+    std::deque<std::pair<std::uint64_t, CellSample>> samples;
     std::uint64_t pushed = 0;
     std::uint64_t popped = 0;
   };
@@ -102,7 +102,8 @@ class CircuitMux {
   std::size_t queued_cells_ = 0;
   std::uint32_t sample_every_ = 0;
   std::uint64_t sample_countdown_ = 0;
-  std::optional<MuxTime> last_sample_;
+  std::uint64_t next_sample_seq_ = 0;
+  std::optional<CellSample> last_sample_;
 };
 
 }  // namespace conflux::proto

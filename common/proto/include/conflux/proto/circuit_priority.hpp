@@ -24,6 +24,15 @@ namespace conflux::proto {
 
 using MuxTime = std::chrono::steady_clock::time_point;
 
+// A cell timed through the relay (per-cell tracing, "Never Been KIST" 4):
+// `seq` numbers this mux's sampled cells from 0, so (channel, seq) names
+// the cell uniquely in the relay.
+struct CellSample {
+  std::uint64_t seq = 0;
+  CircId circ{};
+  MuxTime queued{};
+};
+
 // CircuitPriorityHalflife: H in seconds; H <= 0 (tor's -1) is round robin.
 struct CircuitPriority {
   double halflife_s = 30.0;
