@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The EWMA small-file experiment (seeds-digest T8, Tang & Goldberg 2010, Figure 2),
-with the half-life sweep (T10) and bulk throughput (T11) from the same runs.
+with the half-life sweep (T10), bulk throughput (T11) and the circuit queue wait at the
+bottleneck (T9) from the same runs.
 
 Usage: bench/ewma_small_file.py --bin-dir BUILD_DIR [--downloads 25] [--pause 1] [--rate "200 KBytes"]
                                 [--halflives 30,0] [--bulk-window 20] [--json OUT]
@@ -18,7 +19,10 @@ BULK_WINDOW seconds (curl --max-time), and each whole window while the web
 client measures is one bulk throughput sample. Prints each mode's web
 download quartiles and bulk throughput, and the two-sample Kolmogorov-Smirnov
 distance between each mode's bulk samples and round robin's (T11: EWMA should
-not change bulk throughput). Exit status 0 when the first EWMA mode's median web
+not change bulk throughput). The middle and the exit write a scheduler trace
+(SchedulerTraceFile, started with SIGHUP once the network is up): the web
+circuit is the one whose sampled cells fall inside the web downloads, and its
+cells' time in the relay is reported per relay (T9). Exit status 0 when the first EWMA mode's median web
 download is lower than round robin's (when both ran; otherwise when nothing
 failed), 1 when not (or a download failed), 2 usage. Everything
 it started is stopped.
@@ -39,6 +43,48 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from conflux_bridges import Proxy, binary, fetch, wait_for  # noqa: E402
+
+
+def set_trace(proc, path):
+    """Adds (path) or removes (None) SchedulerTraceFile in a relay's torrc, then SIGHUP."""
+    torrc = proc["torrc"]
+    lines = [l for l in open(torrc, encoding="utf-8").read().splitlines() if not l.startswith("SchedulerTraceFile")]
+    if path:
+        lines.append("SchedulerTraceFile " + path)
+    with open(torrc, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    os.kill(proc["pid"], signal.SIGHUP)
+
+
+def read_trace(path):
+    """Sampled cells by (channel, circuit): lists of (queued, left) in nanoseconds since the trace began."""
+    cells = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 6 and parts[0] == "cell":
+                    _, channel, _, circ, queued, left = parts
+                    cells.setdefault((channel, circ), []).append((int(queued), int(left)))
+    except OSError:
+        pass
+    return cells
+
+
+def web_circuit_wait(cells, web_spans):
+    """Queue times (s) of the circuit whose cells lie inside the web downloads, and of all the others."""
+    def inside(t):
+        return any(a <= t <= b for a, b in web_spans)
+    best, best_share = None, 0.0
+    for key, v in cells.items():
+        if len(v) < 10:
+            continue
+        share = sum(1 for q, _ in v if inside(q)) / len(v)
+        if share > best_share:
+            best, best_share = key, share
+    web = [(l - q) / 1e9 for q, l in cells.get(best, [])]
+    rest = [(l - q) / 1e9 for k, v in cells.items() if k != best for q, l in v]
+    return web, rest, best_share
 
 
 def run_mode(args, net_exe, proxy_exe, halflife):
@@ -75,6 +121,14 @@ def run_mode(args, net_exe, proxy_exe, halflife):
                 sys.exit("proxy %s did not bootstrap; see %s" % (p.name, p.log))
         small = files["300KiB.bin"]
         big = files["50MiB.bin"]
+        traced = [p for p in net["processes"] if p["role"] in ("authority", "relay", "exit")]
+        traces = {p["name"]: os.path.join(work, "trace-%s.txt" % p["name"]) for p in traced}
+        trace_t0 = time.monotonic()
+        for p in traced:
+            set_trace(p, traces[p["name"]])
+        for p in traced:
+            if not wait_for(traces[p["name"]], "# scheduler", 10):
+                sys.exit("relay %s did not start its trace" % p["name"])
 
         measuring = threading.Event()
         bulk_rates = []
@@ -101,10 +155,12 @@ def run_mode(args, net_exe, proxy_exe, halflife):
             t.start()
         time.sleep(5)  # the bulk circuits fill the slow link
         measuring.set()
-        times, failed = [], 0
+        times, failed, spans = [], 0, []
         for i in range(args.downloads):
             time.sleep(args.pause)
+            began = time.monotonic()
             took = fetch(web, small["url"], small["sha256"], 120)
+            spans.append(((began - trace_t0) * 1e9, (time.monotonic() - trace_t0) * 1e9))
             if took is None:
                 failed += 1
                 print("  halflife %s download %d FAILED" % (halflife, i + 1), flush=True)
@@ -114,8 +170,16 @@ def run_mode(args, net_exe, proxy_exe, halflife):
         # Let the bulk windows running now finish inside the measurement.
         time.sleep(args.bulk_window + 1)
         measuring.clear()
+        for p in traced:
+            set_trace(p, None)
+        waits = {}
+        for p in traced:
+            name = p["name"]
+            ok = wait_for(p["log"], "Scheduler trace stopped", 10)
+            web_wait, rest, share = web_circuit_wait(read_trace(traces[name]), spans)
+            waits[name] = {"web": web_wait, "others": rest, "web_share_inside": share, "stopped": bool(ok)}
         with rates_lock:
-            return times, failed, list(bulk_rates)
+            return times, failed, list(bulk_rates), waits
     finally:
         stop.set()
         for p in proxies:
@@ -192,12 +256,22 @@ def main():
             ks[k] = {"d": d, "critical_5pct": crit}
             line += "  KS D vs round robin %.3f (5%% critical %.3f)" % (d, crit)
         print(line)
+        for relay, w in sorted(v[3].items()):
+            if not w["web"]:
+                print("%14s %s: no web circuit in the trace (%d other sampled cells, trace %s)" %
+                      ("", relay, len(w["others"]), "closed" if w["stopped"] else "NOT closed"))
+            else:
+                print("%14s %s: web circuit's cells in the relay: n=%d mean %.0f ms median %.0f ms | other cells: "
+                      "n=%d mean %.0f ms" % ("", relay, len(w["web"]), 1000 * statistics.mean(w["web"]),
+                                             1000 * statistics.median(w["web"]), len(w["others"]),
+                                             1000 * statistics.mean(w["others"]) if w["others"] else 0.0))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"rate": args.rate, "downloads": args.downloads, "pause": args.pause,
                        "bulk_window": args.bulk_window, "times": {k: v[0] for k, v in results.items()},
                        "bulk_bytes_per_second": {k: v[2] for k, v in results.items()}, "medians": med,
-                       "bulk_ks": ks, "failed": failed}, f, indent=1)
+                       "bulk_ks": ks, "failed": failed,
+                       "relay_queue_seconds": {k: v[3] for k, v in results.items()}}, f, indent=1)
     ok = failed == 0
     first_ewma = next((mode_name(h) for h in halflives if float(h) > 0), None)
     if "round_robin" in med and first_ewma in med:
