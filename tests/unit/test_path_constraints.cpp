@@ -278,37 +278,55 @@ class OrderedFirstHops final : public FirstHopSource {
 
 }  // namespace
 
-TEST_CASE("the exit is chosen before the first hop, so a guard that is also an exit leaves every exit possible",
+TEST_CASE("relays to avoid: not chosen while others fit, and an exit-first path when only our guard is left",
           "[path][constraints]") {
-  // Two exits, one of them (10) our preferred guard. Choosing the guard first
-  // would make 7 the only exit, every time: a client whose other exit had
-  // died would build through it forever.
+  // Two exits, one of them (10) our preferred guard: guard first, 7 is the
+  // only exit. When 7 could not be reached lately, the exit is chosen first
+  // (10) and the first hop that fits it is our next guard (1).
   const NetView net = net_of({relay(1, kGuardFlags, 1000), relay(4, kMiddleFlags, 1000), relay(5, kMiddleFlags, 1000),
                               relay(7, kExitFlags, 1000, kWebPolicy), relay(10, kGuardExitFlags, 1000, kWebPolicy)});
   Rng rng = seeded(29);
   PathOptions o;
   o.port = 443;
 
-  SECTION("with a second guard, both exits are used, each with a guard that is not itself") {
+  SECTION("nothing to avoid: our guard, and the one exit that fits it") {
     OrderedFirstHops hops({id_of(10), id_of(1)});
-    std::map<std::uint8_t, int> exits;
-    for (int i = 0; i < 400; ++i) {
-      auto p = build_path(net, hops, o, {}, rng, kNow);
-      REQUIRE(p);
-      const std::uint8_t exit = p->last().identity[0];
-      ++exits[exit];
-      CHECK(p->first().identity == id_of(exit == 10 ? 1 : 10));
-    }
-    CHECK(exits[7] > 100);
-    CHECK(exits[10] > 100);
-  }
-  SECTION("with the guard as the only first hop, the other exit is chosen") {
-    OrderedFirstHops hops({id_of(10)});
     for (int i = 0; i < 50; ++i) {
       auto p = build_path(net, hops, o, {}, rng, kNow);
       REQUIRE(p);
       CHECK(p->first().identity == id_of(10));
       CHECK(p->last().identity == id_of(7));
     }
+  }
+  SECTION("the other exit unreachable: the exit first, with our next guard") {
+    OrderedFirstHops hops({id_of(10), id_of(1)});
+    o.avoid = {id_of(7)};
+    for (int i = 0; i < 50; ++i) {
+      auto p = build_path(net, hops, o, {}, rng, kNow);
+      REQUIRE(p);
+      CHECK(p->first().identity == id_of(1));
+      CHECK(p->last().identity == id_of(10));
+    }
+  }
+  SECTION("no other first hop: the avoided exit rather than no path") {
+    OrderedFirstHops hops({id_of(10)});
+    o.avoid = {id_of(7)};
+    auto p = build_path(net, hops, o, {}, rng, kNow);
+    REQUIRE(p);
+    CHECK(p->first().identity == id_of(10));
+    CHECK(p->last().identity == id_of(7));
+  }
+  SECTION("an avoided middle is skipped while another fits, used when none does") {
+    OrderedFirstHops hops({id_of(1)});
+    o.avoid = {id_of(4)};
+    for (int i = 0; i < 50; ++i) {
+      auto p = build_path(net, hops, o, {}, rng, kNow);
+      REQUIRE(p);
+      CHECK(p->hops[1].identity != id_of(4));
+    }
+    o.avoid = {id_of(4), id_of(5), id_of(7), id_of(10)};
+    auto p = build_path(net, hops, o, {}, rng, kNow);
+    REQUIRE(p);
+    CHECK(p->hops.size() == 3);
   }
 }

@@ -41,6 +41,17 @@ void Circuit::on_cell(const cell::CellView& c) {
   after_cell();
 }
 
+std::optional<std::size_t> Circuit::unreachable_hop() const noexcept {
+  const auto reason = inner_.destroyed();
+  if (built_at_ || !reason ||
+      (*reason != cell::DestroyReason::ConnectFailed && *reason != cell::DestroyReason::OrIdentity))
+    return std::nullopt;
+  // Hop k answered; the DESTROY came from it, about the hop after it.
+  const std::size_t answered = inner_.hops();
+  if (answered == 0 || answered >= info_.path.size()) return std::nullopt;
+  return answered;
+}
+
 void Circuit::after_cell() {
   if (phase_ == Phase::Closed) return;
   deliver_inbox();

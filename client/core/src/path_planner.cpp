@@ -1,6 +1,8 @@
 #include "conflux/client/path_planner.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "conflux/crypto/random.hpp"
 #include "conflux/path/bridge_set.hpp"
@@ -13,6 +15,9 @@
 
 namespace conflux::client {
 namespace {
+
+constexpr std::uint64_t kAvoidUnreachableSeconds = 300;
+constexpr std::size_t kMaxAvoided = 1000;
 
 net::HopTarget to_target(const path::Hop& h) {
   net::HopTarget t;
@@ -46,6 +51,9 @@ struct PathPlanner::Impl {
   bool learn_cbt;
   std::chrono::milliseconds fixed_timeout;
   std::uint64_t saved_generation = 0;
+  // Relays another relay could not reach lately, until when (unix seconds):
+  // avoided as middle and exit while others fit. Bounded by the consensus.
+  std::map<crypto::Ed25519Public, std::uint64_t> avoid_until;
   path::Rng rng = [] {
     auto b = crypto::random_array<8>();
     std::uint64_t v = 0;
@@ -151,6 +159,8 @@ std::optional<PathChoice> PathPlanner::choose(const PathRequest& req, PathProble
     return e;
   };
   for (const auto& id : req.avoid_exits) po.exclude_exits.insert(ed(id));
+  std::erase_if(m.avoid_until, [&](const auto& kv) { return kv.second <= m.now(); });
+  for (const auto& [id, until] : m.avoid_until) po.avoid.insert(id);
   for (const auto& id : req.exclude) po.exclude.insert(ed(id));
   if (req.exit) po.exit = ed(*req.exit);
   if (req.first_hop) po.first_hop = ed(*req.first_hop);
@@ -198,8 +208,21 @@ void PathPlanner::circuit_built(const Circuit& c, std::chrono::milliseconds took
   }
 }
 
-void PathPlanner::circuit_failed(const Circuit&, bool timed_out) {
-  if (timed_out) impl_->cbt.add_timeout();
+void PathPlanner::circuit_failed(const Circuit& c, bool timed_out) {
+  auto& m = *impl_;
+  if (timed_out) m.cbt.add_timeout();
+  const auto hop = c.unreachable_hop();
+  if (!hop) return;
+  // The consensus still lists it, but it is probably down: without this, a
+  // path with few choices (our guard being one of two exits) would pick it
+  // again and again until the next consensus.
+  const auto& target = c.info().path[*hop];
+  const crypto::Ed25519Public id = target.target.identity;
+  if (m.avoid_until.size() >= kMaxAvoided && !m.avoid_until.contains(id)) return;
+  m.avoid_until[id] = m.now() + kAvoidUnreachableSeconds;
+  net::emit(m.log, net::LogLevel::Info,
+            c.info().path[*hop - 1].nickname + " could not reach " + target.nickname + "; avoiding it for " +
+                std::to_string(kAvoidUnreachableSeconds / 60) + " minutes where another relay fits");
 }
 
 void PathPlanner::first_hop_reachable(const LinkPool::Identity& id, bool reachable) {

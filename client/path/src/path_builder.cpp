@@ -57,19 +57,6 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
     fixed_exit = hop_from(*r);
   }
 
-  // Tor's order (path-spec 2.2): the exit, then a first hop that fits it,
-  // then the middles. First hop first would leave a client whose guard is
-  // one of two exits a single exit to choose, every time, even when that
-  // exit is down and the guard could serve as an exit itself.
-  std::set<crypto::Ed25519Public> no_exit = options.exclude;
-  no_exit.insert(options.exclude_exits.begin(), options.exclude_exits.end());
-  std::optional<Hop> exit = fixed_exit;
-  if (!exit && options.num_hops >= 2 && !options.first_hop) {
-    auto e = choose_exit(net, options.port, no_exit, {}, rules, rng);
-    if (!e) return Unexpected{e.error()};
-    exit = std::move(*e);
-  }
-
   auto fits_first = [&](const Hop& h, const std::optional<Hop>& with_exit) {
     if (options.exclude.contains(h.identity)) return false;
     return !with_exit || compatible(h, *with_exit, rules);
@@ -78,24 +65,38 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
   Path path;
   if (options.first_hop) {
     auto h = first_hops.find_first_hop(net, *options.first_hop, now);
-    if (!h || !fits_first(*h, exit))
+    if (!h || !fits_first(*h, fixed_exit))
       return Unexpected{fail(PathErrc::FirstHopUnusable, "the requested first hop is not usable now")};
     path.hops.push_back(std::move(*h));
   } else {
-    auto h = first_hops.choose_first_hop(net, [&](const Hop& x) { return fits_first(x, exit); }, rng, now);
-    if (!h && exit && !fixed_exit) {
-      // No first hop fits this exit (our only usable guard is it, say):
-      // the first hop decides, and the exit must fit it.
-      exit.reset();
-      h = first_hops.choose_first_hop(net, [&](const Hop& x) { return fits_first(x, exit); }, rng, now);
-    }
+    auto h = first_hops.choose_first_hop(net, [&](const Hop& x) { return fits_first(x, fixed_exit); }, rng, now);
     if (!h) return Unexpected{h.error()};
     path.hops.push_back(std::move(*h));
   }
   if (options.num_hops == 1) return path;
 
+  std::optional<Hop> exit = fixed_exit;
   if (!exit) {
-    auto e = choose_exit(net, options.port, no_exit, path.hops, rules, rng);
+    std::set<crypto::Ed25519Public> no_exit = options.exclude;
+    no_exit.insert(options.exclude_exits.begin(), options.exclude_exits.end());
+    std::set<crypto::Ed25519Public> no_exit_now = no_exit;
+    no_exit_now.insert(options.avoid.begin(), options.avoid.end());
+    auto e = choose_exit(net, options.port, no_exit_now, path.hops, rules, rng);
+    if (!e && !options.avoid.empty() && !options.first_hop) {
+      // Every exit that fits this first hop is one to avoid (our guard is
+      // the only other exit, say, and the last one is down): the exit
+      // first, then a first hop that fits it. Only then does a restriction
+      // move a circuit to another guard (tor bug 40876).
+      if (auto first_exit = choose_exit(net, options.port, no_exit_now, {}, rules, rng)) {
+        auto h = first_hops.choose_first_hop(net, [&](const Hop& x) { return fits_first(x, *first_exit); }, rng,
+                                             now);
+        if (h) {
+          path.hops.front() = std::move(*h);
+          e = std::move(first_exit);
+        }
+      }
+    }
+    if (!e) e = choose_exit(net, options.port, no_exit, path.hops, rules, rng);
     if (!e) return Unexpected{e.error()};
     exit = std::move(*e);
   }
@@ -104,9 +105,13 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
   chosen.push_back(*exit);
   for (std::size_t i = 2; i < options.num_hops; ++i) {
     std::vector<const dir::RouterEntry*> pool;
-    for (const dir::RouterEntry& r : net.relays())
-      if (usable_as_middle(r) && !options.exclude.contains(r.identity) && fits_all(r, chosen, rules))
-        pool.push_back(&r);
+    for (bool skip_avoided : {true, false}) {
+      for (const dir::RouterEntry& r : net.relays())
+        if (usable_as_middle(r) && !options.exclude.contains(r.identity) &&
+            !(skip_avoided && options.avoid.contains(r.identity)) && fits_all(r, chosen, rules))
+          pool.push_back(&r);
+      if (!pool.empty() || options.avoid.empty()) break;
+    }
     auto pick = choose_by_bandwidth(pool, Position::Middle, net.weights(), rng);
     if (!pick) return Unexpected{fail(PathErrc::NoMiddle, "no middle relay fits this path")};
     Hop m = hop_from(*pool[*pick]);

@@ -89,6 +89,9 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   // When the first stream attached (tor's "dirty" timestamp).
   [[nodiscard]] std::optional<Clock::time_point> dirty_since() const noexcept { return dirty_since_; }
   [[nodiscard]] const PathHop& exit_hop() const { return info_.path.back(); }
+  // A build the relays ended because one of them could not reach the next
+  // (DESTROY: CONNECTFAILED or OR_IDENTITY): that next hop's index in the path.
+  [[nodiscard]] std::optional<std::size_t> unreachable_hop() const noexcept;
   [[nodiscard]] HopNum last_hop() const noexcept { return HopNum{static_cast<std::uint8_t>(info_.path.size())}; }
 
  private:

@@ -29,6 +29,9 @@ struct PathOptions {
   std::set<crypto::Ed25519Public> exclude_exits;  // not as the exit (refused this stream already)
   std::optional<crypto::Ed25519Public> first_hop; // this guard/bridge (retry a leg through the same guard)
   std::optional<crypto::Ed25519Public> exit;      // this exit (Conflux: every leg ends at the same exit)
+  // Relays that could not be reached from the hop before them lately: not
+  // chosen as middle or exit while another relay fits.
+  std::set<crypto::Ed25519Public> avoid;
   std::size_t num_hops = 3;                       // 1..kMaxHops; 1 = the first hop alone
 };
 
