@@ -28,6 +28,16 @@ std::uint64_t kist_limit(const TcpSocketInfo& info, std::uint64_t outbuf_bytes, 
   return limit > 0 ? static_cast<std::uint64_t>(limit) : 0;
 }
 
+std::uint64_t kist_original_limit(const TcpSocketInfo& tcp, const SocketSendBuffer& buffer,
+                                  std::uint64_t outbuf_bytes) noexcept {
+  // Unsigned throughout: a 32-bit by 32-bit product fits in 64 bits, and
+  // every subtraction is guarded, so nothing wraps.
+  const std::uint64_t socket_space = buffer.queued >= buffer.capacity ? 0 : buffer.capacity - buffer.queued;
+  const std::uint64_t tcp_space = tcp.unacked >= tcp.cwnd ? 0 : std::uint64_t{tcp.cwnd - tcp.unacked} * tcp.mss;
+  const std::uint64_t limit = std::min(socket_space, tcp_space);
+  return limit > outbuf_bytes ? limit - outbuf_bytes : 0;
+}
+
 std::uint64_t kist_lite_limit(std::uint64_t outbuf_bytes) noexcept {
   if (outbuf_bytes >= kOrConnHighWater) return 0;
   std::uint64_t cells = (kOrConnHighWater - outbuf_bytes + 514 - 1) / 514;

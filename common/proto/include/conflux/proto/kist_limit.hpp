@@ -13,6 +13,19 @@
 // before the next run. `outbuf` (bytes we already hold for the socket but the
 // kernel has not taken) counts against the limit (tor bug 29168).
 //
+// The original limit (Jansen et al., "Never Been KIST", 2014, §5.2 Eq. 1),
+// an option (KISTLimit Original): what the socket buffer has room for and
+// what the congestion window lets TCP send now, whichever is smaller:
+//
+//   socket_space = sndbuf - outq             (0 if outq >= sndbuf)
+//   tcp_space    = (cwnd - unacked) * mss    (0 if unacked >= cwnd)
+//   limit        = max(0, min(socket_space, tcp_space) - outbuf)
+//
+// The outbuf counts against it as in the deployed form: those bytes reach
+// the kernel before any cell this run adds. It costs three kernel calls per
+// socket (SO_SNDBUF, SIOCOUTQ, TCP_INFO) where the deployed form needs
+// TCP_INFO and the not-sent count.
+//
 // KISTLite, where the kernel does not report TCP_INFO: as many cells as fit
 // below the connection's 32 KiB high-water mark.
 #include <cstdint>
@@ -32,9 +45,20 @@ struct TcpSocketInfo {
   std::uint64_t notsent = 0;  // written to the kernel, not yet sent, bytes
 };
 
+// getsockopt(SO_SNDBUF) and ioctl(SIOCOUTQ), bytes. SIOCOUTQ counts sent
+// but unacknowledged bytes as well as unsent ones: everything still using
+// the buffer.
+struct SocketSendBuffer {
+  std::uint64_t capacity = 0;  // sndbufcap
+  std::uint64_t queued = 0;    // sndbuflen
+};
+
 // KISTSockBufSizeFactor (tor's default 1.0; must be >= 0).
 [[nodiscard]] std::uint64_t kist_limit(const TcpSocketInfo& info, std::uint64_t outbuf_bytes,
                                        double factor = 1.0) noexcept;
+// Eq. 1; `tcp.notsent` is not used (SIOCOUTQ already counts those bytes).
+[[nodiscard]] std::uint64_t kist_original_limit(const TcpSocketInfo& tcp, const SocketSendBuffer& buffer,
+                                                std::uint64_t outbuf_bytes) noexcept;
 [[nodiscard]] std::uint64_t kist_lite_limit(std::uint64_t outbuf_bytes) noexcept;
 
 }  // namespace conflux::proto
