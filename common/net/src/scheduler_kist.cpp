@@ -31,12 +31,46 @@ struct Turn {
   }
 };
 
+// One pending socket's kernel query and the limit it gives.
+struct SocketReading {
+  std::uint64_t limit = 0;
+  std::optional<std::uint64_t> bytes_acked;
+  std::uint32_t syscalls = 0;
+  bool unsupported = false;
+};
+
+SocketReading read_socket(int fd, const SchedulerConfig& config, std::uint64_t outbuf) {
+  SocketReading s;
+  if (config.limit_form == KistLimitForm::Original) {
+    KistOriginalInfo r = query_kist_original(fd);
+    s.syscalls = r.syscalls;
+    s.unsupported = r.unsupported;
+    if (r.tcp && r.buffer) {
+      s.limit = proto::kist_original_limit(*r.tcp, *r.buffer, outbuf);
+      s.bytes_acked = r.bytes_acked;
+      return s;
+    }
+  } else {
+    TcpInfoResult r = query_tcp_info(fd);
+    s.syscalls = r.syscalls;
+    s.unsupported = r.unsupported;
+    if (r.info) {
+      s.limit = proto::kist_limit(*r.info, outbuf, config.sock_buf_size_factor);
+      s.bytes_acked = r.bytes_acked;
+      return s;
+    }
+  }
+  s.limit = proto::kist_lite_limit(outbuf);  // this socket, this run (or for good if unsupported)
+  return s;
+}
+
 }  // namespace
 
 void Scheduler::run_kist() {
   ++stats_.runs;
   ++stats_.kist_runs;
   const auto now = clock_.now();  // the run's one clock read, for every cell (E4)
+  const auto previous_run = last_run_;
   last_run_ = now;
   if (bucket_ != nullptr) bucket_->refill(now);
 
@@ -44,21 +78,23 @@ void Scheduler::run_kist() {
   std::vector<Candidate> cands;
   cands.reserve(pending_.size());
   std::uint64_t queries = 0;
+  std::uint64_t syscalls = 0;
+  std::uint64_t outbuf_total = 0;
+  std::unordered_map<std::uint64_t, std::uint64_t> acked;  // KISTGlobalLimit only
   const auto q_start = std::chrono::steady_clock::now();
   for (Pending& p : pending_) {
     auto ch = p.channel.lock();
     if (!ch || ch->closed() || ch->mux().empty()) continue;  // nothing to do: it notifies when it has cells
     std::uint64_t outbuf = ch->pending_output_bytes();
+    outbuf_total += outbuf;
     std::uint64_t limit = 0;
     if (policy_ == SchedulerPolicy::Kist && kernel_info_) {
       ++queries;
-      TcpInfoResult r = query_tcp_info(ch->native_socket());
-      if (r.info) {
-        limit = proto::kist_limit(*r.info, outbuf, config_.sock_buf_size_factor);
-      } else {
-        if (r.unsupported) kernel_info_ = false;  // tor: KISTLite from now on
-        limit = proto::kist_lite_limit(outbuf);
-      }
+      SocketReading r = read_socket(ch->native_socket(), config_, outbuf);
+      syscalls += r.syscalls;
+      if (r.unsupported) kernel_info_ = false;  // tor: KISTLite from now on
+      limit = r.limit;
+      if (config_.global_limit && r.bytes_acked) acked.emplace(ch->id(), *r.bytes_acked);
     } else {
       limit = proto::kist_lite_limit(outbuf);
     }
@@ -72,11 +108,21 @@ void Scheduler::run_kist() {
   stats_.pending_sockets_total += cands.size();
   stats_.pending_sockets_max = std::max<std::uint64_t>(stats_.pending_sockets_max, cands.size());
   stats_.tcp_info_calls += queries;
+  stats_.kernel_calls += syscalls;
+  stats_.kernel_calls_last = syscalls;
   stats_.tcp_info_ns_last = q_ns;
   stats_.tcp_info_ns_total += q_ns;
   stats_.pending_sockets.observe(static_cast<double>(cands.size()));
   if (queries > 0) stats_.tcp_info_seconds.observe(static_cast<double>(q_ns) * 1e-9);
   trace("run_pending_sockets_tcp_info_ns", cands.size(), q_ns);
+
+  // The global cap covers what we already hold for these sockets too: it
+  // reaches the kernel in this period as well.
+  std::optional<std::uint64_t> global_budget;
+  if (config_.global_limit) {
+    observe_global_drain(std::move(acked), previous_run, now);
+    if (auto cap = global_.cap()) global_budget = *cap > outbuf_total ? *cap - outbuf_total : 0;
+  }
 
   // 2. Cell by cell, always the best circuit across all eligible sockets.
   std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
@@ -90,6 +136,14 @@ void Scheduler::run_kist() {
     }
     turns.push({cands[i].channel->mux().next_priority(now).value_or(0.0), seq++, i});
   }
+  // Stops the run with `index` and every socket still in line left for the next.
+  auto stop_here = [&](std::size_t index) {
+    readd.push_back(index);
+    while (!turns.empty()) {
+      readd.push_back(turns.top().index);
+      turns.pop();
+    }
+  };
   Candidate* previous = nullptr;
   bool out_of_tokens = false;
   while (!turns.empty()) {
@@ -103,11 +157,12 @@ void Scheduler::run_kist() {
     if (c.channel->closed()) continue;
     if (bucket_ != nullptr && bucket_->allowance(proto::kWireCellLen) < proto::kWireCellLen) {
       out_of_tokens = true;
-      readd.push_back(t.index);
-      while (!turns.empty()) {
-        readd.push_back(turns.top().index);
-        turns.pop();
-      }
+      stop_here(t.index);
+      break;
+    }
+    if (global_budget && *global_budget < proto::kKistCellCost) {
+      ++stats_.global_limit_reached;
+      stop_here(t.index);
       break;
     }
     std::size_t n = c.channel->stage_one(now);
@@ -117,6 +172,7 @@ void Scheduler::run_kist() {
     stats_.bytes += n;
     if (n == proto::kWireCellLen) ++stats_.cells;
     c.written += n + proto::kTlsPerCellOverhead;
+    if (global_budget) *global_budget -= std::min<std::uint64_t>(*global_budget, n + proto::kTlsPerCellOverhead);
     if (c.channel->mux().empty()) continue;  // it notifies when it has cells again
     if (c.written + proto::kKistCellCost <= c.limit) {
       turns.push({c.channel->mux().next_priority(now).value_or(0.0), seq++, t.index});
@@ -136,6 +192,26 @@ void Scheduler::run_kist() {
   } else {
     schedule();  // a socket at its limit is asked again next interval
   }
+}
+
+// Eq. 2 over the sockets read both now and at the previous run: what their
+// peers acknowledged in between is what left their send queues.
+void Scheduler::observe_global_drain(std::unordered_map<std::uint64_t, std::uint64_t> acked,
+                                     Clock::Monotonic::time_point previous_run, Clock::Monotonic::time_point now) {
+  std::uint64_t drained = 0;
+  bool any = false;
+  for (const auto& [id, bytes] : acked) {
+    auto it = acked_at_last_run_.find(id);
+    if (it == acked_at_last_run_.end()) continue;
+    drained += proto::kist_drained(it->second, bytes);
+    any = true;
+  }
+  if (any) {
+    global_.observe(drained, std::chrono::duration_cast<std::chrono::nanoseconds>(now - previous_run),
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(config_.run_interval));
+  }
+  acked_at_last_run_ = std::move(acked);
+  stats_.global_limit_bytes = global_.cap().value_or(0);
 }
 
 }  // namespace conflux::net

@@ -28,23 +28,91 @@ bool kist_supported_at_build() noexcept {
 #endif
 }
 
+#ifdef CONFLUX_HAVE_KIST
+namespace {
+
+struct TcpInfoCall {
+  struct tcp_info ti {};
+  socklen_t len = sizeof(ti);
+  int error = 0;  // errno, or 0
+};
+
+TcpInfoCall get_tcp_info(int fd) noexcept {
+  TcpInfoCall c;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &c.ti, &c.len) != 0) c.error = errno;
+  return c;
+}
+
+// Kernels before 4.1 return a shorter struct without the counter.
+std::optional<std::uint64_t> bytes_acked_of(const TcpInfoCall& c) noexcept {
+  if (c.error != 0 || c.len < offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof(c.ti.tcpi_bytes_acked)) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(c.ti.tcpi_bytes_acked);
+}
+
+proto::TcpSocketInfo window_of(const TcpInfoCall& c, std::uint64_t notsent) noexcept {
+  return proto::TcpSocketInfo{c.ti.tcpi_snd_cwnd, c.ti.tcpi_unacked, c.ti.tcpi_snd_mss, notsent};
+}
+
+bool no_such_option(int error) noexcept { return error == EINVAL || error == ENOPROTOOPT; }
+bool no_such_ioctl(int error) noexcept { return error == EINVAL || error == ENOTTY; }
+
+}  // namespace
+#endif
+
 TcpInfoResult query_tcp_info(int fd) noexcept {
   TcpInfoResult r;
 #ifdef CONFLUX_HAVE_KIST
   if (fd < 0) return r;
-  struct tcp_info ti {};
-  socklen_t len = sizeof(ti);
-  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) {
-    r.unsupported = errno == EINVAL || errno == ENOPROTOOPT;
+  ++r.syscalls;
+  TcpInfoCall c = get_tcp_info(fd);
+  if (c.error != 0) {
+    r.unsupported = no_such_option(c.error);
     return r;
   }
   int notsent = 0;
+  ++r.syscalls;
   if (ioctl(fd, SIOCOUTQNSD, &notsent) != 0) {
-    r.unsupported = errno == EINVAL || errno == ENOTTY;
+    r.unsupported = no_such_ioctl(errno);
     return r;
   }
-  r.info = proto::TcpSocketInfo{ti.tcpi_snd_cwnd, ti.tcpi_unacked, ti.tcpi_snd_mss,
-                                static_cast<std::uint64_t>(notsent < 0 ? 0 : notsent)};
+  r.info = window_of(c, static_cast<std::uint64_t>(notsent < 0 ? 0 : notsent));
+  r.bytes_acked = bytes_acked_of(c);
+#else
+  (void)fd;
+  r.unsupported = true;
+#endif
+  return r;
+}
+
+KistOriginalInfo query_kist_original(int fd) noexcept {
+  KistOriginalInfo r;
+#ifdef CONFLUX_HAVE_KIST
+  if (fd < 0) return r;
+  int sndbuf = 0;
+  socklen_t sndbuf_len = sizeof(sndbuf);
+  ++r.syscalls;
+  if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sndbuf_len) != 0) {
+    r.unsupported = no_such_option(errno);
+    return r;
+  }
+  int outq = 0;
+  ++r.syscalls;
+  if (ioctl(fd, SIOCOUTQ, &outq) != 0) {
+    r.unsupported = no_such_ioctl(errno);
+    return r;
+  }
+  ++r.syscalls;
+  TcpInfoCall c = get_tcp_info(fd);
+  if (c.error != 0) {
+    r.unsupported = no_such_option(c.error);
+    return r;
+  }
+  r.buffer = proto::SocketSendBuffer{static_cast<std::uint64_t>(sndbuf < 0 ? 0 : sndbuf),
+                                     static_cast<std::uint64_t>(outq < 0 ? 0 : outq)};
+  r.tcp = window_of(c, 0);
+  r.bytes_acked = bytes_acked_of(c);
 #else
   (void)fd;
   r.unsupported = true;
@@ -55,14 +123,7 @@ TcpInfoResult query_tcp_info(int fd) noexcept {
 std::optional<std::uint64_t> tcp_bytes_acked(int fd) noexcept {
 #ifdef CONFLUX_HAVE_KIST
   if (fd < 0) return std::nullopt;
-  struct tcp_info ti {};
-  socklen_t len = sizeof(ti);
-  // Kernels before 4.1 return a shorter struct without the counter.
-  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
-      len < offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof(ti.tcpi_bytes_acked)) {
-    return std::nullopt;
-  }
-  return static_cast<std::uint64_t>(ti.tcpi_bytes_acked);
+  return bytes_acked_of(get_tcp_info(fd));
 #else
   (void)fd;
   return std::nullopt;

@@ -8,12 +8,14 @@
 //     that is not mid-write gets a batch, circuits ordered by its own mux.
 //   - KIST (Jansen et al. 2014/2018, tor's scheduler_kist.c): runs at most
 //     every KISTSchedRunInterval. Each run asks the kernel once per pending
-//     socket (TCP_INFO + SIOCOUTQNSD) how much it can send soon
-//     (proto/kist_limit.hpp), then moves cells one at a time, always from
-//     the pending channel whose next circuit has the lowest EWMA count
-//     across all of them, so circuit priority works across sockets. A
-//     channel's output is handed to the kernel when the next cell goes to
-//     another socket and at the end of the run.
+//     socket how much it can send soon (proto/kist_limit.hpp: tor's limit
+//     from TCP_INFO + SIOCOUTQNSD, or with KISTLimit Original the 2014
+//     paper's from SO_SNDBUF + SIOCOUTQ + TCP_INFO), then moves cells one at
+//     a time, always from the pending channel whose next circuit has the
+//     lowest EWMA count across all of them, so circuit priority works across
+//     sockets. A channel's output is handed to the kernel when the next cell
+//     goes to another socket and at the end of the run. KISTGlobalLimit adds
+//     the paper's cap on a run's total (proto/kist_global_limit.hpp).
 //   - KISTLite: KIST without kernel information (32 KiB per socket).
 //
 // The bandwidth bucket (BandwidthRate/Burst) bounds every policy's writes.
@@ -24,6 +26,8 @@
 #include <span>
 #include <string>
 #include <memory>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -31,6 +35,7 @@
 #include "conflux/net/clock.hpp"
 #include "conflux/net/scheduler_stats.hpp"
 #include "conflux/proto/circuit_priority.hpp"
+#include "conflux/proto/kist_global_limit.hpp"
 #include "conflux/proto/token_bucket.hpp"
 
 namespace conflux::net {
@@ -38,13 +43,17 @@ namespace conflux::net {
 class Channel;
 
 enum class SchedulerPolicy : std::uint8_t { Kist, KistLite, Vanilla };
+// KISTLimit: tor's per-socket limit, or the 2014 paper's Eq. 1.
+enum class KistLimitForm : std::uint8_t { Deployed, Original };
 
 struct SchedulerConfig {
   // Tried in order; the first usable one wins (Vanilla always is).
   std::vector<SchedulerPolicy> preference{SchedulerPolicy::Kist, SchedulerPolicy::KistLite, SchedulerPolicy::Vanilla};
   // KISTSchedRunInterval: tor's default today is 2 ms (the papers used 10).
   std::chrono::microseconds run_interval{2000};
-  double sock_buf_size_factor = 1.0;  // KISTSockBufSizeFactor
+  double sock_buf_size_factor = 1.0;  // KISTSockBufSizeFactor (Deployed only)
+  KistLimitForm limit_form = KistLimitForm::Deployed;  // KISTLimit
+  bool global_limit = false;                           // KISTGlobalLimit
   // Experiments: a text file that gets one line per sampled cell (relay and
   // kernel queue time) and per KIST run (pending sockets, kernel query
   // time). Empty: no trace. The file is bounded by `trace_max_lines`.
@@ -89,6 +98,8 @@ class Scheduler {
   void post_run();
   void run_vanilla();
   void run_kist();
+  void observe_global_drain(std::unordered_map<std::uint64_t, std::uint64_t> acked,
+                            Clock::Monotonic::time_point previous_run, Clock::Monotonic::time_point now);
   void wait_for_tokens();
   void add_pending(Pending p);
   void arm_probe_timer();
@@ -115,6 +126,10 @@ class Scheduler {
   bool waiting_for_tokens_ = false;
   Clock::Monotonic::time_point last_run_{};
   SchedulerStats stats_;
+  // KISTGlobalLimit: the estimate, and each socket's acknowledged bytes at
+  // the previous run (by channel ID; at most the pending sockets of a run).
+  proto::KistGlobalLimit global_;
+  std::unordered_map<std::uint64_t, std::uint64_t> acked_at_last_run_;
 
   // A sampled write: done when the peer has acknowledged `acked_target`.
   // It carried the channel's sampled cells first_seq..last_seq.

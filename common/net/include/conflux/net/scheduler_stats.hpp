@@ -25,7 +25,8 @@ struct SchedulerStats {
   std::uint64_t bytes = 0;  // moved from muxes into channel output buffers
   std::uint64_t cells = 0;  // of which fixed-size circuit cells
   // KIST (and KISTLite) runs: the pending sockets each one saw, and the
-  // kernel queries (TCP_INFO + SIOCOUTQNSD) it made for them.
+  // kernel queries it made for them, one per pending socket (TCP_INFO +
+  // SIOCOUTQNSD; with KISTLimit Original SO_SNDBUF + SIOCOUTQ + TCP_INFO).
   std::uint64_t kist_runs = 0;
   std::uint64_t pending_sockets_total = 0;
   std::uint64_t pending_sockets_max = 0;
@@ -33,8 +34,16 @@ struct SchedulerStats {
   std::uint64_t tcp_info_calls = 0;
   std::uint64_t tcp_info_ns_total = 0;
   std::uint64_t tcp_info_ns_last = 0;
+  // The system calls behind those queries: 2 per query for the deployed
+  // limit, 3 for the original one (fewer when one fails).
+  std::uint64_t kernel_calls = 0;
+  std::uint64_t kernel_calls_last = 0;
   // Sockets a run left with cells because they reached their KIST limit.
   std::uint64_t limit_reached = 0;
+  // KISTGlobalLimit: the cap on one run's bytes (0 while there is none yet),
+  // and the runs that stopped at it with cells left.
+  std::uint64_t global_limit_bytes = 0;
+  std::uint64_t global_limit_reached = 0;
   // Runs that stopped early because the bandwidth bucket was empty.
   std::uint64_t token_stalls = 0;
   // Sampled cells: seconds from mux to kernel, and in the kernel until acknowledged.
