@@ -19,6 +19,7 @@ struct RunRecord {
   std::uint64_t cells = 0;
   std::uint64_t global_limit_bytes = 0;  // the cap the run used (0: none)
   std::uint64_t clock_reads = 0;         // when a read counter is given
+  net::Clock::Monotonic::time_point started{};
 };
 
 // Up to `count` runs, or until `timeout` has passed. `clock_reads`, if set,
@@ -43,6 +44,7 @@ inline std::vector<RunRecord> watch_runs(net::asio::io_context& io, const net::S
     r.cells = st.cells - cells;
     r.global_limit_bytes = st.global_limit_bytes;
     r.clock_reads = clock_reads ? clock_reads() - reads : 0;
+    r.started = s.last_run();
     out.push_back(r);
   }
   return out;

@@ -78,7 +78,9 @@ std::uint64_t Scheduler::trace_ns(Clock::Monotonic::time_point t) const noexcept
 
 void Scheduler::cells_leaving(Channel& channel, std::span<const proto::CellSample> cells) {
   if (cells.empty()) return;
-  const auto now = clock_.now();
+  // A write a run starts uses the run's time (E4); a write that follows a
+  // completed one (Channel::on_write_done) is its own event.
+  const auto now = run_now_ ? *run_now_ : clock_.now();
   for (const proto::CellSample& c : cells) {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - c.queued).count();
     stats_.relay_queue_seconds.observe(static_cast<double>(ns) * 1e-9);
@@ -148,24 +150,22 @@ void Scheduler::add_pending(Pending p) {
 }
 
 void Scheduler::schedule() {
+  // KIST runs at most once per interval: every KIST run arms the interval
+  // timer as it starts, so work that arrives while it is armed waits for it
+  // and cells from many channels meet in one decision. With no timer armed
+  // (always so for Vanilla) a whole interval has passed: run now.
   if (run_posted_ || run_timer_armed_ || waiting_for_tokens_ || pending_.empty()) return;
-  if (policy_ == SchedulerPolicy::Vanilla) {
-    post_run();
-    return;
-  }
-  // KIST runs at most once per interval: work that arrives sooner waits for
-  // the rest of it, so cells from many channels meet in one decision.
-  auto since = clock_.now() - last_run_;
-  if (since >= config_.run_interval) {
-    post_run();
-    return;
-  }
+  post_run();
+}
+
+void Scheduler::arm_run_timer() {
+  if (run_timer_armed_) return;
   run_timer_armed_ = true;
-  run_timer_.expires_after(config_.run_interval - since);
+  run_timer_.expires_after(config_.run_interval);
   run_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
     if (alive.expired()) return;
     run_timer_armed_ = false;
-    if (!ec) post_run();
+    if (!ec) schedule();
   });
 }
 
@@ -197,7 +197,8 @@ void Scheduler::wait_for_tokens() {
 
 void Scheduler::run_vanilla() {
   ++stats_.runs;
-  const auto now = clock_.now();  // one clock read per run (EWMA inside each mux)
+  const auto now = clock_.now();  // the run's one clock read (E4): EWMA inside each mux, sampled cells
+  run_now_ = now;
   if (bucket_ != nullptr) bucket_->refill(now);
 
   // Channels served this run go behind the ones that were skipped (mid-write
@@ -234,6 +235,7 @@ void Scheduler::run_vanilla() {
   }
   pending_ = std::move(skipped);
   pending_.insert(pending_.end(), served.begin(), served.end());
+  run_now_.reset();
 
   // Channels still pending are either mid-write (they will notify) or out of
   // tokens: in that case wait for the bucket instead of spinning.

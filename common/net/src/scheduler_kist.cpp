@@ -70,8 +70,10 @@ void Scheduler::run_kist() {
   ++stats_.runs;
   ++stats_.kist_runs;
   const auto now = clock_.now();  // the run's one clock read, for every cell (E4)
+  run_now_ = now;
   const auto previous_run = last_run_;
   last_run_ = now;
+  arm_run_timer();  // the next run is one interval after this one starts (K2)
   if (bucket_ != nullptr) bucket_->refill(now);
 
   // 1. One kernel query per pending socket, none for the others.
@@ -184,13 +186,14 @@ void Scheduler::run_kist() {
   for (Candidate& c : cands) {
     if (c.touched) c.channel->start_write();
   }
+  run_now_.reset();
   for (std::size_t i : readd) {
     if (!cands[i].channel->closed()) add_pending({cands[i].channel, cands[i].key});
   }
   if (out_of_tokens) {
     wait_for_tokens();
   } else {
-    schedule();  // a socket at its limit is asked again next interval
+    schedule();  // a socket at its limit is asked again at the next run (the timer is armed)
   }
 }
 

@@ -18,6 +18,11 @@
 //     the paper's cap on a run's total (proto/kist_global_limit.hpp).
 //   - KISTLite: KIST without kernel information (32 KiB per socket).
 //
+// A run reads the injected clock once and uses that time for every cell,
+// circuit and socket it serves (seeds-digest E4). KIST's interval timer is
+// armed at the start of each run, so runs with work waiting are one
+// interval apart (K2) and a notify never needs the clock.
+//
 // The bandwidth bucket (BandwidthRate/Burst) bounds every policy's writes.
 #include <chrono>
 #include <cstdint>
@@ -87,6 +92,8 @@ class Scheduler {
   [[nodiscard]] std::uint64_t bytes_scheduled() const noexcept { return stats_.bytes; }
   [[nodiscard]] const SchedulerStats& stats() const noexcept { return stats_; }
   [[nodiscard]] SchedulerStats& stats() noexcept { return stats_; }
+  // The injected clock's time at the start of the latest KIST run.
+  [[nodiscard]] Clock::Monotonic::time_point last_run() const noexcept { return last_run_; }
 
  private:
   struct Pending {
@@ -98,6 +105,7 @@ class Scheduler {
   void post_run();
   void run_vanilla();
   void run_kist();
+  void arm_run_timer();
   void observe_global_drain(std::unordered_map<std::uint64_t, std::uint64_t> acked,
                             Clock::Monotonic::time_point previous_run, Clock::Monotonic::time_point now);
   void wait_for_tokens();
@@ -125,6 +133,9 @@ class Scheduler {
   bool run_timer_armed_ = false;
   bool waiting_for_tokens_ = false;
   Clock::Monotonic::time_point last_run_{};
+  // Set during a run: the run's one clock reading, also for the cells whose
+  // write it starts (cells_leaving).
+  std::optional<Clock::Monotonic::time_point> run_now_;
   SchedulerStats stats_;
   // KISTGlobalLimit: the estimate, and each socket's acknowledged bytes at
   // the previous run (by channel ID; at most the pending sockets of a run).

@@ -4,7 +4,9 @@
 //
 // Cell timing (Jansen et al. 2014 §4, sampled): one circuit cell in
 // `sample_every` is timestamped when it is queued in a channel's mux and
-// again when its bytes go to the kernel (relay queue time). For such a
+// again when its bytes go to the kernel (relay queue time; inside a
+// scheduler run, "now" is the run's one clock reading, so the time is
+// short by at most how far into the run the write started). For such a
 // write, the socket's send queue (SIOCOUTQ) is noted and the scheduler polls
 // the socket's acknowledged-bytes counter until the peer has acknowledged
 // everything that was queued up to and including that cell (kernel queue
