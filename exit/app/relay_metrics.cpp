@@ -136,12 +136,19 @@ void collect_scheduler_metrics(metrics::Snapshot& out, const net::Scheduler& s) 
   out.counter("conflux_relay_sched_cells_total", "Circuit cells moved to channel output buffers.", st.cells);
   out.counter("conflux_relay_sched_bytes_total", "Bytes moved to channel output buffers.", st.bytes);
   out.counter("conflux_relay_sched_kist_runs_total", "KIST (or KISTLite) runs.", st.kist_runs);
-  out.counter("conflux_relay_sched_tcp_info_calls_total", "Kernel queries (TCP_INFO + SIOCOUTQNSD) by KIST.",
+  out.counter("conflux_relay_sched_tcp_info_calls_total", "Kernel queries by KIST, one per pending socket per run.",
               st.tcp_info_calls);
+  out.counter("conflux_relay_sched_kernel_calls_total",
+              "System calls behind KIST's kernel queries (2 each for KISTLimit Deployed, 3 for Original).",
+              st.kernel_calls);
   out.counter("conflux_relay_sched_limit_reached_total", "Sockets a KIST run left with cells at their limit.",
               st.limit_reached);
   out.counter("conflux_relay_sched_token_stalls_total", "Runs stopped by an empty bandwidth bucket.",
               st.token_stalls);
+  out.gauge("conflux_relay_sched_global_limit_bytes",
+            "KISTGlobalLimit: the cap on one KIST run's bytes (0 while there is none).", st.global_limit_bytes);
+  out.counter("conflux_relay_sched_global_limit_reached_total",
+              "KIST runs that stopped at the global limit with cells left.", st.global_limit_reached);
   out.histogram("conflux_relay_sched_pending_sockets", "Pending sockets per KIST run.", st.pending_sockets);
   out.histogram("conflux_relay_sched_tcp_info_seconds", "Time per KIST run in kernel queries.",
                 st.tcp_info_seconds);

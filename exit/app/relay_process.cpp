@@ -12,7 +12,8 @@ constexpr auto kHeartbeat = std::chrono::seconds(60);
 constexpr auto kConfluxTick = std::chrono::seconds(1);
 
 
-// Schedulers and KISTSchedRunInterval (0 = tor's default today, 2 ms).
+// Schedulers and KISTSchedRunInterval (0 = tor's default today, 2 ms);
+// KISTLimit and KISTGlobalLimit, the 2014 paper's forms (ours).
 net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
   net::SchedulerConfig c;
   c.preference.clear();
@@ -30,6 +31,9 @@ net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
     }
   }
   if (o.kist_sched_run_interval.count() > 0) c.run_interval = o.kist_sched_run_interval;
+  c.limit_form = o.kist_limit == config::KistLimitKind::Original ? net::KistLimitForm::Original
+                                                                  : net::KistLimitForm::Deployed;
+  c.global_limit = o.kist_global_limit;
   c.trace_path = o.scheduler_trace_file;
   return c;
 }
@@ -155,8 +159,14 @@ bool RelayProcess::start() {
                                         (config_.options.bridge_relay ? " (bridge)" : "") +
                                         (config_.options.authoritative_directory ? " and directory authority" : "") +
                                         "; identity " + keys::identity_base64(keys_.identity()));
+  const bool kist = manager_.scheduler().policy() == net::SchedulerPolicy::Kist;
+  const std::string kist_limits =
+      !kist ? ""
+            : std::string(" (") +
+                  (config_.options.kist_limit == config::KistLimitKind::Original ? "original" : "deployed") +
+                  " limit" + (config_.options.kist_global_limit ? ", global limit" : "") + ")";
   log::write(log::Severity::Notice, std::string("Scheduler: ") + net::scheduler_policy_name(manager_.scheduler().policy()) +
-                                        "; circuit priority: " +
+                                        kist_limits + "; circuit priority: " +
                                         circuit_priority_text(config_.options.circuit_priority_halflife));
   arm_heartbeat();
   arm_conflux_tick();

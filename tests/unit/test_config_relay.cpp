@@ -65,6 +65,8 @@ TEST_CASE("relay options: defaults", "[config][relay]") {
   CHECK(o.schedulers == std::vector<SchedulerKind>{SchedulerKind::Kist, SchedulerKind::KistLite,
                                                    SchedulerKind::Vanilla});
   CHECK(o.kist_sched_run_interval == 0ms);
+  CHECK(o.kist_limit == KistLimitKind::Deployed);
+  CHECK_FALSE(o.kist_global_limit);
   CHECK(o.metrics_ports.empty());
   REQUIRE(o.warnings.size() == 1);  // no DirAuthority
   CHECK(o.warnings[0].message.find("DirAuthority") != std::string::npos);
@@ -86,7 +88,8 @@ TEST_CASE("relay options: a full configuration", "[config][relay]") {
               "MyFamily relay2, $FFCB46DB1339DA84674C70D7CB586434C4370441\nMyFamily relay3\n"
               "V3AuthVotingInterval 1 minute\n"
               "RunAsDaemon 0\nConfluxEnabled 1\nCircuitPriorityHalflife 30\n"
-              "Schedulers Vanilla, KIST\nKISTSchedRunInterval 10 msec\nMetricsPort 9035 prometheus\n");
+              "Schedulers Vanilla, KIST\nKISTSchedRunInterval 10 msec\nKISTLimit original\nKISTGlobalLimit 1\n"
+              "MetricsPort 9035 prometheus\n");
   CHECK(o.nickname == "MyRelay");
   REQUIRE(o.addresses.size() == 2);
   CHECK(o.addresses[0] == IpAddress::v4(192, 0, 2, 1));
@@ -118,6 +121,8 @@ TEST_CASE("relay options: a full configuration", "[config][relay]") {
   CHECK(o.circuit_priority_halflife == 30.0);
   CHECK(o.schedulers == std::vector<SchedulerKind>{SchedulerKind::Vanilla, SchedulerKind::Kist});
   CHECK(o.kist_sched_run_interval == 10ms);
+  CHECK(o.kist_limit == KistLimitKind::Original);
+  CHECK(o.kist_global_limit);
   REQUIRE(o.metrics_ports.size() == 1);
   CHECK(o.metrics_ports[0].port == 9035);
   CHECK(o.metrics_ports[0].address == IpAddress::v4(127, 0, 0, 1));
@@ -162,6 +167,8 @@ TEST_CASE("relay options: each option's errors carry its line", "[config][relay]
       {"Schedulers ,", "Schedulers: no scheduler"},
       {"KISTSchedRunInterval 101 msec", "KISTSchedRunInterval: at most 100"},
       {"KISTSchedRunInterval 1 month", "KISTSchedRunInterval: unknown unit"},
+      {"KISTLimit Newest", "KISTLimit: unknown KIST limit 'Newest' (Deployed, Original)"},
+      {"KISTGlobalLimit yes", "KISTGlobalLimit: expected 0 or 1"},
       {"MetricsPort 9035 json", "MetricsPort"},
   };
   for (const auto& c : cases) {

@@ -2,13 +2,17 @@
 // 127.0.0.1: the MetricsPort answers a scrape in the exposition format; a
 // client fetches the bridge's own descriptor over a one-hop CREATE_FAST
 // circuit with BEGIN_DIR (as conflux-proxy does for bridges); the counters
-// the next scrapes show follow the circuit, the stream and the DESTROY.
+// the next scrapes show follow the circuit, the stream and the DESTROY. The
+// bridge runs KIST with the 2014 paper's limits (KISTLimit Original,
+// KISTGlobalLimit 1): its log and scheduler metrics show the torrc reached
+// the scheduler.
 #include <cstdio>
 #include <regex>
 
 #include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/paths.hpp"
 #include "conflux/keys/relay_keys.hpp"
+#include "conflux/net/socket_info.hpp"
 #include "test_net_processes_client.hpp"
 #include "test_net_processes_support.hpp"
 
@@ -80,7 +84,8 @@ struct Bridge {
     write_text(torrc, "Nickname bridge\nDataDirectory " + (tmp.path() / "data").string() +
                           "\nORPort 127.0.0.1:" + std::to_string(or_port) + "\nDirPort 127.0.0.1:" +
                           std::to_string(dir_port) + "\nMetricsPort " + std::to_string(metrics_port) +
-                          "\nBridgeRelay 1\nLog notice file " + log_path.string() + "\nTestingTorNetwork 1\n");
+                          "\nBridgeRelay 1\nLog notice file " + log_path.string() + "\nTestingTorNetwork 1\n" +
+                          "KISTLimit Original\nKISTGlobalLimit 1\n");
     std::error_code ignored;
     fs::remove(log_path, ignored);
     proc = std::make_unique<Child>("bridge", CONFLUX_RELAY_BINARY, std::vector<std::string>{"-f", torrc.string()},
@@ -181,6 +186,14 @@ TEST_CASE("relay process: MetricsPort scrapes follow a BEGIN_DIR over a one-hop 
   CHECK(sample(m, "conflux_relay_exit_begins_total") == 0.0);
   CHECK(sample(m, "conflux_relay_cells_total{direction=\"in\"}").value_or(0) >= 2.0);
   CHECK(sample(m, "conflux_relay_bytes_total{direction=\"out\"}").value_or(0) > static_cast<double>(body.size()));
+  // KIST with the original limit: three system calls per kernel query.
+  if (net::kist_supported_at_build()) {  // else KISTLite, which asks the kernel nothing
+    CHECK(read_text(b.log_path).find("Scheduler: KIST (original limit, global limit);") != std::string::npos);
+    const double queries = sample(m, "conflux_relay_sched_tcp_info_calls_total").value_or(0);
+    CHECK(queries > 0);
+    CHECK(sample(m, "conflux_relay_sched_kernel_calls_total") == 3 * queries);
+    CHECK(sample(m, "conflux_relay_sched_global_limit_bytes").has_value());
+  }
 
   // ---- The client destroys the circuit: the relay counts it by reason ----
   circ.destroy(cell::DestroyReason::Finished);

@@ -53,6 +53,12 @@ ValueResult<std::vector<SchedulerKind>> schedulers(std::string_view s) {
   return out;
 }
 
+ValueResult<KistLimitKind> kist_limit_kind(std::string_view s) {
+  if (key_equals(s, "Deployed")) return KistLimitKind::Deployed;
+  if (key_equals(s, "Original")) return KistLimitKind::Original;
+  return Unexpected{"unknown KIST limit '" + std::string(s.substr(0, 40)) + "' (Deployed, Original)"};
+}
+
 Applied apply_exit_policy(RelayOptions& o, const ConfigEntry& e) {
   for (auto& item : split_list(e.value)) o.exit_policy.push_back({std::move(item), e.where});
   return std::nullopt;
@@ -139,6 +145,11 @@ constexpr OptionSpec kOptions[] = {
    "KIST|KISTLite|Vanilla[,...]", "KIST,KISTLite,Vanilla", Same, "first usable one wins"},
   {"KISTSchedRunInterval", "", false, set_value<&R::kist_sched_run_interval, kist_interval>,
    reset_value<&R::kist_sched_run_interval>, "msec interval 0-100", "0 msec", Same, "0 = built-in default"},
+  {"KISTLimit", "", false, set_value<&R::kist_limit, kist_limit_kind>, reset_value<&R::kist_limit>,
+   "Deployed|Original", "Deployed", Ours,
+   "per-socket limit: tor's, or the 2014 paper's min(SO_SNDBUF - SIOCOUTQ, (cwnd - unacked) * mss)"},
+  {"KISTGlobalLimit", "", false, set_value<&R::kist_global_limit, parse_bool>, reset_value<&R::kist_global_limit>,
+   "0|1", "0", Ours, "the 2014 paper's cap on a run's total: the most bytes drained in one run period"},
   {"SchedulerTraceFile", "", false, set_value<&R::scheduler_trace_file, any_text>,
    reset_value<&R::scheduler_trace_file>, "path", "(none)", Ours,
    "experiments: per sampled cell and per KIST run timings, one line each"},

@@ -40,6 +40,8 @@ struct PolicyLine {
 };
 
 enum class SchedulerKind : std::uint8_t { Kist, KistLite, Vanilla };
+// KISTLimit: tor's per-socket limit, or the 2014 paper's (Eq. 1).
+enum class KistLimitKind : std::uint8_t { Deployed, Original };
 
 inline constexpr std::uint64_t kDefaultBandwidth = std::uint64_t{1} << 30;  // tor: 1 GByte/s
 inline constexpr std::uint64_t kMaxBandwidth = 0x7fffffff;                  // tor: INT32_MAX bytes/s
@@ -71,6 +73,8 @@ struct RelayOptions {
   double circuit_priority_halflife = 30.0;            // seconds; 0 or negative: round robin
   std::vector<SchedulerKind> schedulers = {SchedulerKind::Kist, SchedulerKind::KistLite, SchedulerKind::Vanilla};
   std::chrono::milliseconds kist_sched_run_interval{0};  // 0: built-in default
+  KistLimitKind kist_limit = KistLimitKind::Deployed;   // ours
+  bool kist_global_limit = false;                        // ours
   std::string scheduler_trace_file;                    // SchedulerTraceFile: empty = none
   std::vector<PortConfig> metrics_ports;              // MetricsPort; address defaults to 127.0.0.1
 
