@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "conflux/proto/kist_limit.hpp"
+
 namespace conflux::proto {
 
 std::uint64_t kist_drained(std::uint64_t acked_before, std::uint64_t acked_now) noexcept {
@@ -12,6 +14,7 @@ void KistGlobalLimit::observe(std::uint64_t drained, std::chrono::nanoseconds el
                               std::chrono::nanoseconds period) noexcept {
   std::uint64_t per_period = drained;
   if (period.count() > 0 && elapsed > period) {
+    if (elapsed - period > period) return;  // over two periods (no overflow)
     // In double: drained * period could overflow 64 bits. Byte counts below
     // 2^53 stay exact; rounding may not lift the result past `drained`.
     const double scaled = static_cast<double>(drained) * static_cast<double>(period.count()) /
@@ -23,7 +26,7 @@ void KistGlobalLimit::observe(std::uint64_t drained, std::chrono::nanoseconds el
 
 std::optional<std::uint64_t> KistGlobalLimit::cap() const noexcept {
   if (max_drained_ == 0) return std::nullopt;
-  return max_drained_;
+  return std::max(max_drained_, kKistCellCost);
 }
 
 }  // namespace conflux::proto

@@ -15,12 +15,18 @@
 // (tcpi_bytes_acked) between two readings: the runtime takes that, from the
 // TCP_INFO call it makes anyway, and needs no count of its own writes.
 //
-// Properties of the estimator, kept as the paper has them:
-//   - Until something has drained there is no cap (a cap of 0 would stop all
-//     writes, and nothing would ever drain to raise it).
-//   - The maximum only grows. When the cap binds, a run writes about the cap
-//     and the sockets drain about that much, so a cap learned under light
-//     load stays near that rate until a larger drain is seen.
+// What we add to the paper, so that the cap cannot stop the relay:
+//   - Only back-to-back runs measure a period: a gap over two periods (an
+//     idle relay runs only when work arrives) is not a period of draining,
+//     and spreading it over the periods it spans would make the first
+//     readings tiny. Up to two periods count at their average per period.
+//   - No cap until something has drained, and never one below a cell: a cap
+//     under one cell would stop every write, and nothing would drain to
+//     raise it.
+// Kept as the paper has it: the maximum only grows. When the cap binds, a
+// run writes about the cap and the sockets drain about that much, so a cap
+// learned under light load stays near that rate until a larger drain is
+// seen (for experiments; off by default).
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -34,11 +40,12 @@ namespace conflux::proto {
 class KistGlobalLimit {
  public:
   // The sockets read at both this run and the previous one drained `drained`
-  // bytes in between, `elapsed` apart. A gap longer than one `period` (the
-  // run interval; an idle relay runs less often) counts at its average per
-  // period; a shorter or unknown one as one period.
+  // bytes in between, `elapsed` apart; `period` is the run interval. Ignored
+  // when `elapsed` exceeds two periods; scaled to one period when over one;
+  // whole when shorter or when there is no period.
   void observe(std::uint64_t drained, std::chrono::nanoseconds elapsed, std::chrono::nanoseconds period) noexcept;
-  // Bytes one run may write in total; none until something has drained.
+  // Bytes one run may write in total: the largest drain per period so far,
+  // at least one cell (kKistCellCost); none until something has drained.
   [[nodiscard]] std::optional<std::uint64_t> cap() const noexcept;
   [[nodiscard]] std::uint64_t max_drained() const noexcept { return max_drained_; }
 
