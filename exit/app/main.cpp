@@ -36,36 +36,39 @@ int main(int argc, char** argv) {
   int status = 0;
   {
     relay::RelayProcess relay(io, clock, std::move(config), std::move(keys).value());
+    // The handlers exist before start() logs that the relay is up: a SIGHUP
+    // sent as soon as that line shows must reach reload(), not SIGHUP's
+    // default action, which ends the process. They only run inside io.run().
+    net::asio::signal_set stop_signals(io, SIGINT, SIGTERM);
+    stop_signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+      if (ec) return;
+      log::write(log::Severity::Notice, std::string("Catching signal ") + (sig == SIGINT ? "INT" : "TERM") +
+                                            ", exiting cleanly.");
+      relay.log_counters(log::Severity::Notice);
+      relay.stop();
+      io.stop();
+    });
+    net::asio::signal_set reload_signal(io, SIGHUP);
+    std::function<void()> arm_reload = [&] {
+      reload_signal.async_wait([&](const boost::system::error_code& ec, int) {
+        if (ec) return;
+        relay.reload();
+        arm_reload();
+      });
+    };
+    arm_reload();
+    net::asio::signal_set dump_signal(io, SIGUSR1);
+    std::function<void()> arm_dump = [&] {
+      dump_signal.async_wait([&](const boost::system::error_code& ec, int) {
+        if (ec) return;
+        relay.log_counters(log::Severity::Notice);
+        arm_dump();
+      });
+    };
+    arm_dump();
     if (!relay.start()) {
       status = 1;
     } else {
-      net::asio::signal_set stop_signals(io, SIGINT, SIGTERM);
-      stop_signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-        if (ec) return;
-        log::write(log::Severity::Notice, std::string("Catching signal ") + (sig == SIGINT ? "INT" : "TERM") +
-                                              ", exiting cleanly.");
-        relay.log_counters(log::Severity::Notice);
-        relay.stop();
-        io.stop();
-      });
-      net::asio::signal_set reload_signal(io, SIGHUP);
-      std::function<void()> arm_reload = [&] {
-        reload_signal.async_wait([&](const boost::system::error_code& ec, int) {
-          if (ec) return;
-          relay.reload();
-          arm_reload();
-        });
-      };
-      arm_reload();
-      net::asio::signal_set dump_signal(io, SIGUSR1);
-      std::function<void()> arm_dump = [&] {
-        dump_signal.async_wait([&](const boost::system::error_code& ec, int) {
-          if (ec) return;
-          relay.log_counters(log::Severity::Notice);
-          arm_dump();
-        });
-      };
-      arm_dump();
       io.run();
     }
   }
