@@ -46,6 +46,7 @@ net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
   c.bandwidth_burst = o.bandwidth_burst;
   // CircuitPriorityHalflife: EWMA on every channel's mux; <= 0 is round robin.
   c.channel_limits.priority = proto::CircuitPriority{o.circuit_priority_halflife};
+  c.channel_limits.cell_sample_every = o.scheduler_sample_cells;
   c.scheduler = scheduler_config(o);
   for (const auto& a : o.addresses) {
     if (a.is_v4()) {

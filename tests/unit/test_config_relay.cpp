@@ -67,6 +67,7 @@ TEST_CASE("relay options: defaults", "[config][relay]") {
   CHECK(o.kist_sched_run_interval == 0ms);
   CHECK(o.kist_limit == KistLimitKind::Deployed);
   CHECK_FALSE(o.kist_global_limit);
+  CHECK(o.scheduler_sample_cells == 100);
   CHECK(o.metrics_ports.empty());
   REQUIRE(o.warnings.size() == 1);  // no DirAuthority
   CHECK(o.warnings[0].message.find("DirAuthority") != std::string::npos);
@@ -89,6 +90,7 @@ TEST_CASE("relay options: a full configuration", "[config][relay]") {
               "V3AuthVotingInterval 1 minute\n"
               "RunAsDaemon 0\nConfluxEnabled 1\nCircuitPriorityHalflife 30\n"
               "Schedulers Vanilla, KIST\nKISTSchedRunInterval 10 msec\nKISTLimit original\nKISTGlobalLimit 1\n"
+              "SchedulerSampleCells 10\n"
               "MetricsPort 9035 prometheus\n");
   CHECK(o.nickname == "MyRelay");
   REQUIRE(o.addresses.size() == 2);
@@ -123,6 +125,7 @@ TEST_CASE("relay options: a full configuration", "[config][relay]") {
   CHECK(o.kist_sched_run_interval == 10ms);
   CHECK(o.kist_limit == KistLimitKind::Original);
   CHECK(o.kist_global_limit);
+  CHECK(o.scheduler_sample_cells == 10);
   REQUIRE(o.metrics_ports.size() == 1);
   CHECK(o.metrics_ports[0].port == 9035);
   CHECK(o.metrics_ports[0].address == IpAddress::v4(127, 0, 0, 1));
@@ -169,6 +172,8 @@ TEST_CASE("relay options: each option's errors carry its line", "[config][relay]
       {"KISTSchedRunInterval 1 month", "KISTSchedRunInterval: unknown unit"},
       {"KISTLimit Newest", "KISTLimit: unknown KIST limit 'Newest' (Deployed, Original)"},
       {"KISTGlobalLimit yes", "KISTGlobalLimit: expected 0 or 1"},
+      {"SchedulerSampleCells 1000001", "SchedulerSampleCells: "},
+      {"SchedulerSampleCells -1", "SchedulerSampleCells: "},
       {"MetricsPort 9035 json", "MetricsPort"},
   };
   for (const auto& c : cases) {

@@ -53,6 +53,12 @@ ValueResult<std::vector<SchedulerKind>> schedulers(std::string_view s) {
   return out;
 }
 
+ValueResult<std::uint32_t> sample_every(std::string_view s) {
+  auto v = parse_int(s, 0, 1'000'000);
+  if (!v) return Unexpected{v.error()};
+  return static_cast<std::uint32_t>(*v);
+}
+
 ValueResult<KistLimitKind> kist_limit_kind(std::string_view s) {
   if (key_equals(s, "Deployed")) return KistLimitKind::Deployed;
   if (key_equals(s, "Original")) return KistLimitKind::Original;
@@ -150,6 +156,9 @@ constexpr OptionSpec kOptions[] = {
    "per-socket limit: tor's, or the 2014 paper's min(SO_SNDBUF - SIOCOUTQ, (cwnd - unacked) * mss)"},
   {"KISTGlobalLimit", "", false, set_value<&R::kist_global_limit, parse_bool>, reset_value<&R::kist_global_limit>,
    "0|1", "0", Ours, "the 2014 paper's cap on a run's total: the most bytes drained in one run period"},
+  {"SchedulerSampleCells", "", false, set_value<&R::scheduler_sample_cells, sample_every>,
+   reset_value<&R::scheduler_sample_cells>, "integer 0-1000000", "100", Ours,
+   "one circuit cell in N is timed through the relay (queue metrics, trace); 0 = none"},
   {"SchedulerTraceFile", "", false, set_value<&R::scheduler_trace_file, any_text>,
    reset_value<&R::scheduler_trace_file>, "path", "(none)", Ours,
    "experiments: per sampled cell and per KIST run timings, one line each"},

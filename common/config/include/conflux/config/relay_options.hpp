@@ -75,6 +75,7 @@ struct RelayOptions {
   std::chrono::milliseconds kist_sched_run_interval{0};  // 0: built-in default
   KistLimitKind kist_limit = KistLimitKind::Deployed;   // ours
   bool kist_global_limit = false;                        // ours
+  std::uint32_t scheduler_sample_cells = 100;           // SchedulerSampleCells: 1 in N timed; 0 = none (ours)
   std::string scheduler_trace_file;                    // SchedulerTraceFile: empty = none
   std::vector<PortConfig> metrics_ports;              // MetricsPort; address defaults to 127.0.0.1
 
