@@ -65,6 +65,21 @@ def binary(bin_dir, rel):
     return path
 
 
+def net_up(net_exe, bin_dir, work, spec):
+    """Starts a conflux-net network for `spec` (a dict) in WORK/net; returns (net_dir, network.json)."""
+    net_dir = os.path.join(work, "net")
+    spec_path = os.path.join(work, "spec.json")
+    with open(spec_path, "w", encoding="utf-8") as f:
+        json.dump(spec, f)
+    up = subprocess.run([net_exe, "up", "--dir", net_dir, "--spec", spec_path, "--bin-dir", bin_dir],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+    if up.returncode != 0:
+        print(up.stdout)
+        sys.exit("conflux-net up failed")
+    with open(os.path.join(net_dir, "network.json"), encoding="utf-8") as f:
+        return net_dir, json.load(f)
+
+
 class Proxy:
     def __init__(self, name, exe, net_dir, dir_lines, bridge_lines, conflux):
         self.name = name
@@ -121,22 +136,14 @@ def main():
     proxy_exe = binary(args.bin_dir, "client/app/conflux-proxy")
 
     work = tempfile.mkdtemp(prefix="conflux-bridges-")
-    net_dir = os.path.join(work, "net")
-    spec = os.path.join(work, "spec.json")
-    with open(spec, "w", encoding="utf-8") as f:
-        # One exit, so every path ends at the same one; the proxy is only
-        # configured (its torrc gives us the DirAuthority lines).
-        json.dump({"exits": 1, "proxies": [{"name": "template", "start": False, "use_bridges": True,
-                                            "conflux": False}]}, f)
+    # One exit, so every path ends at the same one; the proxy is only
+    # configured (its torrc gives us the DirAuthority lines).
+    net_dir, net = net_up(net_exe, args.bin_dir, work,
+                          {"exits": 1, "proxies": [{"name": "template", "start": False, "use_bridges": True,
+                                                    "conflux": False}]})
     proxies = []
-    up = subprocess.run([net_exe, "up", "--dir", net_dir, "--spec", spec, "--bin-dir", args.bin_dir],
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
-    if up.returncode != 0:
-        print(up.stdout)
-        sys.exit("conflux-net up failed")
     status = 1
     try:
-        net = json.load(open(os.path.join(net_dir, "network.json"), encoding="utf-8"))
         procs = {p["name"]: p for p in net["processes"]}
         template = open(procs["template"]["torrc"], encoding="utf-8").read().splitlines()
         dir_lines = [l for l in template if l.startswith("DirAuthority")]

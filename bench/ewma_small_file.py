@@ -29,11 +29,9 @@ it started is stopped.
 """
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -42,33 +40,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from conflux_bridges import Proxy, binary, fetch, wait_for  # noqa: E402
-
-
-def set_trace(proc, path):
-    """Adds (path) or removes (None) SchedulerTraceFile in a relay's torrc, then SIGHUP."""
-    torrc = proc["torrc"]
-    lines = [l for l in open(torrc, encoding="utf-8").read().splitlines() if not l.startswith("SchedulerTraceFile")]
-    if path:
-        lines.append("SchedulerTraceFile " + path)
-    with open(torrc, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    os.kill(proc["pid"], signal.SIGHUP)
-
-
-def read_trace(path):
-    """Sampled cells by (channel, circuit): lists of (queued, left) in nanoseconds since the trace began."""
-    cells = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 6 and parts[0] == "cell":
-                    _, channel, _, circ, queued, left = parts
-                    cells.setdefault((channel, circ), []).append((int(queued), int(left)))
-    except OSError:
-        pass
-    return cells
+from conflux_bridges import Proxy, binary, fetch, net_up, wait_for  # noqa: E402
+from relay_trace import read_trace, start_traces, stop_traces  # noqa: E402
 
 
 def web_circuit_wait(cells, web_spans):
@@ -89,24 +62,16 @@ def web_circuit_wait(cells, web_spans):
 
 def run_mode(args, net_exe, proxy_exe, halflife):
     work = tempfile.mkdtemp(prefix="conflux-ewma-")
-    net_dir = os.path.join(work, "net")
-    spec = os.path.join(work, "spec.json")
-    with open(spec, "w", encoding="utf-8") as f:
-        json.dump({"relays": 2, "exits": 1, "relay_bandwidth_rate": args.rate,
-                   "relay_options": ["CircuitPriorityHalflife %s" % halflife],
-                   "bridges": [{"name": "entry", "bandwidth_rate": ""}],
-                   "proxies": [{"name": "template", "start": False, "use_bridges": True, "conflux": False}],
-                   "files": [{"name": "300KiB.bin", "size": 300 * 1024}, {"name": "50MiB.bin", "size": 50 << 20}]},
-                  f)
+    net_dir, net = net_up(net_exe, args.bin_dir, work,
+                          {"relays": 2, "exits": 1, "relay_bandwidth_rate": args.rate,
+                           "relay_options": ["CircuitPriorityHalflife %s" % halflife],
+                           "bridges": [{"name": "entry", "bandwidth_rate": ""}],
+                           "proxies": [{"name": "template", "start": False, "use_bridges": True, "conflux": False}],
+                           "files": [{"name": "300KiB.bin", "size": 300 * 1024},
+                                     {"name": "50MiB.bin", "size": 50 << 20}]})
     proxies = []
     stop = threading.Event()
-    up = subprocess.run([net_exe, "up", "--dir", net_dir, "--spec", spec, "--bin-dir", args.bin_dir],
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
-    if up.returncode != 0:
-        print(up.stdout)
-        sys.exit("conflux-net up failed")
     try:
-        net = json.load(open(os.path.join(net_dir, "network.json"), encoding="utf-8"))
         procs = {p["name"]: p for p in net["processes"]}
         template = open(procs["template"]["torrc"], encoding="utf-8").read().splitlines()
         dir_lines = [l for l in template if l.startswith("DirAuthority")]
@@ -122,13 +87,8 @@ def run_mode(args, net_exe, proxy_exe, halflife):
         small = files["300KiB.bin"]
         big = files["50MiB.bin"]
         traced = [p for p in net["processes"] if p["role"] in ("authority", "relay", "exit")]
-        traces = {p["name"]: os.path.join(work, "trace-%s.txt" % p["name"]) for p in traced}
         trace_t0 = time.monotonic()
-        for p in traced:
-            set_trace(p, traces[p["name"]])
-        for p in traced:
-            if not wait_for(traces[p["name"]], "# scheduler", 10):
-                sys.exit("relay %s did not start its trace" % p["name"])
+        traces = start_traces(traced, work)
 
         measuring = threading.Event()
         bulk_rates = []
@@ -170,14 +130,11 @@ def run_mode(args, net_exe, proxy_exe, halflife):
         # Let the bulk windows running now finish inside the measurement.
         time.sleep(args.bulk_window + 1)
         measuring.clear()
-        for p in traced:
-            set_trace(p, None)
+        stopped = stop_traces(traced)
         waits = {}
-        for p in traced:
-            name = p["name"]
-            ok = wait_for(p["log"], "Scheduler trace stopped", 10)
-            web_wait, rest, share = web_circuit_wait(read_trace(traces[name]), spans)
-            waits[name] = {"web": web_wait, "others": rest, "web_share_inside": share, "stopped": bool(ok)}
+        for name, path in traces.items():
+            web_wait, rest, share = web_circuit_wait(read_trace(path), spans)
+            waits[name] = {"web": web_wait, "others": rest, "web_share_inside": share, "stopped": stopped[name]}
         with rates_lock:
             return times, failed, list(bulk_rates), waits
     finally:

@@ -21,11 +21,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from conflux_bridges import binary, wait_for  # noqa: E402
-from ewma_small_file import read_trace, set_trace  # noqa: E402
+from conflux_bridges import binary, net_up  # noqa: E402
+from relay_trace import read_trace, start_traces, stop_traces  # noqa: E402
 
 MODES = [("kist_10ms", ["Schedulers KIST", "KISTSchedRunInterval 10 msec"], 10.0),
          ("kist_2ms", ["Schedulers KIST", "KISTSchedRunInterval 2 msec"], 2.0),
@@ -41,38 +40,23 @@ def percentile(sorted_values, q):
 
 def run_mode(args, net_exe, options):
     work = tempfile.mkdtemp(prefix="conflux-kistq-")
-    net_dir = os.path.join(work, "net")
-    spec = os.path.join(work, "spec.json")
-    with open(spec, "w", encoding="utf-8") as f:
-        json.dump({"relays": 3, "exits": 1, "relay_options": options + ["SchedulerSampleCells 10"],
-                   "proxies": [{"name": "proxy", "conflux": False}],
-                   "files": [{"name": "50MiB.bin", "size": 50 << 20}]}, f)
-    up = subprocess.run([net_exe, "up", "--dir", net_dir, "--spec", spec, "--bin-dir", args.bin_dir],
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
-    if up.returncode != 0:
-        print(up.stdout)
-        sys.exit("conflux-net up failed")
+    net_dir, net = net_up(net_exe, args.bin_dir, work,
+                          {"relays": 3, "exits": 1, "relay_options": options + ["SchedulerSampleCells 10"],
+                           "proxies": [{"name": "proxy", "conflux": False}],
+                           "files": [{"name": "50MiB.bin", "size": 50 << 20}]})
     try:
-        net = json.load(open(os.path.join(net_dir, "network.json"), encoding="utf-8"))
         relays = [p for p in net["processes"] if p["role"] in ("authority", "relay", "exit")]
-        traces = {p["name"]: os.path.join(work, "trace-%s.txt" % p["name"]) for p in relays}
-        for p in relays:
-            set_trace(p, traces[p["name"]])
-        for p in relays:
-            if not wait_for(traces[p["name"]], "# scheduler", 10):
-                sys.exit("relay %s did not start its trace" % p["name"])
+        traces = start_traces(relays, work)
         url = [f for f in net["files"] if f["name"] == "50MiB.bin"][0]["url"]
         r = subprocess.run(["curl", "-s", "--max-time", str(args.seconds), "--limit-rate", args.rate,
                             "--socks5-hostname", net["proxy"]["socks"], "-o", os.devnull, "-w", "%{size_download}",
                             url], stdout=subprocess.PIPE, text=True, check=False)
         got = int(float(r.stdout or "0"))
-        for p in relays:
-            set_trace(p, None)
+        stop_traces(relays)
         waits = {}
-        for p in relays:
-            wait_for(p["log"], "Scheduler trace stopped", 10)
-            cells = read_trace(traces[p["name"]])
-            waits[p["name"]] = sorted((left - queued) / 1e6 for v in cells.values() for queued, left in v)
+        for name, path in traces.items():
+            cells = read_trace(path)
+            waits[name] = sorted((left - queued) / 1e6 for v in cells.values() for queued, left in v)
         return got, waits
     finally:
         subprocess.run([net_exe, "down", "--dir", net_dir], stdout=subprocess.DEVNULL, check=False)
