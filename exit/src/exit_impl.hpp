@@ -72,9 +72,12 @@ struct Stream {
   bool writing = false;
   bool shut_down = false;  // shutdown(send) done
 
-  // Server -> client: bytes read but not yet packaged.
+  // Server -> client: bytes read but not yet packaged. The socket reads into
+  // 'read_buf', never into 'down': a read in flight must not be visible to
+  // pump_down, which another stream's turn or a SENDME can call at any time.
   std::vector<std::uint8_t> down;
   std::size_t down_off = 0;
+  std::vector<std::uint8_t> read_buf;
   bool reading = false;
   bool server_eof = false;  // the server sent FIN (or reading failed)
 };

@@ -87,10 +87,9 @@ void ExitStreams::Impl::start_read(StreamPtr s) {
   // Backpressure: with either window shut, the server waits in its own
   // socket buffer, not in ours.
   if (window == 0 || !out.can_send_data(s->circuit)) return;
-  s->down.resize(std::min(window, cfg.limits.read_cells) * kMaxDataLen);
-  s->down_off = 0;
+  s->read_buf.resize(std::min(window, cfg.limits.read_cells) * kMaxDataLen);
   s->reading = true;
-  s->socket.async_read_some(asio::buffer(s->down), [this, s](const boost::system::error_code& ec, std::size_t n) {
+  s->socket.async_read_some(asio::buffer(s->read_buf), [this, s](const boost::system::error_code& ec, std::size_t n) {
     s->reading = false;
     if (s->closed) return;
     on_read(s, ec, n);
@@ -113,6 +112,8 @@ void ExitStreams::Impl::on_read(StreamPtr s, const boost::system::error_code& ec
     return begin_closing(s);
   }
   if (ec) return edge_failed(s, ec);
+  // pump_down started this read only once 'down' was empty.
+  s->down.swap(s->read_buf);
   s->down.resize(n);
   s->down_off = 0;
   pump_down(s);
@@ -186,10 +187,9 @@ void ExitStreams::Impl::begin_closing(StreamPtr s) {
 
 void ExitStreams::Impl::start_drain(StreamPtr s) {
   if (s->closed || s->reading) return;
-  s->down.resize(4096);
-  s->down_off = 0;
+  s->read_buf.resize(4096);
   s->reading = true;
-  s->socket.async_read_some(asio::buffer(s->down), [this, s](const boost::system::error_code& ec, std::size_t n) {
+  s->socket.async_read_some(asio::buffer(s->read_buf), [this, s](const boost::system::error_code& ec, std::size_t n) {
     s->reading = false;
     if (s->closed) return;
     on_read(s, ec, n);
