@@ -1,8 +1,10 @@
 #pragma once
 // Private: the exit module's state and the Asio side of its streams. Split
 // over exit_streams.cpp (relay messages in, circuits, limits), exit_dns.cpp
-// (lookups for BEGIN and RESOLVE) and exit_stream_io.cpp (connect, the two
-// data directions, closing).
+// (lookups for BEGIN and RESOLVE), exit_stream_io.cpp (connect, socket reads
+// and writes) and exit_stream_run.cpp (carrying out the StreamPump's actions).
+// The data path itself (windows, buffers, turns, closing) is the sans-I/O
+// StreamPump (stream_pump.hpp).
 //
 // Lifetime rules. Every stream is a shared_ptr held by its circuit's table
 // (attached) or, once END was exchanged and only socket work remains, by the
@@ -25,6 +27,7 @@
 #include "conflux/exit/exit_config.hpp"
 #include "conflux/exit/exit_rules.hpp"
 #include "conflux/exit/exit_streams.hpp"
+#include "conflux/exit/stream_pump.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/proto/stream_state.hpp"
 
@@ -42,19 +45,18 @@ enum class Phase : std::uint8_t {
 };
 
 struct Stream {
-  Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, proto::StreamKind kind);
+  Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, proto::StreamKind kind, StreamRef r);
 
   proto::CircuitHandle circuit;
   StreamId id;
+  StreamRef ref;      // its name in the StreamPump, which holds its data path
   bool resolve_only;  // a RESOLVE request: no socket, answered with RESOLVED
   bool dir;           // BEGIN_DIR: to our own DirPort, CONNECTED without address
-  proto::StreamMachine machine;
   Phase phase = Phase::Resolving;
   bool attached = true;   // in its circuit's table; false once in the closing set
   bool closed = false;    // finished: handlers must not touch the Impl
   bool connected = false; // counted in streams_open
   bool dns_counted = false;
-  bool pumping = false;   // guards pump_down against re-entry
 
   tcp::resolver resolver;
   tcp::socket socket;
@@ -65,21 +67,12 @@ struct Stream {
   cell::RelayIpAddr addr;
   std::uint32_t ttl = 0;
 
-  // Client -> server: DATA payloads waiting for the socket.
-  std::deque<std::vector<std::uint8_t>> up;
-  std::size_t up_bytes = 0;
-  std::size_t up_in_flight = 0;  // chunks of 'up' the current write covers
-  bool writing = false;
-  bool shut_down = false;  // shutdown(send) done
-
-  // Server -> client: bytes read but not yet packaged. The socket reads into
-  // 'read_buf', never into 'down': a read in flight must not be visible to
-  // pump_down, which another stream's turn or a SENDME can call at any time.
-  std::vector<std::uint8_t> down;
-  std::size_t down_off = 0;
+  // The memory the socket operations in flight work on, and nothing else:
+  // the pump gets a read's bytes only once it completed, and gives a write
+  // its chunks for good (issue 13: a buffer shared with the sending side
+  // went out before the read had filled it).
   std::vector<std::uint8_t> read_buf;
-  bool reading = false;
-  bool server_eof = false;  // the server sent FIN (or reading failed)
+  std::vector<std::vector<std::uint8_t>> write_chunks;
 };
 using StreamPtr = std::shared_ptr<Stream>;
 
@@ -101,7 +94,10 @@ struct ExitStreams::Impl {
   std::size_t pending = 0;     // resolving + connecting
   std::size_t open = 0;        // connected, attached
   std::size_t dns_pending = 0;
-  std::uint64_t round_robin = 0;
+  // The data path of every live stream; its actions run in run().
+  StreamPump pump;
+  std::unordered_map<StreamRef, StreamPtr> by_ref;  // every live Stream
+  bool running = false;                             // run() is draining the pump
 
   // ---- exit_streams.cpp: messages in, circuits -------------------------------
   void on_message(proto::CircuitHandle c, StreamId id, cell::RelayMsg msg);
@@ -125,8 +121,6 @@ struct ExitStreams::Impl {
   // are dropped then, this one included).
   bool send(const StreamPtr& s, const cell::RelayMsg& msg);
   bool send_end(const StreamPtr& s, cell::EndReason reason, std::optional<cell::RelayAddrTtl> addr = std::nullopt);
-  // Carries out the machine's actions; false if the stream is gone.
-  bool act(const StreamPtr& s, const proto::StreamActions& a);
   // The client broke the protocol: drop the circuit's streams, then close it.
   void kill_circuit(proto::CircuitHandle c);
   // The circuit is gone: close its streams' sockets, send nothing.
@@ -159,20 +153,20 @@ struct ExitStreams::Impl {
   void start_connect(StreamPtr s);
   void on_connected(StreamPtr s, const boost::system::error_code& ec);
   void connect_timed_out(StreamPtr s);
-  void pump_down(StreamPtr s);
-  void start_read(StreamPtr s);
+  void start_read(StreamPtr s, std::size_t max_bytes);
   void on_read(StreamPtr s, const boost::system::error_code& ec, std::size_t n);
-  void pump_up(StreamPtr s);
+  void start_write(StreamPtr s, std::vector<std::vector<std::uint8_t>> chunks);
   void on_write(StreamPtr s, const boost::system::error_code& ec, std::size_t n);
-  void send_deferred_sendmes(const StreamPtr& s);
-  // The socket failed (read or write) while open: END with its reason.
-  void edge_failed(StreamPtr s, const boost::system::error_code& ec);
-  // END exchanged while open: keep flushing to the server, shut down our
-  // side, wait (bounded by the linger timeout) for its FIN.
-  void begin_closing(StreamPtr s);
-  void maybe_finish_closing(const StreamPtr& s);
-  void start_drain(StreamPtr s);
+  // END exchanged while open: out of the circuit's table, the pump keeps
+  // flushing to the server and waits (bounded by the linger timeout) for its FIN.
+  void detach_closing(StreamPtr s);
   void linger_expired(StreamPtr s);
+
+  // ---- exit_stream_run.cpp: the pump's actions --------------------------------
+  // Carries out what the pump asks, in order, until it asks nothing more.
+  void run();
+  void execute(PumpAction& action);
+  [[nodiscard]] StreamPtr live(StreamRef ref) const;
 };
 
 // The END reason for an Asio error from connect, read or write.

@@ -1,6 +1,5 @@
-// The socket side of a stream: connect, server -> client (read only while
-// both windows are open), client -> server (bounded by the stream window),
-// and the closing handshake with the server.
+// The socket side of a stream: connect, then the reads and writes the
+// StreamPump asks for, and the closing handshake's timer.
 #include <algorithm>
 
 #include "exit_impl.hpp"
@@ -48,162 +47,65 @@ void ExitStreams::Impl::on_connected(StreamPtr s, const boost::system::error_cod
   s->connected = true;
   ++open;
   ++counters.streams_connected;
-  (void)s->machine.connect_succeeded();
   // tor-spec 6.2: CONNECTED for a BEGIN_DIR is empty (no address, no TTL).
   const cell::ConnectedMsg connected =
       s->dir ? cell::ConnectedMsg{} : cell::ConnectedMsg{cell::RelayAddrTtl{s->addr, s->ttl}};
   if (!send(s, connected)) return;
-  pump_up(s);  // optimistic data the client sent while we connected
-  if (!s->closed) pump_down(s);
+  pump.opened(s->ref);  // writes the optimistic data, then reads
+  run();
 }
 
-// ---- server -> client ---------------------------------------------------------------
+// ---- reads and writes --------------------------------------------------------------
 
-void ExitStreams::Impl::pump_down(StreamPtr s) {
-  if (s->closed || !s->attached || s->phase != Phase::Open || s->pumping) return;
-  s->pumping = true;
-  while (s->down_off < s->down.size()) {
-    if (s->machine.package_window() == CellCount{0} || !out.can_send_data(s->circuit) || !s->machine.data_sent()) {
-      s->pumping = false;
-      return;  // on_circuit_writable or a stream SENDME calls us again
-    }
-    const std::size_t n = std::min(kMaxDataLen, s->down.size() - s->down_off);
-    const auto first = s->down.begin() + static_cast<std::ptrdiff_t>(s->down_off);
-    cell::DataMsg msg;
-    msg.data.assign(first, first + static_cast<std::ptrdiff_t>(n));
-    s->down_off += n;
-    if (!send(s, msg)) return;
-    counters.bytes_to_clients += n;
-  }
-  s->pumping = false;
-  s->down.clear();
-  s->down_off = 0;
-  start_read(s);
-}
-
-void ExitStreams::Impl::start_read(StreamPtr s) {
-  if (s->closed || s->reading || s->phase != Phase::Open || s->server_eof) return;
-  const auto window = static_cast<std::size_t>(s->machine.package_window().value());
-  // Backpressure: with either window shut, the server waits in its own
-  // socket buffer, not in ours.
-  if (window == 0 || !out.can_send_data(s->circuit)) return;
-  s->read_buf.resize(std::min(window, cfg.limits.read_cells) * kMaxDataLen);
-  s->reading = true;
+void ExitStreams::Impl::start_read(StreamPtr s, std::size_t max_bytes) {
+  s->read_buf.resize(std::max<std::size_t>(max_bytes, 1));
   s->socket.async_read_some(asio::buffer(s->read_buf), [this, s](const boost::system::error_code& ec, std::size_t n) {
-    s->reading = false;
     if (s->closed) return;
     on_read(s, ec, n);
   });
 }
 
 void ExitStreams::Impl::on_read(StreamPtr s, const boost::system::error_code& ec, std::size_t n) {
-  if (s->phase == Phase::Closing) {
-    // Draining after END: the bytes are discarded, we only wait for the FIN.
-    if (!ec) return start_drain(s);
-    s->server_eof = true;
-    if (ec != asio::error::eof) return finish(s);
-    return maybe_finish_closing(s);
-  }
   if (ec == asio::error::eof) {
-    // Everything read before was sent already (we read only an empty buffer).
-    s->server_eof = true;
-    const proto::StreamActions a = s->machine.edge_closed(cell::EndReason::Done);
-    if (a.send_end && !send_end(s, *a.send_end)) return;
-    return begin_closing(s);
+    pump.server_eof(s->ref);
+  } else if (ec) {
+    if (s->phase == Phase::Open) log(LogLevel::Info, "stream socket error: " + ec.message());
+    pump.server_error(s->ref, end_reason_for(ec));
+  } else {
+    pump.server_read(s->ref, std::span<const std::uint8_t>(s->read_buf.data(), n));
   }
-  if (ec) return edge_failed(s, ec);
-  // pump_down started this read only once 'down' was empty.
-  s->down.swap(s->read_buf);
-  s->down.resize(n);
-  s->down_off = 0;
-  pump_down(s);
+  run();
 }
 
-void ExitStreams::Impl::edge_failed(StreamPtr s, const boost::system::error_code& ec) {
-  log(LogLevel::Info, "stream socket error: " + ec.message());
-  const proto::StreamActions a = s->machine.edge_closed(end_reason_for(ec));
-  if (a.send_end && !send_end(s, *a.send_end)) return;
-  finish(s);
-}
-
-// ---- client -> server ---------------------------------------------------------------
-
-void ExitStreams::Impl::pump_up(StreamPtr s) {
-  if (s->closed || s->writing || s->shut_down || s->up.empty()) return;
-  if (s->phase != Phase::Open && s->phase != Phase::Closing) return;  // still connecting: keep it
-  constexpr std::size_t kMaxChunksPerWrite = 32;
+void ExitStreams::Impl::start_write(StreamPtr s, std::vector<std::vector<std::uint8_t>> chunks) {
+  s->write_chunks = std::move(chunks);
   std::vector<asio::const_buffer> buffers;
-  for (const auto& chunk : s->up) {
-    if (buffers.size() == kMaxChunksPerWrite) break;
-    buffers.push_back(asio::buffer(chunk));
-  }
-  // The chunks stay put while queued: a deque keeps its elements in place
-  // when others are added at the back.
-  s->up_in_flight = buffers.size();
-  s->writing = true;
+  buffers.reserve(s->write_chunks.size());
+  for (const auto& chunk : s->write_chunks) buffers.push_back(asio::buffer(chunk));
   asio::async_write(s->socket, buffers, [this, s](const boost::system::error_code& ec, std::size_t n) {
-    s->writing = false;
     if (s->closed) return;
     on_write(s, ec, n);
   });
 }
 
 void ExitStreams::Impl::on_write(StreamPtr s, const boost::system::error_code& ec, std::size_t n) {
+  s->write_chunks.clear();
   if (ec) {
-    if (s->phase == Phase::Open) return edge_failed(s, ec);
-    return finish(s);  // END already exchanged: nothing to tell anyone
+    if (s->phase == Phase::Open) log(LogLevel::Info, "stream socket error: " + ec.message());
+    pump.write_failed(s->ref, end_reason_for(ec));
+  } else {
+    counters.bytes_to_servers += n;
+    pump.server_written(s->ref, n);
   }
-  for (std::size_t i = 0; i < s->up_in_flight; ++i) {
-    s->up_bytes -= s->up.front().size();
-    s->up.pop_front();
-  }
-  s->up_in_flight = 0;
-  counters.bytes_to_servers += n;
-  if (s->phase == Phase::Open) {
-    send_deferred_sendmes(s);
-    if (s->closed) return;
-  }
-  if (!s->up.empty()) return pump_up(s);
-  if (s->phase == Phase::Closing) maybe_finish_closing(s);
-}
-
-void ExitStreams::Impl::send_deferred_sendmes(const StreamPtr& s) {
-  if (s->up_bytes >= kBacklogCells * kMaxDataLen) return;
-  while (!s->closed && s->machine.take_deferred_sendme()) {
-    if (!send(s, cell::SendmeMsg{})) return;
-  }
+  run();
 }
 
 // ---- closing ---------------------------------------------------------------------
 
-void ExitStreams::Impl::begin_closing(StreamPtr s) {
+void ExitStreams::Impl::detach_closing(StreamPtr s) {
   s->phase = Phase::Closing;
   detach(s);
   arm_timer(s, cfg.timeouts.linger, &Impl::linger_expired);
-  // Read (and discard) until the server's FIN so our close is not a reset.
-  if (!s->reading && !s->server_eof) start_drain(s);
-  maybe_finish_closing(s);
-}
-
-void ExitStreams::Impl::start_drain(StreamPtr s) {
-  if (s->closed || s->reading) return;
-  s->read_buf.resize(4096);
-  s->reading = true;
-  s->socket.async_read_some(asio::buffer(s->read_buf), [this, s](const boost::system::error_code& ec, std::size_t n) {
-    s->reading = false;
-    if (s->closed) return;
-    on_read(s, ec, n);
-  });
-}
-
-void ExitStreams::Impl::maybe_finish_closing(const StreamPtr& s) {
-  if (s->closed || s->writing || !s->up.empty()) return;
-  if (!s->shut_down) {
-    boost::system::error_code ignored;
-    s->socket.shutdown(tcp::socket::shutdown_send, ignored);
-    s->shut_down = true;
-  }
-  if (s->server_eof) finish(s);
 }
 
 void ExitStreams::Impl::linger_expired(StreamPtr s) { finish(s); }

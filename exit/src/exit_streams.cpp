@@ -16,22 +16,30 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;
 
+PumpLimits pump_limits(const ExitLimits& limits) {
+  PumpLimits p;
+  p.read_cells = std::max<std::size_t>(limits.read_cells, 1);
+  p.max_upstream_bytes = limits.max_upstream_bytes;
+  return p;
+}
+
 }  // namespace
 
-Stream::Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, proto::StreamKind kind)
+Stream::Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, proto::StreamKind kind, StreamRef r)
     : circuit(c),
       id(s),
+      ref(r),
       resolve_only(kind == proto::StreamKind::Resolve),
       dir(kind == proto::StreamKind::Dir),
-      machine(proto::StreamMachine::exit_stream(kind)),
       resolver(io),
       socket(io),
       timer(io) {}
 
 ExitStreams::Impl::Impl(asio::io_context& io_ctx, proto::CircuitOutput& output, ExitConfig config)
-    : io(io_ctx), out(output), cfg(std::move(config)) {
-  cfg.limits.read_cells = std::max<std::size_t>(cfg.limits.read_cells, 1);
-}
+    : io(io_ctx),
+      out(output),
+      cfg(std::move(config)),
+      pump(pump_limits(cfg.limits)) {}
 
 ExitStreams::Impl::~Impl() {
   std::vector<StreamPtr> all;
@@ -170,20 +178,8 @@ void ExitStreams::Impl::on_data(proto::CircuitHandle c, StreamId id, std::vector
     ++counters.cells_dropped;  // tor-spec 6.2: DATA for unrecognized streams is dropped
     return;
   }
-  const bool backlogged = s->up_bytes >= kBacklogCells * kMaxDataLen;
-  const proto::StreamActions a = s->machine.on_data(backlogged);
-  if (a.deliver_data) {
-    if (s->up_bytes + data.size() > cfg.limits.max_upstream_bytes) {
-      // Only a client ignoring its stream window gets here.
-      ++counters.protocol_violations;
-      log(LogLevel::Info, "client overran a stream's buffer: closing the circuit");
-      return kill_circuit(c);
-    }
-    s->up_bytes += data.size();
-    s->up.push_back(std::move(data));
-  }
-  if (!act(s, a)) return;
-  if (a.deliver_data) pump_up(s);
+  pump.client_data(s->ref, std::move(data));
+  run();
 }
 
 void ExitStreams::Impl::on_end(proto::CircuitHandle c, StreamId id, cell::EndReason reason) {
@@ -193,12 +189,8 @@ void ExitStreams::Impl::on_end(proto::CircuitHandle c, StreamId id, cell::EndRea
     return;
   }
   ++counters.ends_received;
-  const proto::StreamActions a = s->machine.on_end(reason);
-  if (a.dropped) return;
-  // tor-spec 6.3: nothing more goes out for this stream. What the client
-  // sent still reaches the server, which then sees our FIN.
-  if (s->phase == Phase::Open) return begin_closing(s);
-  finish(s);
+  pump.client_end(s->ref, reason);
+  run();
 }
 
 void ExitStreams::Impl::on_sendme(proto::CircuitHandle c, StreamId id) {
@@ -207,7 +199,8 @@ void ExitStreams::Impl::on_sendme(proto::CircuitHandle c, StreamId id) {
     ++counters.cells_dropped;
     return;
   }
-  act(s, s->machine.on_sendme());
+  pump.client_sendme(s->ref);
+  run();
 }
 
 void ExitStreams::Impl::on_wrong_direction(proto::CircuitHandle c, StreamId id, bool connected) {
@@ -216,23 +209,15 @@ void ExitStreams::Impl::on_wrong_direction(proto::CircuitHandle c, StreamId id, 
     ++counters.cells_dropped;
     return;
   }
-  act(s, connected ? s->machine.on_connected() : s->machine.on_resolved());
+  pump.client_wrong_direction(s->ref, connected);
+  run();
 }
 
 void ExitStreams::Impl::on_writable(proto::CircuitHandle c) {
-  auto it = circuits.find(c);
-  if (it == circuits.end()) return;
-  std::vector<StreamPtr> streams;
-  streams.reserve(it->second.streams.size());
-  for (auto& [id, s] : it->second.streams) streams.push_back(s);
-  if (streams.empty()) return;
-  // Start with a different stream each time so none is always last.
-  std::rotate(streams.begin(), streams.begin() + static_cast<std::ptrdiff_t>(round_robin++ % streams.size()),
-              streams.end());
-  for (auto& s : streams) {
-    if (!out.can_send_data(c)) break;
-    pump_down(s);
-  }
+  if (!circuits.contains(c)) return;
+  // Asked again rather than assumed: a Conflux set may have closed since.
+  pump.circuit_writable(c, out.can_send_data(c));
+  run();
 }
 
 // ---- tables --------------------------------------------------------------------
@@ -250,8 +235,9 @@ std::size_t ExitStreams::Impl::attached_on(proto::CircuitHandle c) const {
 }
 
 StreamPtr ExitStreams::Impl::add_stream(proto::CircuitHandle c, StreamId id, proto::StreamKind kind) {
-  auto s = std::make_shared<Stream>(io, c, id, kind);
+  auto s = std::make_shared<Stream>(io, c, id, kind, pump.add(c, id, kind));
   circuits[c].streams.emplace(id, s);
+  by_ref.emplace(s->ref, s);
   ++total;
   ++pending;
   return s;
@@ -277,24 +263,6 @@ bool ExitStreams::Impl::send_end(const StreamPtr& s, cell::EndReason reason,
   return send(s, cell::EndMsg{reason, addr});
 }
 
-bool ExitStreams::Impl::act(const StreamPtr& s, const proto::StreamActions& a) {
-  if (a.violation) {
-    ++counters.protocol_violations;
-    log(LogLevel::Info, std::string("stream protocol violation: ") + proto::to_string(*a.violation));
-  }
-  if (a.closes_circuit()) {
-    kill_circuit(s->circuit);
-    return false;
-  }
-  if (a.send_sendme && !send(s, cell::SendmeMsg{})) return false;
-  if (a.send_end) {
-    if (send_end(s, *a.send_end)) finish(s);
-    return false;
-  }
-  if (a.resume_reading) pump_down(s);
-  return !s->closed;
-}
-
 void ExitStreams::Impl::kill_circuit(proto::CircuitHandle c) {
   ++counters.circuits_killed;
   // Forget the streams first: closing may call back into on_circuit_closed.
@@ -308,6 +276,7 @@ void ExitStreams::Impl::drop_circuit(proto::CircuitHandle c) {
   std::vector<StreamPtr> streams;
   for (auto& [id, s] : it->second.streams) streams.push_back(s);
   circuits.erase(it);
+  pump.circuit_closed(c);
   for (auto& s : streams) {
     if (s->connected) --open;
     s->attached = false;
@@ -348,6 +317,8 @@ void ExitStreams::Impl::finish(const StreamPtr& s) {
     closing.erase(keep);
   }
   --total;
+  pump.remove(keep->ref);
+  by_ref.erase(keep->ref);
   boost::system::error_code ignored;
   keep->timer.cancel();
   keep->resolver.cancel();
@@ -356,7 +327,7 @@ void ExitStreams::Impl::finish(const StreamPtr& s) {
 
 void ExitStreams::Impl::fail(const StreamPtr& s, cell::EndReason reason, std::optional<cell::RelayAddrTtl> addr) {
   StreamPtr keep = s;
-  (void)keep->machine.connect_failed(reason);
+  pump.remove(keep->ref);
   if (send_end(keep, reason, addr)) finish(keep);
 }
 

@@ -1,0 +1,75 @@
+// Carries out the StreamPump's actions on sockets and circuits, the way
+// net::ChannelManager::run_actions carries out the circuit switch's.
+#include "exit_impl.hpp"
+
+namespace conflux::exit {
+
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+}  // namespace
+
+StreamPtr ExitStreams::Impl::live(StreamRef ref) const {
+  auto it = by_ref.find(ref);
+  if (it == by_ref.end() || it->second->closed) return nullptr;
+  return it->second;
+}
+
+void ExitStreams::Impl::run() {
+  // An event raised while we carry out an action (a send that closes the
+  // circuit, say) adds to the pump's list; this loop takes it next.
+  if (running) return;
+  running = true;
+  for (auto batch = pump.take_actions(); !batch.empty(); batch = pump.take_actions()) {
+    for (auto& a : batch) execute(a);
+  }
+  running = false;
+}
+
+void ExitStreams::Impl::execute(PumpAction& action) {
+  // Actions name streams by reference: one finished by an earlier action
+  // (its circuit was dropped while sending) is skipped.
+  std::visit(Overloaded{
+                 [&](pump::StartRead& a) {
+                   if (StreamPtr s = live(a.ref)) start_read(s, a.max_bytes);
+                 },
+                 [&](pump::CheckWritable& a) { pump.circuit_writable(a.circuit, out.can_send_data(a.circuit)); },
+                 [&](pump::Send& a) {
+                   StreamPtr s = live(a.ref);
+                   if (!s) return;
+                   if (const auto* end = std::get_if<cell::EndMsg>(&a.msg)) ++counters.ends_sent[end_reason_slot(end->reason)];
+                   const auto* data = std::get_if<cell::DataMsg>(&a.msg);
+                   const std::size_t n = data != nullptr ? data->data.size() : 0;
+                   if (send(s, a.msg)) counters.bytes_to_clients += n;
+                 },
+                 [&](pump::WriteToServer& a) {
+                   if (StreamPtr s = live(a.ref)) start_write(s, std::move(a.chunks));
+                 },
+                 [&](pump::Detach& a) {
+                   if (StreamPtr s = live(a.ref)) detach_closing(s);
+                 },
+                 [&](pump::ShutdownSend& a) {
+                   if (StreamPtr s = live(a.ref)) {
+                     boost::system::error_code ignored;
+                     s->socket.shutdown(tcp::socket::shutdown_send, ignored);
+                   }
+                 },
+                 [&](pump::Finish& a) {
+                   if (StreamPtr s = live(a.ref)) finish(s);
+                 },
+                 [&](pump::KillCircuit& a) { kill_circuit(a.circuit); },
+                 [&](pump::Violation& a) {
+                   ++counters.protocol_violations;
+                   log(LogLevel::Info, std::string("stream protocol violation: ") + a.what);
+                 },
+             },
+             action);
+}
+
+}  // namespace conflux::exit
