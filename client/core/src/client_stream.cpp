@@ -62,7 +62,11 @@ std::vector<std::uint8_t> ClientStream::take_received(std::size_t max) {
     }
   }
   inbound_bytes_ -= out.size();
-  if (circuit_ != nullptr && inbound_bytes_ < kBackloggedBytes && machine_.take_deferred_sendme())
+  // Every SENDME held back goes now, not one per call: the application may
+  // take everything at once and then wait for more, which the exit sends
+  // only against these SENDMEs (tor's connection_edge_consider_sending_sendme
+  // loops too).
+  while (circuit_ != nullptr && inbound_bytes_ < kBackloggedBytes && machine_.take_deferred_sendme())
     (void)circuit_->send(id_, cell::SendmeMsg{});
   return out;
 }
@@ -74,8 +78,13 @@ bool ClientStream::can_send_data() const {
 
 bool ClientStream::send_data(bytes::ByteSpan data) {
   if (!can_send_data() || data.empty() || data.size() > cell::kRelayBodyMaxLen) return false;
-  if (!machine_.data_sent()) return false;
+  // The window is charged once the cell went out: a carrier may refuse it
+  // (a Conflux set's retransmit buffer full, a queue full) and the caller
+  // then offers the same bytes again. Charged before, each refusal cost a
+  // cell of window that no SENDME ever gives back, until the stream stalled
+  // for good. can_send_data() has checked the state and the window.
   if (!circuit_->send(id_, cell::DataMsg{{data.begin(), data.end()}})) return false;
+  (void)machine_.data_sent();
   bytes_sent_ += data.size();
   return true;
 }
@@ -116,7 +125,8 @@ void ClientStream::act(const proto::StreamActions& a) {
     } else {
       if (a.violation) violation_ = true;
       if (a.send_end) (void)circuit_->send(id_, cell::EndMsg{*a.send_end, std::nullopt});
-      if (a.send_sendme) (void)circuit_->send(id_, cell::SendmeMsg{});
+      // The END may have closed the carrier (on_circuit_closed cleared it).
+      if (a.send_sendme && circuit_ != nullptr) (void)circuit_->send(id_, cell::SendmeMsg{});
     }
   }
   if (machine_.state() == proto::StreamState::Closed) detach();
