@@ -16,7 +16,9 @@ TEST_CASE("BEGIN to 127.0.0.1 gets CONNECTED with the address and TTL", "[exit]"
   Harness h;
   EchoServer server(h.io);
   h.begin(kCirc, kS1, "127.0.0.1", server.port());
-  REQUIRE(h.run_until([&] { return h.connected(kCirc, kS1); }));
+  // The server's accept and our connect complete as two separate handlers,
+  // in either order: wait for both.
+  REQUIRE(h.run_until([&] { return h.connected(kCirc, kS1) && server.accepted == 1; }));
   auto c = h.out.of<cell::ConnectedMsg>(kCirc, kS1);
   REQUIRE(c.size() == 1);
   REQUIRE(c[0].addr.has_value());
