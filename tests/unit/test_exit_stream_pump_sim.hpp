@@ -3,7 +3,7 @@
 // with deterministic pseudo-random byte streams, a client that acknowledges
 // with stream SENDMEs, a circuit whose window opens and closes, and reads and
 // writes that complete in random sizes and in random order. Every action the
-// pump takes is checked against the rules as it happens (CHECKs carry the
+// pump takes is checked against the rules as it happens (failures carry the
 // seed through the caller's INFO).
 #include <catch2/catch.hpp>
 
@@ -15,6 +15,13 @@
 #include <vector>
 
 #include "conflux/exit/stream_pump.hpp"
+
+// Millions of checks per run: a plain branch, and Catch only on a failure
+// (a REQUIRE each costs more than the simulation step it checks).
+#define SIM_REQUIRE(cond)                              \
+  do {                                                 \
+    if (!(cond)) FAIL("rule broken: " #cond);          \
+  } while (false)
 
 namespace conflux::test {
 
@@ -33,6 +40,8 @@ struct SimStream {
   StreamId id{0};
   exit::StreamRef ref = 0;
   bool client_closes = false;  // the client ENDs; otherwise the server's FIN does
+  bool lazy_client = false;    // acknowledges only once the exit's window is shut
+  bool slow_server = false;    // reads only once the client has to stop sending
 
   // Server -> client.
   std::size_t server_len = 0;
@@ -81,7 +90,14 @@ class PumpSim {
   exit::StreamPump pump;
   std::map<proto::CircuitHandle, SimCircuit> circuits;
   std::vector<SimStream> streams;
+  // What the run went through, so a test can tell it covered the hard cases.
   std::size_t data_cells = 0;
+  std::size_t stream_windows_shut = 0;  // DATA that used a stream's last cell of window
+  std::size_t circuit_refusals = 0;     // CheckWritable answered no
+  std::size_t partial_writes = 0;       // a write reported in more than one piece
+  std::size_t held_sendmes = 0;         // exit SENDMEs sent after the cells that made them due
+
+  bool in_client_data = false;
 
   explicit PumpSim(std::uint64_t s) : seed(s), rng(s) {}
 
@@ -97,8 +113,11 @@ class PumpSim {
       s.circuit = c;
       s.id = StreamId{static_cast<std::uint16_t>(i + 1)};
       s.client_closes = chance(40);
-      // Mostly small, some beyond a whole stream window (500 cells).
-      s.server_len = chance(70) ? pick(0, 6000) : pick(20'000, 320'000);
+      s.lazy_client = chance(30);
+      s.slow_server = chance(30);
+      // Mostly small, a few beyond a whole stream window (500 cells).
+      const std::size_t size_class = pick(1, 100);
+      s.server_len = size_class <= 65 ? pick(0, 6000) : size_class <= 92 ? pick(20'000, 80'000) : pick(250'000, 320'000);
       s.client_len = chance(60) ? pick(0, 3000) : pick(10'000, 80'000);
       s.ref = pump.add(c, s.id, proto::StreamKind::Connect);
       streams.push_back(std::move(s));
@@ -106,10 +125,12 @@ class PumpSim {
   }
 
   SimStream& by_ref(exit::StreamRef ref) {
-    for (auto& s : streams)
-      if (s.ref == ref) return s;
-    FAIL("the pump named a stream it was never given");
-    return streams.front();
+    // The pump hands out 1, 2, 3... in the order the streams were added.
+    SIM_REQUIRE(ref >= 1);
+    SIM_REQUIRE(ref <= streams.size());
+    SimStream& s = streams[ref - 1];
+    SIM_REQUIRE(s.ref == ref);
+    return s;
   }
 
   // ---- the pump's actions, checked -------------------------------------------
@@ -119,12 +140,12 @@ class PumpSim {
   }
   void on(exit::pump::StartRead& a) {
     SimStream& s = by_ref(a.ref);
-    REQUIRE_FALSE(s.finished);
-    REQUIRE_FALSE(s.read_max.has_value());  // one read at a time
-    REQUIRE(a.max_bytes > 0);
+    SIM_REQUIRE(!(s.finished));
+    SIM_REQUIRE(!(s.read_max.has_value()));  // one read at a time
+    SIM_REQUIRE(a.max_bytes > 0);
     if (!a.discard) {
       // A read always fits the stream window: its cells can all go out.
-      REQUIRE(static_cast<long long>((a.max_bytes + exit::kMaxDataLen - 1) / exit::kMaxDataLen) <= s.exit_window());
+      SIM_REQUIRE(static_cast<long long>((a.max_bytes + exit::kMaxDataLen - 1) / exit::kMaxDataLen) <= s.exit_window());
     }
     s.read_max = a.max_bytes;
     s.read_discards = a.discard;
@@ -134,80 +155,83 @@ class PumpSim {
     // A Conflux set may say no with its window open; it then calls back.
     const bool yes = c.credit > 0 && !chance(10);
     c.told_no = !yes;
+    if (!yes) ++circuit_refusals;
     c.yes_pending = yes;
     pump.circuit_writable(a.circuit, yes);
   }
   void on(exit::pump::Send& a) {
     SimStream& s = by_ref(a.ref);
-    REQUIRE_FALSE(s.finished);
-    REQUIRE_FALSE(s.end_sent);  // nothing after the client's END (tor-spec 6.3)
-    REQUIRE_FALSE(s.end_received);
-    REQUIRE(a.circuit == s.circuit);
-    REQUIRE(a.stream == s.id);
+    SIM_REQUIRE(!(s.finished));
+    SIM_REQUIRE(!(s.end_sent));  // nothing after the client's END (tor-spec 6.3)
+    SIM_REQUIRE(!(s.end_received));
+    SIM_REQUIRE(a.circuit == s.circuit);
+    SIM_REQUIRE(a.stream == s.id);
     if (auto* d = std::get_if<cell::DataMsg>(&a.msg)) return on_data(s, *d);
     if (std::holds_alternative<cell::SendmeMsg>(a.msg)) {
       ++s.sendmes_from_exit;
+      if (!in_client_data) ++held_sendmes;
       // Only for cells the client sent: 50 each.
-      REQUIRE(50 * s.sendmes_from_exit <= s.client_cells);
+      SIM_REQUIRE(50 * s.sendmes_from_exit <= s.client_cells);
       return;
     }
     const auto* end = std::get_if<cell::EndMsg>(&a.msg);
-    REQUIRE(end != nullptr);
+    SIM_REQUIRE(end != nullptr);
     CHECK(end->reason == cell::EndReason::Done);
     // END DONE comes after every byte of the server.
-    REQUIRE(s.received.size() == s.server_len);
+    SIM_REQUIRE(s.received.size() == s.server_len);
     s.end_received = true;
   }
   void on_data(SimStream& s, const cell::DataMsg& d) {
     SimCircuit& c = circuits.at(s.circuit);
-    REQUIRE(s.opened);
-    REQUIRE(c.credit > 0);       // the circuit window
-    REQUIRE(c.yes_pending);      // asked right before
-    REQUIRE(s.exit_window() > 0);  // the stream window
+    SIM_REQUIRE(s.opened);
+    SIM_REQUIRE(c.credit > 0);       // the circuit window
+    SIM_REQUIRE(c.yes_pending);      // asked right before
+    SIM_REQUIRE(s.exit_window() > 0);  // the stream window
     // Never from a buffer a read is still filling (issue 13).
-    REQUIRE_FALSE(s.read_max.has_value());
-    REQUIRE_FALSE(d.data.empty());
-    REQUIRE(d.data.size() <= exit::kMaxDataLen);
+    SIM_REQUIRE(!(s.read_max.has_value()));
+    SIM_REQUIRE(!(d.data.empty()));
+    SIM_REQUIRE(d.data.size() <= exit::kMaxDataLen);
     --c.credit;
     c.yes_pending = false;
     ++data_cells;
-    REQUIRE(s.received.size() + d.data.size() <= s.server_len);
+    SIM_REQUIRE(s.received.size() + d.data.size() <= s.server_len);
     // Intact and in order: the first wrong byte, if any (one assertion per
     // cell keeps the test fast).
     std::size_t wrong = d.data.size();
     for (std::size_t k = 0; k < d.data.size() && wrong == d.data.size(); ++k)
       if (d.data[k] != sim_byte(seed, s.ref, s.received.size() + k, false)) wrong = k;
-    INFO("stream " << s.id.value() << ": byte " << s.received.size() + wrong << " of the server's stream");
-    REQUIRE(wrong == d.data.size());
+    if (wrong != d.data.size())
+      FAIL("stream " << s.id.value() << ": byte " << s.received.size() + wrong << " of the server's stream is wrong");
     s.received.insert(s.received.end(), d.data.begin(), d.data.end());
     ++s.cells_received;
+    if (s.exit_window() == 0) ++stream_windows_shut;
   }
   void on(exit::pump::WriteToServer& a) {
     SimStream& s = by_ref(a.ref);
-    REQUIRE_FALSE(s.finished);
-    REQUIRE(s.opened);
-    REQUIRE(s.write.empty());  // one write at a time
-    REQUIRE_FALSE(s.shut_down);
+    SIM_REQUIRE(!(s.finished));
+    SIM_REQUIRE(s.opened);
+    SIM_REQUIRE(s.write.empty());  // one write at a time
+    SIM_REQUIRE(!(s.shut_down));
     s.write = std::move(a.chunks);
     s.write_total = 0;
     for (const auto& ch : s.write) s.write_total += ch.size();
     s.write_done = 0;
-    REQUIRE(s.write_total > 0);
+    SIM_REQUIRE(s.write_total > 0);
   }
   void on(exit::pump::Detach& a) {
     SimStream& s = by_ref(a.ref);
-    REQUIRE_FALSE(s.detached);
+    SIM_REQUIRE(!(s.detached));
     s.detached = true;
   }
   void on(exit::pump::ShutdownSend& a) {
     SimStream& s = by_ref(a.ref);
-    REQUIRE(s.write.empty());
-    REQUIRE(s.at_server.size() == s.client_pos);  // everything the client sent, first
+    SIM_REQUIRE(s.write.empty());
+    SIM_REQUIRE(s.at_server.size() == s.client_pos);  // everything the client sent, first
     s.shut_down = true;
   }
   void on(exit::pump::Finish& a) {
     SimStream& s = by_ref(a.ref);
-    REQUIRE_FALSE(s.finished);
+    SIM_REQUIRE(!(s.finished));
     s.finished = true;
   }
   void on(exit::pump::KillCircuit&) { FAIL("an honest client's circuit was killed"); }
@@ -255,6 +279,9 @@ class PumpSim {
   }
   bool complete_write(SimStream& s) {
     if (s.write.empty() || s.finished) return false;
+    // A slow server lets the exit's queue fill: its SENDMEs are held back,
+    // until the client's window shuts.
+    if (s.slow_server && s.client_window() > 0 && s.client_pos < s.client_len && !s.end_received) return false;
     // Part of it or the rest.
     const std::size_t n = chance(50) ? s.write_total - s.write_done : pick(1, s.write_total - s.write_done);
     std::size_t skip = s.write_done, take = n;
@@ -270,6 +297,7 @@ class PumpSim {
       skip = 0;
       if (take == 0) break;
     }
+    if (n < s.write_total - s.write_done) ++partial_writes;
     s.write_done += n;
     if (s.write_done == s.write_total) s.write.clear();
     pump.server_written(s.ref, n);
@@ -277,6 +305,7 @@ class PumpSim {
   }
   bool client_sendme(SimStream& s) {
     if (s.finished || s.end_received || s.end_sent || s.cells_received < 50 * (s.sendmes_to_exit + 1)) return false;
+    if (s.lazy_client && s.exit_window() > 0) return false;
     ++s.sendmes_to_exit;
     pump.client_sendme(s.ref);
     return true;
@@ -289,7 +318,10 @@ class PumpSim {
     for (std::size_t i = 0; i < n; ++i) d[i] = sim_byte(seed, s.ref, s.client_pos + i, true);
     s.client_pos += n;
     ++s.client_cells;
+    in_client_data = true;
     pump.client_data(s.ref, std::move(d));
+    run();
+    in_client_data = false;
     return true;
   }
   bool client_end(SimStream& s) {
