@@ -65,9 +65,7 @@ void Circuit::after_cell() {
     leg_owner_->on_leg_writable(info_.serial);
   } else if (can && !could_send_) {
     // Copy: a stream may detach while being told.
-    std::vector<StreamEvents*> waiting;
-    for (auto& [id, s] : streams_) waiting.push_back(s);
-    for (auto* s : waiting)
+    for (auto* s : wake_order(streams_, wake_turn_))
       if (phase_ != Phase::Closed) s->on_circuit_writable();
   }
   could_send_ = can;

@@ -373,9 +373,7 @@ void ConfluxTunnel::notify_writable() {
   // stream that found it closed waits for this.
   const bool can = can_send_data();
   if (can) {
-    std::vector<StreamEvents*> waiting;
-    for (auto& [id, s] : streams_) waiting.push_back(s);
-    for (auto* s : waiting) {
+    for (auto* s : wake_order(streams_, wake_turn_)) {
       if (state_ == State::Closed) break;
       s->on_circuit_writable();
     }

@@ -109,6 +109,7 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   std::optional<Clock::time_point> built_at_;
   std::optional<Clock::time_point> dirty_since_;
   std::map<std::uint16_t, StreamEvents*> streams_;
+  std::size_t wake_turn_ = 0;  // wake_order's rotation
   std::uint16_t next_stream_ = 1;
   std::uint64_t streams_attached_ = 0;
   LegOwner* leg_owner_ = nullptr;

@@ -194,6 +194,7 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   std::map<RelayIdentity, std::size_t> first_hop_failures_;
   std::map<RelayIdentity, Clock::time_point> suspects_;  // middles of dead legs, until then
   std::map<std::uint16_t, StreamEvents*> streams_;
+  std::size_t wake_turn_ = 0;  // wake_order's rotation
   std::uint16_t next_stream_ = 1;
   std::uint64_t streams_attached_ = 0;
   std::optional<Clock::time_point> dirty_since_;

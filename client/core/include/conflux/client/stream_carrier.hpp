@@ -4,12 +4,15 @@
 // stream works the same over either. The carrier owns the stream-ID space
 // and tells the attached streams what arrived for them, when DATA may go
 // again, and when it is gone (after which nobody may use the pointer).
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "conflux/bytes/strong_int.hpp"
 #include "conflux/cell/destroy_cell.hpp"
@@ -42,6 +45,22 @@ inline std::optional<StreamId> add_stream(std::map<std::uint16_t, StreamEvents*>
     next = static_cast<std::uint16_t>(next == 0xffff ? 1 : next + 1);
     if (streams.emplace(id, &events).second) return StreamId{id};
   }
+}
+
+// The streams to tell that the carrier takes DATA again, each time starting
+// one further along: the first told sends first and can take the whole
+// reopened window, so a fixed order (lowest ID first) would starve the
+// highest IDs of a busy circuit.
+inline std::vector<StreamEvents*> wake_order(const std::map<std::uint16_t, StreamEvents*>& streams,
+                                             std::size_t& turn) {
+  std::vector<StreamEvents*> out;
+  out.reserve(streams.size());
+  for (const auto& [id, s] : streams) out.push_back(s);
+  if (!out.empty()) {
+    std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(turn % out.size()), out.end());
+    ++turn;
+  }
+  return out;
 }
 
 class StreamCarrier {
