@@ -88,12 +88,14 @@ struct ProxyRuntime::Impl {
     if (!conflux_on()) return nullptr;
     ConfluxPool::Options o;
     o.max_dirtiness = options.max_circuit_dirtiness;
+    o.new_circuit_period = options.new_circuit_period;
     o.tunnel = ConfluxTunnelConfig::for_ux(link_ux(options.conflux_client_ux), options.conflux_num_legs);
     ConfluxPool::Hooks h;
     h.launch_leg = [this](const PathRequest& r, LegOwner& owner, PathProblem* problem) -> LegCircuit* {
       return pool.launch_leg(r, owner, problem);
     };
     h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
+    h.fallback = &pool;
     return std::make_unique<ConfluxPool>(clock, std::move(o), std::move(h), log);
   }
 
@@ -112,6 +114,7 @@ struct ProxyRuntime::Impl {
   CircuitPool::Options pool_options() const {
     CircuitPool::Options o;
     o.max_dirtiness = options.max_circuit_dirtiness;
+    o.new_circuit_period = options.new_circuit_period;
     o.max_pending = options.max_client_circuits_pending;
     // With Conflux every stream rides a set: single circuits are not prebuilt.
     if (options.conflux_enabled == config::AutoBool::True) o.preemptive = 0;
