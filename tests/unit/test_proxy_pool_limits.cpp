@@ -84,6 +84,7 @@ TEST_CASE("pool limits: the least recently used idle set is the one closed to ma
   auto* b = rig.acquire(group("b"));
   REQUIRE(is_set(b));
   REQUIRE(b != a);
+  const auto b_serial = b->serial();
   auto end_b = use(b, "b");
   end_a();
   end_b();
@@ -93,7 +94,7 @@ TEST_CASE("pool limits: the least recently used idle set is the one closed to ma
   auto* c = rig.acquire(group("c"));
   REQUIRE(is_set(c));
   CHECK(rig.pool->stats().sets_evicted == 1);
-  CHECK(rig.logged("Conflux set " + std::to_string(b->serial()) + " closed: idle, closed to make room (2 sets at most)"));
+  CHECK(rig.logged("Conflux set " + std::to_string(b_serial) + " closed: idle, closed to make room (2 sets at most)"));
   CHECK(rig.acquire(group("a")) == a);
 }
 
@@ -117,8 +118,8 @@ TEST_CASE("pool limits: every set slot holds streams: a new group falls back to 
   CHECK(st.streams_fell_back == 1);
   CHECK(st.sets_launched == 2);
   CHECK(st.sets_evicted == 0);
-  CHECK(rig.logged("No Conflux set for a stream (all 2 set slots are taken: 2 sets carry streams, 0 are linking "
-                   "for other streams): it uses a single circuit"));
+  CHECK(rig.logged("No Conflux set for a stream (all 2 set slots are taken: 2 with streams, 0 linking for other "
+                   "streams): it uses a single circuit"));
 
   // The circuit is the single-circuit pool's, although its serial is set 1's.
   REQUIRE(a->serial() == c->serial());
@@ -184,6 +185,7 @@ TEST_CASE("pool limits: an idle dirty set expires at the first pass (NewCircuitP
   rig.pool->tick();  // the first expiry pass
   auto* idle = rig.acquire(group("idle"));
   REQUIRE(is_set(idle));
+  const auto idle_serial = idle->serial();  // the set is freed once closed and reaped
   FakeStream& s = rig.stream();
   const auto id = idle->attach(s);
   REQUIRE(id);
@@ -203,5 +205,5 @@ TEST_CASE("pool limits: an idle dirty set expires at the first pass (NewCircuitP
   rig.pool->tick();
   CHECK(rig.pool->open_count() == 1);  // the set with a stream stays however dirty
   CHECK(rig.pool->stats().sets_expired == 1);
-  CHECK(rig.logged("Conflux set " + std::to_string(idle->serial()) + " closed: dirty and unused"));
+  CHECK(rig.logged("Conflux set " + std::to_string(idle_serial) + " closed: dirty and unused"));
 }

@@ -151,7 +151,7 @@ std::string ConfluxPool::slots_taken() const {
     if (u.reserved) ++linking;
   }
   return "all " + std::to_string(options_.max_sets) + " set slots are taken: " + std::to_string(busy) +
-         " sets carry streams, " + std::to_string(linking) + " are linking for other streams";
+         " with streams, " + std::to_string(linking) + " linking for other streams";
 }
 
 void ConfluxPool::expire() {
