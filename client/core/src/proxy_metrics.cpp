@@ -22,6 +22,8 @@ void render_conflux(metrics::Snapshot& s, const ConfluxPool& pool) {
   s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_evicted, {{"event", "evicted"}});
   s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_expired, {{"event", "expired"}});
   s.gauge("conflux_proxy_conflux_sets_limit", "Conflux sets alive at once, at most", pool.max_sets());
+  s.gauge("conflux_proxy_conflux_set_wait_seconds", "The longest a stream waits for a set before a single circuit",
+          pool.set_wait().count());
   s.gauge("conflux_proxy_streams_waiting", "Streams waiting now for a circuit or a set", pool.waiting_count(),
           {{"for", "set"}});
   s.counter("conflux_proxy_conflux_streams_fallback_total", "Streams that fell back from a set to a single circuit",
@@ -108,6 +110,8 @@ std::string ProxyMetrics::render() const {
   const char* help_streams = "Stream outcomes since start";
   s.counter("conflux_proxy_streams_total", help_streams, c.streams_opened, {{"outcome", "opened"}});
   s.counter("conflux_proxy_streams_total", help_streams, c.streams_failed, {{"outcome", "failed"}});
+  s.gauge("conflux_proxy_socks_timeout_seconds", "SocksTimeout: a stream is answered by then, served or not",
+          socks_timeout.count());
   s.counter("conflux_proxy_stream_socks_timeouts_total", "Streams answered with an error at SocksTimeout",
             c.streams_socks_timeout);
   s.counter("conflux_proxy_stream_retries_total", "Streams tried again on another circuit", c.stream_retries);

@@ -280,6 +280,7 @@ bool ProxyRuntime::start() {
   StreamPool& streams = m.conflux ? static_cast<StreamPool&>(*m.conflux) : m.pool;
   m.socks.emplace(SocksContext{streams, m.clock, m.counters, m.log, SocksLimits{}});
   m.socks->limits.socks_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(m.options.socks_timeout);
+  m.metrics.socks_timeout = m.options.socks_timeout;
   m.set_bootstrap(0, "starting", "Starting");
   if (m.conflux)
     net::emit(m.log, net::LogLevel::Notice,

@@ -102,6 +102,7 @@ class ConfluxPool final : public StreamPool {
   [[nodiscard]] std::size_t clean_count() const;    // open or linking, no stream yet
   [[nodiscard]] std::size_t waiting_count() const noexcept { return waiters_.size(); }  // streams waiting for a set
   [[nodiscard]] std::size_t max_sets() const noexcept { return options_.max_sets; }
+  [[nodiscard]] std::chrono::seconds set_wait() const noexcept { return options_.set_wait; }
   // Live sets, for the metrics (serial order).
   [[nodiscard]] std::vector<const ConfluxTunnel*> sets() const;
   // Counters of every set so far, closed ones included.
