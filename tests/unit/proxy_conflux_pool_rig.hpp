@@ -93,6 +93,12 @@ struct PoolRig {
           return nullptr;
         }
       }
+      // Exit 200 is the only exit.
+      const std::uint8_t exit_id = r.exit ? (*r.exit)[0] : 200;
+      if (r.avoid_exits.count(relay_id(exit_id)) != 0) {
+        if (problem != nullptr) problem->why = "no exit left that did not refuse the stream";
+        return nullptr;
+      }
       // Guards 1, 2, ...: the first one not excluded (or the one asked for).
       std::uint8_t guard = 1;
       if (r.first_hop) {
@@ -102,7 +108,6 @@ struct PoolRig {
       }
       client::CircuitInfo info;
       info.serial = next_serial++;
-      const std::uint8_t exit_id = r.exit ? (*r.exit)[0] : 200;
       info.path = {hop(guard), hop(static_cast<std::uint8_t>(100 + guard)), hop(exit_id, "accept 80,443")};
       auto leg = std::make_unique<FakeLeg>(std::move(info));
       leg->set_leg_owner(&owner);

@@ -47,11 +47,14 @@ TEST_CASE("conflux pool: acquire waits for a set to link, and isolation keeps se
   auto* second = rig.acquire(b);
   REQUIRE(second != nullptr);
   CHECK(second != first);
-  // An exit that refused the stream is avoided: a new set (exit 200 is the
-  // only one here, so none in time).
+  // An exit that refused the stream is avoided: a new set, whose first leg
+  // is asked to avoid it too (exit 200 is the only one here, so none in time).
   client::StreamNeeds c = a;
   c.avoid_exits.insert(relay_id(200));
+  const auto launched = rig.pool->stats().sets_launched;
   CHECK(rig.acquire(c, nullptr, 300ms) == nullptr);
+  CHECK(rig.pool->stats().sets_launched == launched);
+  CHECK(rig.requests.back().avoid_exits == std::set<client::RelayIdentity>{relay_id(200)});
 }
 
 TEST_CASE("conflux pool: no exit for the port fails at once", "[proxy][conflux]") {

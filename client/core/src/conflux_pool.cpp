@@ -105,7 +105,7 @@ net::awaitable<ConfluxTunnel*> ConfluxPool::wait_for_set(const StreamNeeds& need
         break;
       }
       PathProblem problem;
-      if (ConfluxTunnel* t = launch_set(needs.port, &problem)) {
+      if (ConfluxTunnel* t = launch_set(needs.port, &problem, &needs.avoid_exits)) {
         mine = t->serial();
       } else if (problem.no_exit_for_port) {
         no_exit = true;
@@ -161,7 +161,8 @@ void ConfluxPool::expire() {
   }
 }
 
-ConfluxTunnel* ConfluxPool::launch_set(std::optional<std::uint16_t> port, PathProblem* problem) {
+ConfluxTunnel* ConfluxPool::launch_set(std::optional<std::uint16_t> port, PathProblem* problem,
+                                       const std::set<RelayIdentity>* avoid_exits) {
   if (shutting_down_ || !hooks_.launch_leg || alive() >= options_.max_sets) return nullptr;
   const std::uint64_t serial = next_serial_++;
   ConfluxTunnel::Hooks h;
@@ -174,7 +175,10 @@ ConfluxTunnel* ConfluxPool::launch_set(std::optional<std::uint16_t> port, PathPr
   sets_.emplace(serial, std::move(tunnel));
   touch(serial);
   last_problem_ = PathProblem{};
+  // The first leg picks the set's exit (synchronously, inside start).
+  first_leg_avoids_ = avoid_exits;
   raw->start(port);
+  first_leg_avoids_ = nullptr;
   if (!raw->has_exit()) {
     // Not even the first leg could be launched: no set (the path problem
     // was logged by the circuit pool).
@@ -195,6 +199,8 @@ LegCircuit* ConfluxPool::launch_leg(ConfluxTunnel& t, const LegRequest& r) {
   req.port = r.port;
   req.exit = r.exit;
   req.first_hop = r.first_hop;
+  // A stream an exit refused must not get a set to that exit again.
+  if (!r.exit && first_leg_avoids_ != nullptr) req.avoid_exits = *first_leg_avoids_;
   req.exclude = r.exclude_middles;
   req.exclude.insert(r.exclude_first_hops.begin(), r.exclude_first_hops.end());
   PathProblem problem;

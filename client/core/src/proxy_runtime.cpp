@@ -126,12 +126,16 @@ struct ProxyRuntime::Impl {
     h.choose_path = [this](const PathRequest& r, PathProblem& p) { return planner.choose(r, p); };
     h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
     h.build_timeout = [this] { return planner.build_timeout(); };
+    // A build that ends frees a MaxClientCircuitsPending slot: streams
+    // waiting for a set may launch one now rather than at their next retry.
     h.built = [this](const Circuit& c, std::chrono::milliseconds took) {
       planner.circuit_built(c, took);
       metrics.observe_build(took);
+      if (conflux) conflux->pending_slot_freed();
     };
     h.build_failed = [this](const Circuit& c, bool timed_out, std::string_view) {
       planner.circuit_failed(c, timed_out);
+      if (conflux) conflux->pending_slot_freed();
     };
     return h;
   }

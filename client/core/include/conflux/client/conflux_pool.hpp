@@ -96,6 +96,9 @@ class ConfluxPool final : public StreamPool {
   // dirtiness, the prebuilt set, freeing closed sets.
   void tick();
   void shutdown();
+  // A circuit build ended (MaxClientCircuitsPending has room): waiting
+  // streams try to launch their set again at once.
+  void pending_slot_freed() { wake_all(); }
 
   [[nodiscard]] std::size_t open_count() const;     // at least one leg linked
   [[nodiscard]] std::size_t linking_count() const;  // no leg linked yet
@@ -125,7 +128,8 @@ class ConfluxPool final : public StreamPool {
   [[nodiscard]] std::string slots_taken() const;
   void expire();
   void touch(std::uint64_t serial) { last_used_[serial] = clock_.now(); }
-  ConfluxTunnel* launch_set(std::optional<std::uint16_t> port, PathProblem* problem);
+  ConfluxTunnel* launch_set(std::optional<std::uint16_t> port, PathProblem* problem,
+                            const std::set<RelayIdentity>* avoid_exits = nullptr);
   LegCircuit* launch_leg(ConfluxTunnel& t, const LegRequest& r);
   void shed();
   void on_closed(ConfluxTunnel& t);
@@ -146,6 +150,7 @@ class ConfluxPool final : public StreamPool {
   std::uint64_t sets_launched_ = 0, sets_closed_ = 0, sets_shed_ = 0;
   std::uint64_t sets_evicted_ = 0, sets_expired_ = 0, streams_fell_back_ = 0;
   PathProblem last_problem_;
+  const std::set<RelayIdentity>* first_leg_avoids_ = nullptr;  // while a set launches its first leg
   std::optional<std::uint16_t> predicted_port_;
   bool shutting_down_ = false;
 };
