@@ -4,95 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include "conflux/client/conflux_pool.hpp"
-#include "proxy_conflux_support.hpp"
+#include "proxy_conflux_pool_rig.hpp"
 
 using namespace conflux;
 using namespace conflux::test;
-using client::ConfluxPool;
-using client::ConfluxTunnel;
-
-namespace {
-
-struct PoolRig {
-  boost::asio::io_context io;
-  ManualClock clock;
-  FakeExit exit{clock};
-  std::vector<std::unique_ptr<FakeLeg>> legs;
-  std::vector<client::PathRequest> requests;
-  std::uint64_t next_serial = 100;
-  // Returns the problem for a request, or nothing to launch a leg.
-  std::function<std::optional<client::PathProblem>(const client::PathRequest&)> refuse;
-  std::unique_ptr<ConfluxPool> pool;
-
-  // Streams in the tests outlive the pool's sets.
-  std::vector<std::unique_ptr<FakeStream>> streams;
-  FakeStream& stream() { return *streams.emplace_back(std::make_unique<FakeStream>()); }
-  ~PoolRig() { pool.reset(); }
-  PoolRig(const PoolRig&) = delete;
-  PoolRig& operator=(const PoolRig&) = delete;
-
-  explicit PoolRig(ConfluxPool::Options o = {}) {
-    ConfluxPool::Hooks h;
-    h.launch_leg = [this](const client::PathRequest& r, client::LegOwner& owner,
-                          client::PathProblem* problem) -> client::LegCircuit* {
-      requests.push_back(r);
-      if (refuse) {
-        if (auto p = refuse(r)) {
-          if (problem != nullptr) *problem = *p;
-          return nullptr;
-        }
-      }
-      // Guards 1, 2, ...: the first one not excluded (or the one asked for).
-      std::uint8_t guard = 1;
-      if (r.first_hop) {
-        guard = (*r.first_hop)[0];
-      } else {
-        while (r.exclude.count(relay_id(guard)) != 0) ++guard;
-      }
-      client::CircuitInfo info;
-      info.serial = next_serial++;
-      const std::uint8_t exit_id = r.exit ? (*r.exit)[0] : 200;
-      info.path = {hop(guard), hop(static_cast<std::uint8_t>(100 + guard)), hop(exit_id, "accept 80,443")};
-      auto leg = std::make_unique<FakeLeg>(std::move(info));
-      leg->set_leg_owner(&owner);
-      exit.legs[leg->serial()] = leg.get();
-      legs.push_back(std::move(leg));
-      return legs.back().get();
-    };
-    h.exit_allows = [](const std::string& policy, std::uint16_t port) {
-      return policy == "accept 80,443" && (port == 80 || port == 443);
-    };
-    pool = std::make_unique<ConfluxPool>(clock, o, std::move(h), nullptr);
-  }
-
-  void open_all() {
-    for (auto& l : legs)
-      if (!l->closed && l->owner != nullptr && l->to_exit.empty()) l->open();
-    exit.run();
-  }
-
-  // Runs acquire() to completion, building and linking legs as they come.
-  client::StreamCarrier* acquire(client::StreamNeeds needs, bool* no_exit = nullptr,
-                                 std::chrono::milliseconds limit = 5s) {
-    std::optional<client::StreamCarrier*> result;
-    boost::asio::co_spawn(
-        io,
-        [&]() -> net::awaitable<void> {
-          result = co_await pool->acquire(std::move(needs), clock.now() + limit, no_exit);
-        },
-        boost::asio::detached);
-    const auto give_up = std::chrono::steady_clock::now() + limit + 2s;
-    while (!result && std::chrono::steady_clock::now() < give_up) {
-      if (io.stopped()) io.restart();
-      io.run_for(5ms);
-      open_all();
-    }
-    REQUIRE(result);
-    return *result;
-  }
-};
-
-}  // namespace
 
 TEST_CASE("conflux pool: one set is kept prebuilt, with legs to one exit", "[proxy][conflux]") {
   PoolRig rig;
@@ -132,11 +47,14 @@ TEST_CASE("conflux pool: acquire waits for a set to link, and isolation keeps se
   auto* second = rig.acquire(b);
   REQUIRE(second != nullptr);
   CHECK(second != first);
-  // An exit that refused the stream is avoided: a new set (exit 200 is the
-  // only one here, so none in time).
+  // An exit that refused the stream is avoided: a new set, whose first leg
+  // is asked to avoid it too (exit 200 is the only one here, so none in time).
   client::StreamNeeds c = a;
   c.avoid_exits.insert(relay_id(200));
+  const auto launched = rig.pool->stats().sets_launched;
   CHECK(rig.acquire(c, nullptr, 300ms) == nullptr);
+  CHECK(rig.pool->stats().sets_launched == launched);
+  CHECK(rig.requests.back().avoid_exits == std::set<client::RelayIdentity>{relay_id(200)});
 }
 
 TEST_CASE("conflux pool: no exit for the port fails at once", "[proxy][conflux]") {
@@ -193,6 +111,7 @@ TEST_CASE("conflux pool: with no other first hop a leg shares one, a dead guard 
 TEST_CASE("conflux pool: retired and dirty sets close when their last stream leaves", "[proxy][conflux]") {
   ConfluxPool::Options o;
   o.max_dirtiness = std::chrono::seconds(10);
+  o.new_circuit_period = std::chrono::seconds(1);  // the expiry pass at every tick
   PoolRig rig(o);
   client::StreamNeeds n;
   n.port = 80;
@@ -214,7 +133,7 @@ TEST_CASE("conflux pool: retired and dirty sets close when their last stream lea
   CHECK(rig.pool->open_count() <= open_before);
   CHECK(rig.pool->stats().sets_closed >= 1);
 
-  // Dirty past MaxCircuitDirtiness and idle: closed by tick.
+  // Dirty past MaxCircuitDirtiness and idle: closed by the next expiry pass.
   FakeStream& s2 = rig.stream();
   auto id2 = other->attach(s2);
   REQUIRE(id2);

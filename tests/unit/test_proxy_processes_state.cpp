@@ -67,7 +67,8 @@ TEST_CASE("a restarted proxy uses its cached consensus and keeps its guard") {
 
 TEST_CASE("circuits take no new streams after MaxCircuitDirtiness and are closed when idle") {
   Network net;
-  TestProxy proxy(net, "dirty", "MaxCircuitDirtiness 10 seconds\n");
+  // Idle dirty circuits are closed by the expiry pass, once per NewCircuitPeriod.
+  TestProxy proxy(net, "dirty", "MaxCircuitDirtiness 10 seconds\nNewCircuitPeriod 1 second\n");
   REQUIRE(proxy.bootstrapped());
   auto fetch = [&] {
     CHECK(curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("320KiB.bin")).sha256 ==

@@ -6,7 +6,8 @@ namespace conflux::client {
 
 CircuitPool::CircuitPool(net::asio::io_context& io, LinkPool& links, const net::Clock& clock, Options options,
                          Hooks hooks, net::LogSink log)
-    : io_(io), links_(links), clock_(clock), options_(options), hooks_(std::move(hooks)), log_(std::move(log)) {}
+    : io_(io), links_(links), clock_(clock), options_(options), hooks_(std::move(hooks)), log_(std::move(log)),
+      expiry_(options.new_circuit_period) {}
 
 CircuitPool::~CircuitPool() { shutdown(); }
 
@@ -36,10 +37,10 @@ Circuit* CircuitPool::find_open(const StreamNeeds& needs) const {
   return clean;
 }
 
-bool CircuitPool::building_for(const StreamNeeds& needs) const {
-  return std::any_of(circuits_.begin(), circuits_.end(), [&](const auto& kv) {
+std::size_t CircuitPool::building_for(const StreamNeeds& needs) const {
+  return static_cast<std::size_t>(std::count_if(circuits_.begin(), circuits_.end(), [&](const auto& kv) {
     return kv.second->phase() == Circuit::Phase::Building && suits(*kv.second, needs);
-  });
+  }));
 }
 
 net::awaitable<StreamCarrier*> CircuitPool::acquire(StreamNeeds needs, Clock::time_point deadline, bool* no_exit) {
@@ -52,7 +53,9 @@ net::awaitable<StreamCarrier*> CircuitPool::acquire(StreamNeeds needs, Clock::ti
     found = find_open(needs);
     if (found != nullptr) break;
     if (clock_.now() >= deadline) break;
-    if (!building_for(needs)) {
+    // One build per waiting stream: streams that arrive together do not
+    // queue behind one build each (a built circuit goes to one of them).
+    if (building_for(needs) < waiters_.size()) {
       PathProblem problem;
       PathRequest req;
       req.port = needs.port;
@@ -159,8 +162,10 @@ void CircuitPool::claim(StreamCarrier& carrier, const std::string& isolation) {
 void CircuitPool::stream_done(StreamCarrier& carrier) {
   Circuit* c = find(carrier);
   if (c == nullptr || c->phase() != Circuit::Phase::Open || c->stream_count() != 0 || !c->dirty_since()) return;
-  if (c->info().retired || clock_.now() - *c->dirty_since() > options_.max_dirtiness)
+  if (c->info().retired || clock_.now() - *c->dirty_since() > options_.max_dirtiness) {
+    ++stats_.expired;
     c->close(cell::DestroyReason::Finished, "dirty and unused");
+  }
 }
 
 void CircuitPool::retire(StreamCarrier& carrier) {
@@ -175,13 +180,9 @@ void CircuitPool::tick() {
   if (shutting_down_) return;
   const auto now = clock_.now();
   const auto timeout = hooks_.build_timeout ? hooks_.build_timeout() : std::chrono::milliseconds(60000);
-  std::vector<Circuit*> expired, stale;
-  for (const auto& [serial, c] : circuits_) {
+  std::vector<Circuit*> expired;
+  for (const auto& [serial, c] : circuits_)
     if (c->phase() == Circuit::Phase::Building && now - c->launched_at() > timeout) expired.push_back(c);
-    if (c->phase() == Circuit::Phase::Open && !c->is_leg() && c->stream_count() == 0 && c->dirty_since() &&
-        (c->info().retired || now - *c->dirty_since() > options_.max_dirtiness))
-      stale.push_back(c);
-  }
   for (auto* c : expired) {
     ++stats_.timed_out;
     ++failures_in_a_row_;
@@ -191,7 +192,7 @@ void CircuitPool::tick() {
                   " ms while building; abandoning it");
     c->close(cell::DestroyReason::Finished, "build timed out");
   }
-  for (auto* c : stale) c->close(cell::DestroyReason::Finished, "dirty and unused");
+  if (expiry_.due(now)) expire();
   // Preemptive circuits: keep `preemptive` clean ones open or on the way.
   std::size_t clean_or_building = 0;
   for (const auto& [serial, c] : circuits_)
@@ -201,6 +202,25 @@ void CircuitPool::tick() {
     PathRequest req;
     req.port = predicted_port_;
     if (launch(req) == nullptr) break;
+  }
+}
+
+void CircuitPool::expire() {
+  std::vector<CarrierUse> uses;
+  for (const auto& [serial, c] : circuits_) {
+    if (c->phase() != Circuit::Phase::Open || c->is_leg()) continue;
+    CarrierUse u;
+    u.serial = serial;
+    u.streams = c->stream_count();
+    u.dirty_since = c->dirty_since();
+    u.retired = c->info().retired;
+    uses.push_back(u);
+  }
+  for (const std::uint64_t serial : expired_carriers(uses, clock_.now(), options_.max_dirtiness)) {
+    auto it = circuits_.find(serial);
+    if (it == circuits_.end()) continue;
+    ++stats_.expired;
+    it->second->close(cell::DestroyReason::Finished, "dirty and unused");
   }
 }
 

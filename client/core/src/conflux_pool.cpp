@@ -6,7 +6,7 @@ namespace conflux::client {
 
 ConfluxPool::ConfluxPool(const net::Clock& clock, Options options, Hooks hooks, net::LogSink log)
     : clock_(clock), options_(std::move(options)), hooks_(std::move(hooks)), log_(std::move(log)),
-      budget_(options_.budget) {}
+      budget_(options_.budget), expiry_(options_.new_circuit_period) {}
 
 ConfluxPool::~ConfluxPool() {
   shutdown();
@@ -53,32 +53,116 @@ std::size_t ConfluxPool::alive() const {
   }));
 }
 
+std::size_t ConfluxPool::linking_for(const StreamNeeds& needs) const {
+  return static_cast<std::size_t>(std::count_if(sets_.begin(), sets_.end(), [&](const auto& kv) {
+    return kv.second->state() == ConfluxTunnel::State::Linking && suits(*kv.second, needs, true);
+  }));
+}
+
 net::awaitable<StreamCarrier*> ConfluxPool::acquire(StreamNeeds needs, Clock::time_point deadline, bool* no_exit) {
   if (needs.port) predicted_port_ = needs.port;
+  bool refused_port = false;
+  std::string why;
+  const auto until = std::min(deadline, clock_.now() + options_.set_wait);
+  ConfluxTunnel* set = co_await wait_for_set(needs, until, refused_port, why);
+  if (set != nullptr || shutting_down_) co_return set;
+  if (refused_port) {
+    // No exit allows the port: a single circuit would find none either.
+    if (no_exit != nullptr) *no_exit = true;
+    co_return nullptr;
+  }
+  if (hooks_.fallback == nullptr) co_return nullptr;
+  ++streams_fell_back_;
+  net::emit(log_, net::LogLevel::Info, "No Conflux set for a stream (" + why + "): it uses a single circuit");
+  co_return co_await hooks_.fallback->acquire(std::move(needs), deadline, no_exit);
+}
+
+net::awaitable<ConfluxTunnel*> ConfluxPool::wait_for_set(const StreamNeeds& needs, Clock::time_point until,
+                                                         bool& no_exit, std::string& why) {
   Wakeup wake(co_await net::asio::this_coro::executor);
   waiters_.insert(&wake);
+  std::optional<std::uint64_t> mine;  // the set launched for this stream
   ConfluxTunnel* found = nullptr;
+  why = "no set linked within " + std::to_string(options_.set_wait.count()) + " s";
   while (!shutting_down_) {
     found = find_open(needs);
     if (found != nullptr) break;
-    if (clock_.now() >= deadline) break;
-    const bool linking = std::any_of(sets_.begin(), sets_.end(), [&](const auto& kv) {
-      return kv.second->state() == ConfluxTunnel::State::Linking && suits(*kv.second, needs, true);
-    });
-    if (!linking) {
+    if (mine) {
+      auto it = sets_.find(*mine);
+      const bool closed = it == sets_.end() || it->second->state() == ConfluxTunnel::State::Closed;
+      if (closed && it != sets_.end() && it->second->stats().legs_linked == 0) {
+        why = "its set failed to link";
+        break;
+      }
+      if (closed) mine.reset();  // it linked, served another stream and went
+    }
+    if (clock_.now() >= until) break;
+    // One linking set per waiting stream: streams that arrive together do
+    // not queue behind one set each (a linked set goes to one of them).
+    if (linking_for(needs) < waiters_.size()) {
+      if (alive() >= options_.max_sets && !make_room()) {
+        why = slots_taken();
+        break;
+      }
       PathProblem problem;
-      if (launch_set(needs.port, &problem) == nullptr && problem.no_exit_for_port) {
-        if (no_exit != nullptr) *no_exit = true;
+      if (ConfluxTunnel* t = launch_set(needs.port, &problem, &needs.avoid_exits)) {
+        mine = t->serial();
+      } else if (problem.no_exit_for_port) {
+        no_exit = true;
         break;
       }
     }
-    co_await wake.wait_until(std::min(deadline, clock_.now() + std::chrono::seconds(1)));
+    co_await wake.wait_until(std::min(until, clock_.now() + std::chrono::seconds(1)));
   }
   waiters_.erase(&wake);
   co_return found;
 }
 
-ConfluxTunnel* ConfluxPool::launch_set(std::optional<std::uint16_t> port, PathProblem* problem) {
+std::vector<CarrierUse> ConfluxPool::uses() const {
+  std::vector<CarrierUse> out;
+  for (const auto& [serial, t] : sets_) {
+    if (t->state() == ConfluxTunnel::State::Closed) continue;
+    CarrierUse u;
+    u.serial = serial;
+    u.streams = t->stream_count();
+    u.dirty_since = t->dirty_since();
+    if (auto it = last_used_.find(serial); it != last_used_.end()) u.last_used = it->second;
+    u.retired = t->retired();
+    // A clean set still linking is being made for a stream waiting now.
+    u.reserved = !t->dirty_since() && t->state() == ConfluxTunnel::State::Linking;
+    out.push_back(u);
+  }
+  return out;
+}
+
+bool ConfluxPool::make_room() {
+  const auto victim = carrier_to_evict(uses());
+  if (!victim) return false;
+  ++sets_evicted_;
+  sets_.at(*victim)->close(cell::DestroyReason::Finished,
+                           "idle, closed to make room (" + std::to_string(options_.max_sets) + " sets at most)");
+  return true;
+}
+
+std::string ConfluxPool::slots_taken() const {
+  std::size_t busy = 0, linking = 0;
+  for (const auto& u : uses()) {
+    if (u.streams != 0) ++busy;
+    if (u.reserved) ++linking;
+  }
+  return "all " + std::to_string(options_.max_sets) + " set slots are taken: " + std::to_string(busy) +
+         " with streams, " + std::to_string(linking) + " linking for other streams";
+}
+
+void ConfluxPool::expire() {
+  for (const std::uint64_t serial : expired_carriers(uses(), clock_.now(), options_.max_dirtiness)) {
+    ++sets_expired_;
+    sets_.at(serial)->close(cell::DestroyReason::Finished, "dirty and unused");
+  }
+}
+
+ConfluxTunnel* ConfluxPool::launch_set(std::optional<std::uint16_t> port, PathProblem* problem,
+                                       const std::set<RelayIdentity>* avoid_exits) {
   if (shutting_down_ || !hooks_.launch_leg || alive() >= options_.max_sets) return nullptr;
   const std::uint64_t serial = next_serial_++;
   ConfluxTunnel::Hooks h;
@@ -89,8 +173,12 @@ ConfluxTunnel* ConfluxPool::launch_set(std::optional<std::uint16_t> port, PathPr
   auto tunnel = std::make_unique<ConfluxTunnel>(serial, options_.tunnel, budget_, std::move(h), clock_, log_);
   ConfluxTunnel* raw = tunnel.get();
   sets_.emplace(serial, std::move(tunnel));
+  touch(serial);
   last_problem_ = PathProblem{};
+  // The first leg picks the set's exit (synchronously, inside start).
+  first_leg_avoids_ = avoid_exits;
   raw->start(port);
+  first_leg_avoids_ = nullptr;
   if (!raw->has_exit()) {
     // Not even the first leg could be launched: no set (the path problem
     // was logged by the circuit pool).
@@ -111,6 +199,8 @@ LegCircuit* ConfluxPool::launch_leg(ConfluxTunnel& t, const LegRequest& r) {
   req.port = r.port;
   req.exit = r.exit;
   req.first_hop = r.first_hop;
+  // A stream an exit refused must not get a set to that exit again.
+  if (!r.exit && first_leg_avoids_ != nullptr) req.avoid_exits = *first_leg_avoids_;
   req.exclude = r.exclude_middles;
   req.exclude.insert(r.exclude_first_hops.begin(), r.exclude_first_hops.end());
   PathProblem problem;
@@ -135,20 +225,34 @@ LegCircuit* ConfluxPool::launch_leg(ConfluxTunnel& t, const LegRequest& r) {
 
 void ConfluxPool::claim(StreamCarrier& carrier, const std::string& isolation) {
   ConfluxTunnel* t = find(carrier);
-  if (t != nullptr && t->streams_attached() <= 1) t->set_isolation(isolation);
+  if (t == nullptr) {
+    if (hooks_.fallback != nullptr) hooks_.fallback->claim(carrier, isolation);
+    return;
+  }
+  touch(t->serial());
+  if (t->streams_attached() <= 1) t->set_isolation(isolation);
 }
 
 void ConfluxPool::stream_done(StreamCarrier& carrier) {
   ConfluxTunnel* t = find(carrier);
-  if (t == nullptr || t->state() == ConfluxTunnel::State::Closed || t->stream_count() != 0 || !t->dirty_since())
+  if (t == nullptr) {
+    if (hooks_.fallback != nullptr) hooks_.fallback->stream_done(carrier);
     return;
-  if (t->retired() || clock_.now() - *t->dirty_since() > options_.max_dirtiness)
+  }
+  touch(t->serial());
+  if (t->state() == ConfluxTunnel::State::Closed || t->stream_count() != 0 || !t->dirty_since()) return;
+  if (t->retired() || clock_.now() - *t->dirty_since() > options_.max_dirtiness) {
+    ++sets_expired_;
     t->close(cell::DestroyReason::Finished, "dirty and unused");
+  }
 }
 
 void ConfluxPool::retire(StreamCarrier& carrier) {
   ConfluxTunnel* t = find(carrier);
-  if (t == nullptr) return;
+  if (t == nullptr) {
+    if (hooks_.fallback != nullptr) hooks_.fallback->retire(carrier);
+    return;
+  }
   t->retire();
   if (t->state() != ConfluxTunnel::State::Closed && t->stream_count() == 0)
     t->close(cell::DestroyReason::Finished, "retired");
@@ -180,6 +284,7 @@ void ConfluxPool::reap() {
     closed_stats_.legs_linked += s.legs_linked;
     closed_stats_.legs_lost += s.legs_lost;
     closed_stats_.legs_failed += s.legs_failed;
+    last_used_.erase(it->first);
     it = sets_.erase(it);
   }
 }
@@ -190,13 +295,8 @@ void ConfluxPool::tick() {
   reap();
   std::vector<ConfluxTunnel*> all;
   for (const auto& [serial, t] : sets_) all.push_back(t.get());
-  const auto now = clock_.now();
-  for (auto* t : all) {
-    t->tick();
-    if (t->state() != ConfluxTunnel::State::Closed && t->stream_count() == 0 && t->dirty_since() &&
-        (t->retired() || now - *t->dirty_since() > options_.max_dirtiness))
-      t->close(cell::DestroyReason::Finished, "dirty and unused");
-  }
+  for (auto* t : all) t->tick();
+  if (expiry_.due(clock_.now())) expire();
   std::size_t clean = 0;
   for (const auto& [serial, t] : sets_)
     if (t->state() != ConfluxTunnel::State::Closed && !t->dirty_since()) ++clean;
@@ -253,6 +353,9 @@ ConfluxPoolStats ConfluxPool::stats() const {
   s.sets_launched = sets_launched_;
   s.sets_closed = sets_closed_;
   s.sets_shed = sets_shed_;
+  s.sets_evicted = sets_evicted_;
+  s.sets_expired = sets_expired_;
+  s.streams_fell_back = streams_fell_back_;
   return s;
 }
 

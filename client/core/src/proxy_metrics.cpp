@@ -19,6 +19,15 @@ void render_conflux(metrics::Snapshot& s, const ConfluxPool& pool) {
   s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_launched, {{"event", "launched"}});
   s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_closed, {{"event", "closed"}});
   s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_shed, {{"event", "shed"}});
+  s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_evicted, {{"event", "evicted"}});
+  s.counter("conflux_proxy_conflux_set_events_total", help_sets, st.sets_expired, {{"event", "expired"}});
+  s.gauge("conflux_proxy_conflux_sets_limit", "Conflux sets alive at once, at most", pool.max_sets());
+  s.gauge("conflux_proxy_conflux_set_wait_seconds", "The longest a stream waits for a set before a single circuit",
+          pool.set_wait().count());
+  s.gauge("conflux_proxy_streams_waiting", "Streams waiting now for a circuit or a set", pool.waiting_count(),
+          {{"for", "set"}});
+  s.counter("conflux_proxy_conflux_streams_fallback_total", "Streams that fell back from a set to a single circuit",
+            st.streams_fell_back);
   s.counter("conflux_proxy_conflux_legs_launched_total", "Conflux leg circuits launched", st.legs_launched);
   s.counter("conflux_proxy_conflux_legs_linked_total", "Conflux legs linked (LINKED accepted)", st.legs_linked);
   s.counter("conflux_proxy_conflux_legs_lost_total", "Linked Conflux legs that closed (then relinked)",
@@ -89,6 +98,11 @@ std::string ProxyMetrics::render() const {
   s.counter("conflux_proxy_circuit_events_total", help_events, stats.failed, {{"event", "failed"}});
   s.counter("conflux_proxy_circuit_events_total", help_events, stats.timed_out, {{"event", "timed_out"}});
   s.counter("conflux_proxy_circuit_events_total", help_events, stats.closed, {{"event", "closed"}});
+  s.counter("conflux_proxy_circuit_events_total", help_events, stats.expired, {{"event", "expired"}});
+  s.gauge("conflux_proxy_circuits_pending_limit", "MaxClientCircuitsPending: circuits built at once, at most",
+          pool_.max_pending());
+  s.gauge("conflux_proxy_streams_waiting", "Streams waiting now for a circuit or a set", pool_.waiting_count(),
+          {{"for", "circuit"}});
   s.histogram("conflux_proxy_circuit_build_seconds", "Time from launch to the last hop's EXTENDED2", build_seconds_);
   s.counter("conflux_proxy_socks_connections_total", "SOCKS connections accepted", c.socks_connections);
   s.counter("conflux_proxy_socks_rejected_total", "SOCKS connections refused in the handshake", c.socks_rejected);
@@ -96,6 +110,10 @@ std::string ProxyMetrics::render() const {
   const char* help_streams = "Stream outcomes since start";
   s.counter("conflux_proxy_streams_total", help_streams, c.streams_opened, {{"outcome", "opened"}});
   s.counter("conflux_proxy_streams_total", help_streams, c.streams_failed, {{"outcome", "failed"}});
+  s.gauge("conflux_proxy_socks_timeout_seconds", "SocksTimeout: a stream is answered by then, served or not",
+          socks_timeout.count());
+  s.counter("conflux_proxy_stream_socks_timeouts_total", "Streams answered with an error at SocksTimeout",
+            c.streams_socks_timeout);
   s.counter("conflux_proxy_stream_retries_total", "Streams tried again on another circuit", c.stream_retries);
   for (std::size_t r = 0; r < c.end_reasons.size(); ++r)
     if (c.end_reasons[r] != 0)

@@ -88,12 +88,14 @@ struct ProxyRuntime::Impl {
     if (!conflux_on()) return nullptr;
     ConfluxPool::Options o;
     o.max_dirtiness = options.max_circuit_dirtiness;
+    o.new_circuit_period = options.new_circuit_period;
     o.tunnel = ConfluxTunnelConfig::for_ux(link_ux(options.conflux_client_ux), options.conflux_num_legs);
     ConfluxPool::Hooks h;
     h.launch_leg = [this](const PathRequest& r, LegOwner& owner, PathProblem* problem) -> LegCircuit* {
       return pool.launch_leg(r, owner, problem);
     };
     h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
+    h.fallback = &pool;
     return std::make_unique<ConfluxPool>(clock, std::move(o), std::move(h), log);
   }
 
@@ -112,6 +114,7 @@ struct ProxyRuntime::Impl {
   CircuitPool::Options pool_options() const {
     CircuitPool::Options o;
     o.max_dirtiness = options.max_circuit_dirtiness;
+    o.new_circuit_period = options.new_circuit_period;
     o.max_pending = options.max_client_circuits_pending;
     // With Conflux every stream rides a set: single circuits are not prebuilt.
     if (options.conflux_enabled == config::AutoBool::True) o.preemptive = 0;
@@ -123,12 +126,16 @@ struct ProxyRuntime::Impl {
     h.choose_path = [this](const PathRequest& r, PathProblem& p) { return planner.choose(r, p); };
     h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
     h.build_timeout = [this] { return planner.build_timeout(); };
+    // A build that ends frees a MaxClientCircuitsPending slot: streams
+    // waiting for a set may launch one now rather than at their next retry.
     h.built = [this](const Circuit& c, std::chrono::milliseconds took) {
       planner.circuit_built(c, took);
       metrics.observe_build(took);
+      if (conflux) conflux->pending_slot_freed();
     };
     h.build_failed = [this](const Circuit& c, bool timed_out, std::string_view) {
       planner.circuit_failed(c, timed_out);
+      if (conflux) conflux->pending_slot_freed();
     };
     return h;
   }
@@ -277,6 +284,7 @@ bool ProxyRuntime::start() {
   StreamPool& streams = m.conflux ? static_cast<StreamPool&>(*m.conflux) : m.pool;
   m.socks.emplace(SocksContext{streams, m.clock, m.counters, m.log, SocksLimits{}});
   m.socks->limits.socks_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(m.options.socks_timeout);
+  m.metrics.socks_timeout = m.options.socks_timeout;
   m.set_bootstrap(0, "starting", "Starting");
   if (m.conflux)
     net::emit(m.log, net::LogLevel::Notice,

@@ -173,7 +173,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
 
   const auto deadline = ctx.clock.now() + ctx.limits.socks_timeout;
   std::optional<cell::EndReason> last_end;
-  std::string failure = "no circuit could be built in time";
+  std::string failure = "no circuit (or Conflux set) could be had in time";
   bool no_exit = false;
   for (unsigned attempt = 0; attempt < ctx.limits.max_attempts && !session->stream; ++attempt) {
     StreamCarrier* circ = co_await ctx.pool.acquire(needs, deadline, &no_exit);
@@ -223,9 +223,16 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
     const auto reply = last_end  ? socks::reply_for_end_reason(*last_end)
                        : no_exit ? socks::Reply::NotAllowed
                                  : socks::Reply::GeneralFailure;
-    net::emit(ctx.log, net::LogLevel::Info, "Stream failed: " + (last_end ? std::string("the exit ended it (reason ") +
-                                                                              std::to_string(static_cast<int>(*last_end)) + ")"
-                                                                        : failure));
+    std::string why = last_end ? "the exit ended it (reason " + std::to_string(static_cast<int>(*last_end)) + ")"
+                               : failure;
+    // Whatever held it up, a stream is answered by SocksTimeout.
+    if (!no_exit && ctx.clock.now() >= deadline) {
+      ++ctx.counters.streams_socks_timeout;
+      why = "SocksTimeout (" +
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(ctx.limits.socks_timeout).count()) +
+            " s) reached: " + why;
+    }
+    net::emit(ctx.log, net::LogLevel::Info, "Stream failed: " + why);
     (void)co_await write_all(sock, failure_reply(*request, reply));
     co_return;
   }

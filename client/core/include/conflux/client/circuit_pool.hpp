@@ -3,9 +3,12 @@
 // (tor's circuituse.c, path-spec 2.1): circuits are built ahead of need
 // (preemptive), a stream takes an open circuit whose exit allows its port
 // and whose isolation matches (building one if none does), a circuit stops
-// taking streams MaxCircuitDirtiness after its first one and is closed when
-// its last stream goes, and a build that takes longer than the timeout is
-// abandoned and tried again elsewhere.
+// taking streams MaxCircuitDirtiness after its first one and, once it has no
+// stream, is closed by the expiry pass (once per NewCircuitPeriod,
+// idle_carriers.hpp), and a build that takes longer than the timeout is
+// abandoned and tried again elsewhere. There is no limit on open circuits,
+// as in tor; at MaxClientCircuitsPending streams wait (woken by every build
+// that ends) until their SocksTimeout.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "conflux/client/idle_carriers.hpp"
 #include "conflux/client/link_pool.hpp"
 #include "conflux/client/stream_pool.hpp"
 #include "conflux/client/wakeup.hpp"
@@ -48,6 +52,7 @@ struct PathChoice {
 
 struct CircuitPoolStats {
   std::uint64_t launched = 0, built = 0, failed = 0, timed_out = 0, closed = 0;
+  std::uint64_t expired = 0;  // dirty and idle past MaxCircuitDirtiness (or retired): closed
   std::vector<double> recent_build_seconds;  // drained by whoever exports them
 };
 
@@ -57,6 +62,7 @@ class CircuitPool final : public StreamPool {
     std::size_t preemptive = 2;          // clean circuits kept ready
     std::size_t max_pending = 32;        // MaxClientCircuitsPending
     std::chrono::seconds max_dirtiness{600};  // MaxCircuitDirtiness
+    std::chrono::seconds new_circuit_period{30};  // NewCircuitPeriod: how often idle dirty circuits expire
     std::size_t max_streams_per_circuit = 500;
   };
   struct Hooks {
@@ -101,6 +107,8 @@ class CircuitPool final : public StreamPool {
   [[nodiscard]] std::size_t open_count() const;
   [[nodiscard]] std::size_t building_count() const;
   [[nodiscard]] std::size_t clean_count() const;
+  [[nodiscard]] std::size_t waiting_count() const noexcept { return waiters_.size(); }  // streams waiting for a circuit
+  [[nodiscard]] std::size_t max_pending() const noexcept { return options_.max_pending; }
   [[nodiscard]] const CircuitPoolStats& stats() const noexcept { return stats_; }
   // Why the last path choice failed (empty when it did not).
   [[nodiscard]] const std::string& last_path_error() const noexcept { return last_path_error_; }
@@ -110,7 +118,8 @@ class CircuitPool final : public StreamPool {
     Wakeup* wake;
   };
   [[nodiscard]] Circuit* find_open(const StreamNeeds& needs) const;
-  [[nodiscard]] bool building_for(const StreamNeeds& needs) const;
+  [[nodiscard]] std::size_t building_for(const StreamNeeds& needs) const;
+  void expire();
   [[nodiscard]] bool suits(const Circuit& c, const StreamNeeds& needs) const;
   Circuit* launch(const PathRequest& req, PathProblem* problem = nullptr, LegOwner* owner = nullptr);
   [[nodiscard]] Circuit* find(const StreamCarrier& c) const;
@@ -129,6 +138,7 @@ class CircuitPool final : public StreamPool {
   std::map<std::uint64_t, Circuit*> circuits_;  // by serial; owned by the LinkPool
   std::set<Wakeup*> waiters_;
   std::uint64_t next_serial_ = 1;
+  ExpiryPeriod expiry_;
   CircuitPoolStats stats_;
   std::string last_path_error_;
   std::optional<std::uint16_t> predicted_port_;  // nullopt: any exit, 80/443 preferred

@@ -11,6 +11,7 @@ struct ProxyCounters {
   std::uint64_t socks_rejected = 0;      // bad or unsupported requests, timeouts in the handshake
   std::uint64_t streams_opened = 0;      // CONNECTED (or RESOLVED) arrived
   std::uint64_t streams_failed = 0;      // the client got an error reply
+  std::uint64_t streams_socks_timeout = 0;  // of those: answered at SocksTimeout
   std::uint64_t stream_retries = 0;      // another circuit tried after a refusal
   std::uint64_t streams_active = 0;
   std::uint64_t bytes_to_network = 0;    // application bytes sent in DATA

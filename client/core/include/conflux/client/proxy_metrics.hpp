@@ -22,6 +22,7 @@ class ProxyMetrics {
   [[nodiscard]] std::string render() const;
 
   int bootstrap_percent = 0;
+  std::chrono::seconds socks_timeout{120};  // SocksTimeout, exported as a limit
 
  private:
   const ProxyCounters& counters_;
