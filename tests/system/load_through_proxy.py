@@ -40,6 +40,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import re
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -135,13 +136,15 @@ def echo_checks(report, net):
 
 # --- the load -------------------------------------------------------------------------------
 
-def print_failures(results, limit=40):
+def print_failures(results, limit=20):
     failed = [r for r in results if not r.ok]
     kinds = collections.Counter((r.stage, (r.error or "bad body").split(":")[0]) for r in failed)
     print("    %d of %d requests failed; by stage and error: %s" % (
         len(failed), len(results), ", ".join("%s/%s: %d" % (s, e, n) for (s, e), n in kinds.most_common())))
     by_group = collections.Counter(r.user for r in failed)
-    print("    failed requests per group: %d groups affected" % len(by_group))
+    all_groups = {r.user for r in results}
+    print("    %d of %d groups had a failure: %s" % (len(by_group), len(all_groups), " ".join(
+        sorted(by_group, key=lambda u: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", u)]))))
     for r in failed[:limit]:
         print("    " + r.describe())
     if len(failed) > limit:
@@ -243,7 +246,7 @@ def load_test(report, net, args):
         if not passed:
             print_failures(results)
             proxy_logs(net, "proxy")
-            return  # the next rounds would only repeat the failure, slower
+            break  # the next rounds would only repeat the failure, slower; the groups opened one by one still run
     if args.seq_groups:
         started = time.monotonic()
         results = asyncio.run(sequential_groups(net, socks, args.seq_groups))
