@@ -2,7 +2,7 @@
 """System test: many concurrent streams and isolation groups through one conflux-proxy.
 
 Usage: load_through_proxy.py PATH/TO/conflux-net --proxy single|conflux
-           [--rounds N] [--groups N] [--seq-groups N] [--bin-dir DIR]
+           [--rounds N] [--groups N] [--reuse-groups] [--seq-groups N] [--bin-dir DIR]
 
 Starts a network on loopback (`conflux-net up`, one proxy with ConfluxEnabled
 0 for `single`, 1 for `conflux`; IsolateSOCKSAuth is on, so every SOCKS
@@ -16,7 +16,8 @@ username is its own isolation group) and then:
    (default 50) usernames, 4 streams per group on one circuit at the same
    time, plus 50 uploads of 1 MiB (different bytes each) to POST /echo, one
    per group. Every body is SHA-256 checked: downloads against
-   network.json, uploads against the bytes sent. Each round uses new usernames.
+   network.json, uploads against the bytes sent. Each round uses new usernames
+   (--reuse-groups: the same ones).
 3. `--seq-groups` (default 500) isolation groups opened one after another,
    each downloading 16KiB.bin once (checked); gives up after 3 failures in a
    row (a hung pool would otherwise cost a timeout per group).
@@ -163,7 +164,9 @@ async def run_all(coros, deadline_s):
     return len(pending)
 
 
-async def load_round(net, socks, rnd, groups):
+async def load_round(net, socks, rnd, groups, reuse):
+    def group(i):
+        return "load-g%d" % (i % groups) if reuse else "load-r%d-g%d" % (rnd, i % groups)
     host, port = netload.file_server_address(net)
     files = netload.file_table(net)
     results, coros = [], []
@@ -172,13 +175,13 @@ async def load_round(net, socks, rnd, groups):
     names = names[::2] + names[1::2]
     for i, name in enumerate(names):
         size, sha, path = files[name]
-        user = "load-r%d-g%d" % (rnd, i % groups)
+        user = group(i)
         r = netload.Result("round %d download %d" % (rnd, i), user, "GET", path, size, sha)
         results.append(r)
         coros.append(netload.http_request(r, socks, user, host, port, path, IDLE_TIMEOUT_S))
     for j in range(UPLOADS):
         body = netload.upload_body(rnd * 1000 + j, UPLOAD_SIZE)
-        user = "load-r%d-g%d" % (rnd, j % groups)
+        user = group(j)
         r = netload.Result("round %d upload %d" % (rnd, j), user, "POST", "/echo", len(body),
                            hashlib.sha256(body).hexdigest())
         results.append(r)
@@ -226,7 +229,7 @@ def load_test(report, net, args):
     echo_checks(report, net)
     for rnd in range(1, args.rounds + 1):
         before = netload.metrics(metrics_url)
-        results, took, cancelled = asyncio.run(load_round(net, socks, rnd, args.groups))
+        results, took, cancelled = asyncio.run(load_round(net, socks, rnd, args.groups, args.reuse_groups))
         after = netload.metrics(metrics_url)
         ok = [r for r in results if r.ok]
         moved = sum(r.got for r in results)
@@ -272,6 +275,8 @@ def main(argv):
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--groups", type=int, default=50)
     ap.add_argument("--seq-groups", type=int, default=500)
+    ap.add_argument("--reuse-groups", action="store_true",
+                    help="the same usernames in every round (default: new ones per round)")
     ap.add_argument("--bin-dir")
     args = ap.parse_args(argv[1:])
     if args.rounds < 0 or not 1 <= args.groups <= 200 or args.seq_groups < 0:

@@ -152,9 +152,9 @@ TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_
 
   // Files written before file_origins existed still read.
   auto old = text;
-  const auto from = old.find("\"file_origins\": [");
-  REQUIRE(from != std::string::npos);
-  old.erase(from, old.find("],", from) + 2 - from);
+  const auto origins_at = old.find("\"file_origins\": [");
+  REQUIRE(origins_at != std::string::npos);
+  old.erase(origins_at, old.find("],", origins_at) + 2 - origins_at);
   auto old_back = decode_network(old);
   REQUIRE(old_back.has_value());
   CHECK(old_back->file_origins.empty());
