@@ -2,7 +2,8 @@
 """System test: many concurrent streams and isolation groups through one conflux-proxy.
 
 Usage: load_through_proxy.py PATH/TO/conflux-net --proxy single|conflux
-           [--rounds N] [--groups N] [--reuse-groups] [--seq-groups N] [--bin-dir DIR]
+           [--rounds N] [--groups N] [--reuse-groups] [--seq-groups N]
+           [--relay-option LINE ...] [--bin-dir DIR]
 
 Starts a network on loopback (`conflux-net up`, one proxy with ConfluxEnabled
 0 for `single`, 1 for `conflux`; IsolateSOCKSAuth is on, so every SOCKS
@@ -212,6 +213,16 @@ async def sequential_groups(net, socks, count):
 
 def proxy_logs(net, name):
     p = netload.proxies(net)[name]
+    try:
+        values = netload.metrics("http://127.0.0.1:%d/metrics" % p["ports"]["metrics"])
+        print("    ---- the proxy's stream and Conflux metrics now (non-zero) ----")
+        for (metric, labels), v in sorted(values.items()):
+            per_set_noise = ("switches", "leg_cells", "rtt", "cwnd", "reorder_cells_max")
+            if v and (metric.startswith("conflux_proxy_conflux") or metric.startswith("conflux_proxy_stream")
+                      or metric == "conflux_proxy_circuits") and not any(n in metric for n in per_set_noise):
+                print("    | %s{%s} %g" % (metric, labels, v))
+    except OSError as e:
+        print("    (no metrics: %s)" % e)
     print("    ---- last lines of %s ----" % p["log"])
     print(netload.tail_file(p["log"], 60))
     print("    ---- last lines of %s ----" % p["output"])
@@ -277,6 +288,8 @@ def main(argv):
     ap.add_argument("--seq-groups", type=int, default=500)
     ap.add_argument("--reuse-groups", action="store_true",
                     help="the same usernames in every round (default: new ones per round)")
+    ap.add_argument("--relay-option", action="append", default=[],
+                    help="an extra torrc line for every relay (\"Log info stdout\": info logs in output.log)")
     ap.add_argument("--bin-dir")
     args = ap.parse_args(argv[1:])
     if args.rounds < 0 or not 1 <= args.groups <= 200 or args.seq_groups < 0:
@@ -288,7 +301,7 @@ def main(argv):
     self_checks(report)
     tmp = tempfile.mkdtemp(prefix="conflux-load-%s-" % args.proxy)
     netdir = os.path.join(tmp, "net")
-    spec = {"bridges": [], "files": SPEC_FILES,
+    spec = {"bridges": [], "files": SPEC_FILES, "relay_options": args.relay_option,
             "proxies": [{"name": "proxy", "conflux": args.proxy == "conflux"}]}
     try:
         net = netload.net_up(net_bin, netdir, spec, args.bin_dir)
