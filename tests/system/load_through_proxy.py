@@ -39,6 +39,7 @@ import collections
 import hashlib
 import os
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -56,6 +57,9 @@ SEQ_GIVE_UP_AFTER = 3          # failures in a row
 IDLE_TIMEOUT_S = 90            # no progress for this long fails a request
 ROUND_TIMEOUT_S = 420          # a whole round (ASan build, 2 cores)
 SEQ_TIMEOUT_S = 600            # all the sequential groups together
+# Everything after `up`, so that the test ends (and stops its network) well
+# before ctest's TIMEOUT (1000 s) would kill it and leave the network running.
+BUDGET_S = 660
 SPEC_FILES = [{"name": "16KiB.bin", "size": 16 * 1024}, {"name": "320KiB.bin", "size": 320 * 1024},
               {"name": "1MiB.bin", "size": 1 << 20}, {"name": "5MiB.bin", "size": 5 << 20}]
 
@@ -153,6 +157,10 @@ def print_failures(results, limit=20):
         print("    ... and %d more" % (len(failed) - limit))
 
 
+def remaining(deadline):
+    return deadline - time.monotonic()
+
+
 async def run_all(coros, deadline_s):
     """Runs every coroutine at once; at the deadline cancels what is left (each
     records that). Returns when all have ended."""
@@ -165,7 +173,7 @@ async def run_all(coros, deadline_s):
     return len(pending)
 
 
-async def load_round(net, socks, rnd, groups, reuse):
+async def load_round(net, socks, rnd, groups, reuse, timeout_s):
     def group(i):
         return "load-g%d" % (i % groups) if reuse else "load-r%d-g%d" % (rnd, i % groups)
     host, port = netload.file_server_address(net)
@@ -188,16 +196,16 @@ async def load_round(net, socks, rnd, groups, reuse):
         results.append(r)
         coros.append(netload.http_request(r, socks, user, host, port, "/echo", IDLE_TIMEOUT_S, body=body))
     started = time.monotonic()
-    cancelled = await run_all(coros, ROUND_TIMEOUT_S)
+    cancelled = await run_all(coros, timeout_s)
     return results, time.monotonic() - started, cancelled
 
 
-async def sequential_groups(net, socks, count):
+async def sequential_groups(net, socks, count, timeout_s):
     host, port = netload.file_server_address(net)
     size, sha, path = netload.file_table(net)[SEQ_FILE]
     results = []
     in_a_row = 0
-    deadline = time.monotonic() + SEQ_TIMEOUT_S
+    deadline = time.monotonic() + timeout_s
     for i in range(count):
         if time.monotonic() > deadline:
             break
@@ -237,10 +245,16 @@ def load_test(report, net, args):
     proxy = netload.proxies(net)["proxy"]
     socks = "127.0.0.1:%d" % proxy["ports"]["socks"]
     metrics_url = "http://127.0.0.1:%d/metrics" % proxy["ports"]["metrics"]
+    deadline = time.monotonic() + BUDGET_S
     echo_checks(report, net)
     for rnd in range(1, args.rounds + 1):
+        round_timeout = min(ROUND_TIMEOUT_S, remaining(deadline))
+        if not report.add(round_timeout >= 60, "round %d: %.0f s left of the test's %d s budget" % (
+                rnd, remaining(deadline), BUDGET_S)):
+            return
         before = netload.metrics(metrics_url)
-        results, took, cancelled = asyncio.run(load_round(net, socks, rnd, args.groups, args.reuse_groups))
+        results, took, cancelled = asyncio.run(load_round(net, socks, rnd, args.groups, args.reuse_groups,
+                                                          round_timeout))
         after = netload.metrics(metrics_url)
         ok = [r for r in results if r.ok]
         moved = sum(r.got for r in results)
@@ -253,7 +267,7 @@ def load_test(report, net, args):
                             "%.1f MiB received (%.1f MiB/s)%s; proxy: %d streams opened, %d circuits built" % (
                                 rnd, len(ok), len(results), UPLOADS, args.groups, took, moved / 2**20,
                                 moved / 2**20 / max(took, 0.001),
-                                ", %d cancelled at the %d s deadline" % (cancelled, ROUND_TIMEOUT_S) if cancelled else "",
+                                ", %d cancelled at the %d s deadline" % (cancelled, round_timeout) if cancelled else "",
                                 opened, built))
         report.add(opened >= len(ok), "round %d: the proxy's opened-streams counter rose by at least the intact "
                    "requests (%d >= %d): they went through it" % (rnd, opened, len(ok)))
@@ -263,7 +277,8 @@ def load_test(report, net, args):
             break  # the next rounds would only repeat the failure, slower; the groups opened one by one still run
     if args.seq_groups:
         started = time.monotonic()
-        results = asyncio.run(sequential_groups(net, socks, args.seq_groups))
+        seq_timeout = min(SEQ_TIMEOUT_S, max(0.0, remaining(deadline)))
+        results = asyncio.run(sequential_groups(net, socks, args.seq_groups, seq_timeout))
         took = time.monotonic() - started
         ok = [r for r in results if r.ok]
         if not report.add(len(ok) == args.seq_groups,
@@ -271,7 +286,7 @@ def load_test(report, net, args):
                               args.seq_groups, len(ok), args.seq_groups, took,
                               "" if len(results) == args.seq_groups else
                               " (stopped after %d: %d failures in a row, or the %d s limit)" % (
-                                  len(results), SEQ_GIVE_UP_AFTER, SEQ_TIMEOUT_S))):
+                                  len(results), SEQ_GIVE_UP_AFTER, seq_timeout))):
             first_bad = next((r for r in results if not r.ok), None)
             if first_bad:
                 print("    first failure: " + first_bad.describe())
@@ -297,6 +312,9 @@ def main(argv):
     net_bin = os.path.abspath(args.net_bin)
 
     t0 = time.monotonic()
+    # ctest or a user stopping the test: the finally below still stops the network.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     report = Report()
     self_checks(report)
     tmp = tempfile.mkdtemp(prefix="conflux-load-%s-" % args.proxy)
