@@ -117,6 +117,7 @@ TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_
   info.up_pid = 4242;
   info.proxy = ProxyAddresses{"proxy", "127.0.0.1:9050", "http://127.0.0.1:9051/metrics"};
   info.file_server = "http://127.0.0.1:8080/";
+  info.file_origins = {"http://127.0.0.1:8080/", "http://127.0.0.2:8080/"};
   info.files = {{"1MiB.bin", 1048576, "http://127.0.0.1:8080/1MiB.bin", std::string(64, 'a')}};
   ProcessRecord r;
   r.name = "relay1";
@@ -148,6 +149,15 @@ TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_
   REQUIRE(back.has_value());
   CHECK(*back == info);
   CHECK(text.find("\"socks\": \"127.0.0.1:9050\"") != std::string::npos);
+
+  // Files written before file_origins existed still read.
+  auto old = text;
+  const auto origins_at = old.find("\"file_origins\": [");
+  REQUIRE(origins_at != std::string::npos);
+  old.erase(origins_at, old.find("],", origins_at) + 2 - origins_at);
+  auto old_back = decode_network(old);
+  REQUIRE(old_back.has_value());
+  CHECK(old_back->file_origins.empty());
 
   info.proxy.reset();
   auto no_proxy = decode_network(encode_network(info));

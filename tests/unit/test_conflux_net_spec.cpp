@@ -32,6 +32,7 @@ TEST_CASE("the default spec is the issue's network", "[conflux_net][spec]") {
   CHECK(s.proxies[1].name == "proxy-bridges");
   CHECK_FALSE(s.proxies[1].start);
   CHECK(s.proxies[1].use_bridges);
+  CHECK(s.file_origins == 1);
   REQUIRE(s.files.size() == 4);
   CHECK(s.files[0].size == 320 * 1024);
   CHECK(s.files[1].size == 1024 * 1024);
@@ -52,7 +53,7 @@ TEST_CASE("a spec overrides only the fields it has, and round-trips", "[conflux_
     "bridges": [{"name": "slow", "bandwidth_rate": "50 KBytes"}],
     "proxies": [{"name": "p1"}, {"name": "p2", "use_bridges": true, "conflux": false, "start": false}],
     "files": [{"name": "a.bin", "size": 10}, {"name": "b.bin", "size": "2 KB"}],
-    "file_seed": 7
+    "file_seed": 7, "file_origins": 6
   })");
   REQUIRE(r.has_value());
   CHECK(r->authorities == 1);
@@ -69,6 +70,7 @@ TEST_CASE("a spec overrides only the fields it has, and round-trips", "[conflux_
   REQUIRE(r->files.size() == 2);
   CHECK(r->files[1].size == 2048);
   CHECK(r->file_seed == 7);
+  CHECK(r->file_origins == 6);
 
   auto again = parse_spec(encode_spec(*r));
   REQUIRE(again.has_value());
@@ -125,6 +127,8 @@ TEST_CASE("spec validation", "[conflux_net][spec]") {
   CHECK(error_of(R"({"relays": 2, "exits": 3})").pointer == "/exits");
   CHECK(error_of(R"({"consensus_interval": 5})").pointer == "/consensus_interval");
   CHECK(error_of(R"({"consensus_interval": 7000})").pointer == "/consensus_interval");
+  CHECK(error_of(R"({"file_origins": 0})").pointer == "/file_origins");
+  CHECK(error_of(R"({"file_origins": 9})").pointer == "/file_origins");
   CHECK(error_of(R"({"relay_bandwidth_rate": "0"})").pointer == "/relay_bandwidth_rate");
   CHECK(error_of(R"({"exit_policy": ["allow *:80"]})").pointer == "/exit_policy/0");
   // A value that would end its torrc line and start another option.

@@ -17,7 +17,8 @@ int run_up(const UpOptions& options);
 int run_status(const std::filesystem::path& dir, bool json);
 int run_down(const std::filesystem::path& dir);
 // The file server process `up` starts: HTTP/1.1 GET and HEAD of the plain
-// files directly under `root`, on `listen` ("127.0.0.1:PORT").
+// files directly under `root`, and POST /echo, on `listen` ("127.0.0.1:PORT",
+// or several "ADDRESS:PORT" separated by commas: one origin each).
 int run_serve_files(const std::filesystem::path& root, const std::string& listen);
 
 }  // namespace conflux::netapp

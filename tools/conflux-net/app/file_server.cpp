@@ -1,8 +1,12 @@
 // conflux-net serve-files: the network's web server. HTTP/1.1 GET and HEAD
 // of the plain files directly under the root, with Content-Length,
-// Content-Type, single byte ranges and keep-alive. Beast parses requests
-// (bounded: 8 KiB of header, no body); the file is streamed in 64 KiB
-// pieces, so a 50 MiB download costs 64 KiB of memory.
+// Content-Type, single byte ranges and keep-alive; and POST /echo, which
+// answers with the request's body (upload tests). Beast parses requests
+// (bounded: 8 KiB of header; no body except for /echo, which takes at most
+// 8 MiB with a Content-Length, and 128 MiB for all echoes at once); files
+// and echoes are sent in 64 KiB pieces, so a 50 MiB download costs 64 KiB
+// of memory. Every response allows any origin (CORS), so a test page on one
+// origin can fetch and hash resources from the others.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +16,7 @@
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <cstdio>
 #include <memory>
 
@@ -29,16 +34,34 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::size_t kMaxConnections = 256;
+constexpr std::size_t kMaxConnections = 256;  // over all addresses
+constexpr std::size_t kMaxListen = 16;
 constexpr std::size_t kMaxRequestsPerConnection = 10000;
 constexpr std::size_t kHeaderLimit = 8192;
 constexpr std::size_t kChunk = 64 * 1024;
 constexpr auto kIdleTimeout = 30s;
 constexpr auto kWriteTimeout = 120s;  // per 64 KiB piece: a stalled reader is dropped
+constexpr std::uint64_t kMaxEchoBody = 8 * 1024 * 1024;
+constexpr std::uint64_t kMaxEchoInFlight = 128 * 1024 * 1024;  // all echo bodies held at once
+constexpr auto kEchoBodyTimeout = 300s;  // the whole upload (through a loaded onion network)
 
 struct Server {
   fs::path root;
   std::size_t connections = 0;
+  std::uint64_t echo_bytes = 0;  // bodies of /echo requests being read or sent
+};
+
+// Holds `n` bytes of the server's echo budget for as long as it lives.
+class EchoReservation {
+ public:
+  EchoReservation(Server& s, std::uint64_t n) : server_(s), n_(n) { server_.echo_bytes += n_; }
+  ~EchoReservation() { server_.echo_bytes -= n_; }
+  EchoReservation(const EchoReservation&) = delete;
+  EchoReservation& operator=(const EchoReservation&) = delete;
+
+ private:
+  Server& server_;
+  std::uint64_t n_;
 };
 
 class Fd {
@@ -60,6 +83,7 @@ std::string head(unsigned status, std::string_view reason, std::string_view type
   std::string h = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) + "\r\nServer: conflux-net\r\n";
   if (!type.empty()) h += "Content-Type: " + std::string(type) + "\r\n";
   h += "Content-Length: " + std::to_string(length) + "\r\nAccept-Ranges: bytes\r\n";
+  h += "Access-Control-Allow-Origin: *\r\n";
   h += extra;
   h += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
   return h;
@@ -128,6 +152,58 @@ asio::awaitable<bool> answer(beast::tcp_stream& stream, const Server& server,
   co_return keep_alive;
 }
 
+// Sends `data` in 64 KiB pieces, each with its own write timeout.
+asio::awaitable<bool> send_pieces(beast::tcp_stream& stream, std::string_view data) {
+  std::size_t sent = 0;
+  while (sent < data.size()) {
+    const auto n = std::min(kChunk, data.size() - sent);
+    stream.expires_after(kWriteTimeout);
+    auto [ec, w] = co_await asio::async_write(stream, asio::buffer(data.data() + sent, n), net::use_nothrow);
+    if (ec) co_return false;
+    sent += n;
+  }
+  co_return true;
+}
+
+bool is_echo_target(std::string_view target) { return target == "/echo" || target.rfind("/echo?", 0) == 0; }
+
+// POST /echo: the header is read; reads the body (Content-Length only, at
+// most kMaxEchoBody, within the server's echo budget) and answers 200 with
+// it. false when the connection must close.
+asio::awaitable<bool> echo(beast::tcp_stream& stream, beast::flat_buffer& buffer, Server& server,
+                           http::request_parser<http::empty_body>& header) {
+  const auto& h = header.get();
+  const bool keep_alive = h.keep_alive();
+  if (header.is_done()) {  // no body at all: echo nothing
+    co_return co_await send(stream, head(200, "OK", "application/octet-stream", 0, keep_alive)) && keep_alive;
+  }
+  if (h.chunked() || !header.content_length()) {
+    (void)co_await send_error(stream, 411, "Length Required", false);
+    co_return false;
+  }
+  const std::uint64_t length = *header.content_length();
+  if (length > kMaxEchoBody) {  // the header parser's body limit refuses these already
+    (void)co_await send_error(stream, 413, "Content Too Large", false);
+    co_return false;
+  }
+  if (server.echo_bytes + length > kMaxEchoInFlight) {
+    (void)co_await send_error(stream, 503, "Service Unavailable", false, "Retry-After: 1\r\n");
+    co_return false;
+  }
+  EchoReservation reserved(server, length);
+  http::request_parser<http::string_body> parser(std::move(header));
+  parser.body_limit(kMaxEchoBody);
+  stream.expires_after(kEchoBodyTimeout);
+  auto [ec, n] = co_await http::async_read(stream, buffer, parser, net::use_nothrow);
+  if (ec) {
+    if (ec == http::error::body_limit) (void)co_await send_error(stream, 413, "Content Too Large", false);
+    co_return false;  // EOF, timeout or a broken body: nothing sensible to answer
+  }
+  const std::string& body = parser.get().body();
+  if (!co_await send(stream, head(200, "OK", "application/octet-stream", body.size(), keep_alive))) co_return false;
+  co_return co_await send_pieces(stream, body) && keep_alive;
+}
+
 asio::awaitable<void> serve(std::shared_ptr<Server> server, net::tcp::socket socket) {
   ++server->connections;
   beast::tcp_stream stream(std::move(socket));
@@ -135,9 +211,9 @@ asio::awaitable<void> serve(std::shared_ptr<Server> server, net::tcp::socket soc
   for (std::size_t n = 0; n < kMaxRequestsPerConnection; ++n) {
     http::request_parser<http::empty_body> parser;
     parser.header_limit(kHeaderLimit);
-    parser.body_limit(0);
+    parser.body_limit(kMaxEchoBody);  // a body anywhere but POST /echo gets 413 below
     stream.expires_after(kIdleTimeout);
-    auto [ec, bytes] = co_await http::async_read(stream, buffer, parser, net::use_nothrow);
+    auto [ec, bytes] = co_await http::async_read_header(stream, buffer, parser, net::use_nothrow);
     if (ec) {
       // Answer what the client got wrong; just close on EOF, timeouts and resets.
       if (ec == http::error::header_limit) {
@@ -148,6 +224,26 @@ asio::awaitable<void> serve(std::shared_ptr<Server> server, net::tcp::socket soc
                  ec != http::error::end_of_stream && ec != http::error::partial_message) {
         (void)co_await send_error(stream, 400, "Bad Request", false);
       }
+      break;
+    }
+    const auto target = parser.get().target();
+    if (is_echo_target(std::string_view(target.data(), target.size()))) {
+      if (parser.get().method() != http::verb::post) {
+        if (!co_await send_error(stream, 405, "Method Not Allowed", parser.get().keep_alive() && parser.is_done(),
+                                 "Allow: POST\r\n") ||
+            !parser.is_done() || !parser.get().keep_alive())
+          break;
+        continue;
+      }
+      if (!co_await echo(stream, buffer, *server, parser)) break;
+      continue;
+    }
+    if (!parser.is_done()) {  // a body where none belongs: not read, so the connection cannot go on
+      const auto method = parser.get().method();
+      if (method == http::verb::get || method == http::verb::head)
+        (void)co_await send_error(stream, 413, "Content Too Large", false);
+      else
+        (void)co_await send_error(stream, 405, "Method Not Allowed", false, "Allow: GET, HEAD\r\n");
       break;
     }
     if (!co_await answer(stream, *server, parser.get())) break;
@@ -170,36 +266,55 @@ asio::awaitable<void> accept_loop(std::shared_ptr<Server> server, net::tcp::acce
 }  // namespace
 
 int run_serve_files(const fs::path& root, const std::string& listen) {
-  const auto colon = listen.rfind(':');
-  boost::system::error_code ec;
-  const auto address = asio::ip::make_address(listen.substr(0, colon == std::string::npos ? 0 : colon), ec);
-  unsigned long port = 0;
-  try {
-    port = colon == std::string::npos ? 0 : std::stoul(listen.substr(colon + 1));
-  } catch (const std::exception&) {
-    port = 0;
+  // ADDRESS:PORT[,ADDRESS:PORT...]: one acceptor each (the network's origins).
+  std::vector<net::tcp::endpoint> endpoints;
+  std::size_t from = 0;
+  while (from <= listen.size() && endpoints.size() <= kMaxListen) {
+    const auto comma = listen.find(',', from);
+    const auto item = listen.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    from = comma == std::string::npos ? listen.size() + 1 : comma + 1;
+    const auto colon = item.rfind(':');
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(item.substr(0, colon == std::string::npos ? 0 : colon), ec);
+    unsigned long port = 0;
+    try {
+      port = colon == std::string::npos ? 0 : std::stoul(item.substr(colon + 1));
+    } catch (const std::exception&) {
+      port = 0;
+    }
+    if (ec || port == 0 || port > 65535) {
+      std::fprintf(stderr, "conflux-net serve-files: --listen wants ADDRESS:PORT[,ADDRESS:PORT...], not '%s'\n",
+                   listen.c_str());
+      return 2;
+    }
+    endpoints.emplace_back(address, static_cast<std::uint16_t>(port));
   }
-  if (ec || port == 0 || port > 65535) {
-    std::fprintf(stderr, "conflux-net serve-files: --listen wants ADDRESS:PORT, not '%s'\n", listen.c_str());
+  if (endpoints.empty() || endpoints.size() > kMaxListen) {
+    std::fprintf(stderr, "conflux-net serve-files: --listen takes 1 to %zu addresses\n", kMaxListen);
     return 2;
   }
   asio::io_context io;
-  net::tcp::acceptor acceptor(io);
-  const net::tcp::endpoint ep(address, static_cast<std::uint16_t>(port));
-  acceptor.open(ep.protocol(), ec);
-  if (!ec) acceptor.set_option(net::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor.bind(ep, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    std::fprintf(stderr, "conflux-net serve-files: Could not bind %s: %s\n", listen.c_str(), ec.message().c_str());
-    return 1;
+  std::vector<std::unique_ptr<net::tcp::acceptor>> acceptors;
+  for (const auto& ep : endpoints) {
+    boost::system::error_code ec;
+    auto acceptor = std::make_unique<net::tcp::acceptor>(io);
+    acceptor->open(ep.protocol(), ec);
+    if (!ec) acceptor->set_option(net::tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor->bind(ep, ec);
+    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      std::fprintf(stderr, "conflux-net serve-files: Could not bind %s:%u: %s\n", ep.address().to_string().c_str(),
+                   static_cast<unsigned>(ep.port()), ec.message().c_str());
+      return 1;
+    }
+    acceptors.push_back(std::move(acceptor));
   }
   auto server = std::make_shared<Server>();
   server->root = root;
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int) { io.stop(); });
-  asio::co_spawn(io, accept_loop(server, acceptor), asio::detached);
-  std::printf("conflux-net serve-files: serving %s on http://%s/\n", root.c_str(), listen.c_str());
+  for (auto& a : acceptors) asio::co_spawn(io, accept_loop(server, *a), asio::detached);
+  std::printf("conflux-net serve-files: serving %s on %s\n", root.c_str(), listen.c_str());
   std::fflush(stdout);
   io.run();
   return 0;

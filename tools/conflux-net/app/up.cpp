@@ -273,10 +273,14 @@ class Up {
 
   std::pair<fs::path, std::vector<std::string>> command_of(const Proc& p) const {
     switch (p.plan.role) {
-      case Role::FileServer:
-        return {programs_.self,
-                {"serve-files", "--root", (dir_ / netspec::kFilesDirName).string(), "--listen",
-                 "127.0.0.1:" + std::to_string(p.plan.ports.http_port)}};
+      case Role::FileServer: {
+        // 127.0.0.1:PORT,127.0.0.2:PORT,...: one origin per address.
+        std::string listen;
+        for (unsigned i = 1; i <= spec_.file_origins; ++i)
+          listen += (i > 1 ? ",127.0.0." : "127.0.0.") + std::to_string(i) + ":" +
+                    std::to_string(p.plan.ports.http_port);
+        return {programs_.self, {"serve-files", "--root", (dir_ / netspec::kFilesDirName).string(), "--listen", listen}};
+      }
       case Role::Proxy:
         return {programs_.proxy, {"-f", p.paths.torrc.string()}};
       default:
@@ -392,6 +396,12 @@ class Up {
       if (p.plan.role == Role::FileServer) file_base = "http://127.0.0.1:" + std::to_string(p.plan.ports.http_port) + "/";
     }
     info_.file_server = file_base;
+    info_.file_origins.clear();
+    for (const auto& p : procs_)
+      if (p.plan.role == Role::FileServer)
+        for (unsigned i = 1; i <= spec_.file_origins; ++i)
+          info_.file_origins.push_back("http://127.0.0." + std::to_string(i) + ":" +
+                                       std::to_string(p.plan.ports.http_port) + "/");
     info_.files.clear();
     for (const auto& f : files_) info_.files.push_back({f.name, f.size, file_base + f.name, f.sha256});
     return write_file_atomically(dir_ / netspec::kNetworkFileName, netspec::encode_network(info_));

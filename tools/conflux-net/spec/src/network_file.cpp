@@ -75,6 +75,7 @@ std::string encode_network(const NetworkInfo& info) {
     j["proxy"] = nullptr;
   }
   j["file_server"] = info.file_server;
+  j["file_origins"] = info.file_origins;
   j["files"] = OJson::array();
   for (const auto& f : info.files)
     j["files"].push_back({{"name", f.name}, {"size", f.size}, {"url", f.url}, {"sha256", f.sha256}});
@@ -121,6 +122,7 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
       info.proxy = ProxyAddresses{x.at("name").get<std::string>(), x.at("socks").get<std::string>(),
                                   x.at("metrics").get<std::string>()};
     info.file_server = j.at("file_server").get<std::string>();
+    if (j.contains("file_origins")) info.file_origins = j.at("file_origins").get<std::vector<std::string>>();
     for (const auto& f : j.at("files"))
       info.files.push_back({f.at("name").get<std::string>(), unsigned_of(f.at("size")),
                             f.at("url").get<std::string>(), f.at("sha256").get<std::string>()});

@@ -94,6 +94,8 @@ Check validate(const NetSpec& s, const Context& cx) {
   if (auto e = check_rate(cx, "/relay_bandwidth_rate", s.relay_bandwidth_rate)) return e;
   if (s.consensus_interval < 10 || s.consensus_interval > 86400 || 86400 % s.consensus_interval != 0)
     return cx.error("/consensus_interval", "seconds, 10 to 86400, dividing a day");
+  if (s.file_origins < 1 || s.file_origins > kMaxFileOrigins)
+    return cx.error("/file_origins", "must be 1 to " + std::to_string(kMaxFileOrigins));
   for (std::size_t i = 0; i < s.relay_options.size(); ++i) {
     if (!is_torrc_text(s.relay_options[i]) || s.relay_options[i].empty())
       return cx.error("/relay_options/" + std::to_string(i), "an empty line or control characters in a torrc line");
@@ -228,7 +230,7 @@ Check read_array(const Context& cx, const Json& obj, std::string_view key, std::
 Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
-                           "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed"}))
+                           "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins"}))
     return e;
   if (auto e = read_unsigned(cx, j, "authorities", "", s.authorities)) return e;
   if (auto e = read_unsigned(cx, j, "relays", "", s.relays)) return e;
@@ -236,6 +238,7 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = read_string(cx, j, "relay_bandwidth_rate", "", s.relay_bandwidth_rate)) return e;
   if (auto e = read_unsigned(cx, j, "consensus_interval", "", s.consensus_interval)) return e;
   if (auto e = read_uint(cx, j, "file_seed", "", UINT64_MAX, s.file_seed)) return e;
+  if (auto e = read_unsigned(cx, j, "file_origins", "", s.file_origins)) return e;
   if (auto e = read_array(cx, j, "exit_policy", 64, s.exit_policy,
                           [&](const Json& v, const std::string& p, std::string& out) -> Check {
                             if (!v.is_string()) return cx.error(p, "expected a string");
@@ -337,6 +340,7 @@ std::string encode_spec(const NetSpec& s) {
   j["files"] = nlohmann::ordered_json::array();
   for (const auto& f : s.files) j["files"].push_back({{"name", f.name}, {"size", f.size}});
   j["file_seed"] = s.file_seed;
+  j["file_origins"] = s.file_origins;
   return j.dump(2) + "\n";
 }
 

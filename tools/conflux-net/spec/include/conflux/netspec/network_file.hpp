@@ -54,6 +54,9 @@ struct NetworkInfo {
   std::vector<ProcessRecord> processes;
   std::optional<ProxyAddresses> proxy;  // the first started proxy
   std::string file_server;              // "http://127.0.0.1:PORT/"
+  // Every origin the file server answers on ("http://127.0.0.1:PORT/",
+  // "http://127.0.0.2:PORT/", ...: the spec's file_origins); optional when read.
+  std::vector<std::string> file_origins;
   std::vector<FileRecord> files;
   bool operator==(const NetworkInfo&) const = default;
 };

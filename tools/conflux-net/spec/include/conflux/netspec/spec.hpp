@@ -48,6 +48,10 @@ struct NetSpec {
   std::vector<ProxySpec> proxies;
   std::vector<FileSpec> files;
   std::uint64_t file_seed = 1;  // test-file contents depend only on seed and name
+  // The file server listens on 127.0.0.1 through 127.0.0.N, all on the same
+  // port: N origins for browser tests (the exits accept that port for any
+  // address, and every 127.0.0.0/8 address is loopback).
+  unsigned file_origins = 1;
   bool operator==(const NetSpec&) const = default;
 };
 
@@ -63,6 +67,7 @@ inline constexpr unsigned kMaxRelays = 64;
 inline constexpr unsigned kMaxBridges = 16;
 inline constexpr unsigned kMaxProxies = 8;
 inline constexpr std::size_t kMaxFiles = 32;
+inline constexpr unsigned kMaxFileOrigins = 8;
 inline constexpr std::uint64_t kMaxFileSize = 1ULL << 30;
 inline constexpr std::uint64_t kMaxTotalFileSize = 2ULL << 30;
 inline constexpr std::size_t kMaxSpecSize = 1 << 20;

@@ -1,0 +1,330 @@
+"""Shared pieces of the load tests (tests/system) and the soak (bench/soak_web.py).
+
+Standard library only: a conflux-net network started and always stopped, a
+hand-written asyncio SOCKS5 client (username/password = isolation group, as
+tor's IsolateSOCKSAuth) with HTTP/1.1 GET and POST on top, every body hashed
+with SHA-256 as it arrives, and every step bounded by a timeout.
+"""
+
+import asyncio
+import hashlib
+import ipaddress
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import time
+import urllib.request
+
+UP_TIMEOUT_S = 120
+DOWN_TIMEOUT_S = 30
+HEADER_LIMIT = 16 * 1024
+READ_PIECE = 64 * 1024
+
+
+# --- the network -------------------------------------------------------------------------------
+
+class NetError(Exception):
+    pass
+
+
+def tail_text(text, lines=15, indent="    | "):
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return "\n".join(indent + line for line in text.strip().splitlines()[-lines:])
+
+
+def tail_file(path, lines=40):
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 256 * 1024))
+            return tail_text(f.read(), lines)
+    except OSError as e:
+        return "    | (cannot read %s: %s)" % (path, e)
+
+
+def net_up(net_bin, netdir, spec, bin_dir=None, timeout=UP_TIMEOUT_S):
+    """Starts a network from `spec` (a dict) in `netdir`; returns network.json as a dict.
+    On failure raises NetError with conflux-net's output (it has stopped what it started)."""
+    os.makedirs(netdir, exist_ok=True)
+    spec_file = os.path.join(os.path.dirname(netdir.rstrip("/")) or ".", os.path.basename(netdir) + "-spec.json")
+    with open(spec_file, "w") as f:
+        json.dump(spec, f)
+    args = [net_bin, "up", "--dir", netdir, "--spec", spec_file, "--timeout", str(timeout)]
+    if bin_dir:
+        args += ["--bin-dir", bin_dir]
+    started = time.monotonic()
+    try:
+        up = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout + 30)
+    except subprocess.TimeoutExpired as e:
+        raise NetError("conflux-net up did not return in %d s\n%s" % (
+            timeout + 30, tail_text((e.stdout or b"") + (e.stderr or b""), 30)))
+    if up.returncode != 0:
+        raise NetError("conflux-net up exited %d after %.1f s\n%s" % (
+            up.returncode, time.monotonic() - started, tail_text(up.stdout + up.stderr, 30)))
+    with open(os.path.join(netdir, "network.json")) as f:
+        net = json.load(f)
+    net["_up_seconds"] = time.monotonic() - started
+    return net
+
+
+def net_down(net_bin, netdir):
+    """Stops the network in `netdir` if there is one; returns a problem as text, or None."""
+    if not os.path.exists(os.path.join(netdir, "network.json")):
+        return None
+    try:
+        down = subprocess.run([net_bin, "down", "--dir", netdir], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=DOWN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return "conflux-net down did not finish in %d s" % DOWN_TIMEOUT_S
+    if down.returncode != 0:
+        return "conflux-net down exited %d\n%s" % (down.returncode, tail_text(down.stdout + down.stderr))
+    return None
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+_SANITIZER = re.compile(r"ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:")
+
+
+def sanitizer_reports(netdir):
+    """[(process name, tail of its output.log)] for every output.log with a sanitizer report."""
+    found = []
+    for name in sorted(os.listdir(netdir)):
+        path = os.path.join(netdir, name, "output.log")
+        if not os.path.isfile(path):
+            continue
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+        m = _SANITIZER.search(text)
+        if m:
+            found.append((name, tail_text(text[m.start():], 40)))
+    return found
+
+
+def proxies(net):
+    """{name: process record} of the started proxies."""
+    return {p["name"]: p for p in net["processes"] if p["role"] == "proxy" and p["started"]}
+
+
+def file_table(net):
+    """{name: (size, sha256, path)} of network.json's files."""
+    return {f["name"]: (f["size"], f["sha256"], "/" + f["name"]) for f in net["files"]}
+
+
+def file_server_address(net):
+    m = re.match(r"^http://(127\.[0-9.]+):([0-9]+)/$", net["file_server"])
+    if not m:
+        raise NetError("file_server is not a loopback URL: %r" % net["file_server"])
+    return m.group(1), int(m.group(2))
+
+
+# --- metrics ---------------------------------------------------------------------------------
+
+_METRIC = re.compile(r'^([a-z_]+)(?:\{([^}]*)\})?\s+([0-9.eE+-]+)\s*$')
+
+
+def metrics(url):
+    """{(name, labels text): value} from a MetricsPort (never through a proxy: loopback)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(url, timeout=10) as r:
+        body = r.read().decode("utf-8", "replace")
+    out = {}
+    for line in body.splitlines():
+        m = _METRIC.match(line)
+        if m:
+            out[(m.group(1), m.group(2) or "")] = float(m.group(3))
+    return out
+
+
+def metric(values, name, label_part=""):
+    return sum(v for (n, labels), v in values.items() if n == name and label_part in labels)
+
+
+# --- memory ----------------------------------------------------------------------------------
+
+def rss_kib(pid):
+    """VmRSS of `pid` in KiB, or None when it is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+# --- SOCKS5 + HTTP/1.1 -------------------------------------------------------------------------
+
+class Result:
+    """What one request did; `ok` only when every byte hashed as expected."""
+
+    def __init__(self, label, user, method, url, expect_len, expect_sha):
+        self.label, self.user, self.method, self.url = label, user, method, url
+        self.expect_len, self.expect_sha = expect_len, expect_sha
+        self.status = None
+        self.got = 0
+        self.sha = None
+        self.error = None
+        self.stage = "start"
+        self.seconds = 0.0
+
+    @property
+    def ok(self):
+        return (self.error is None and self.status == 200 and self.got == self.expect_len
+                and self.sha == self.expect_sha)
+
+    def describe(self):
+        why = self.error or ("HTTP %s" % self.status if self.status != 200 else
+                             "length %d, want %d" % (self.got, self.expect_len) if self.got != self.expect_len else
+                             "SHA-256 differs")
+        return ("%s: %s %s as %r: %s (stage %s, %d of %d bytes, sha256 %s, want %s, %.1f s)" % (
+            self.label, self.method, self.url, self.user, why, self.stage, self.got, self.expect_len,
+            self.sha, self.expect_sha, self.seconds))
+
+
+SOCKS_REPLIES = {1: "general failure", 2: "not allowed by ruleset", 3: "network unreachable",
+                 4: "host unreachable", 5: "connection refused", 6: "TTL expired",
+                 7: "command not supported", 8: "address type not supported"}
+
+
+async def _read_exactly(reader, n, timeout, what):
+    try:
+        return await asyncio.wait_for(reader.readexactly(n), timeout)
+    except asyncio.IncompleteReadError as e:
+        raise ConnectionError("%s: connection closed after %d of %d bytes" % (what, len(e.partial), n))
+    except asyncio.TimeoutError:
+        raise TimeoutError("%s: nothing for %.0f s" % (what, timeout))
+
+
+async def socks5_connect(socks, user, password, host, port, timeout):
+    """A SOCKS5 CONNECT to an IPv4 `host`:`port` with username/password auth
+    (RFC 1928, 1929); returns (reader, writer)."""
+    shost, sport = socks.rsplit(":", 1)
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(shost, int(sport), limit=READ_PIECE * 4),
+                                            timeout)
+    try:
+        u, p = user.encode(), password.encode()
+        writer.write(b"\x05\x01\x02")
+        await writer.drain()
+        ver, method = await _read_exactly(reader, 2, timeout, "SOCKS method reply")
+        if ver != 5 or method != 2:
+            raise ConnectionError("SOCKS: server chose method %d (want 2, username/password)" % method)
+        writer.write(b"\x01" + bytes([len(u)]) + u + bytes([len(p)]) + p)
+        await writer.drain()
+        aver, status = await _read_exactly(reader, 2, timeout, "SOCKS auth reply")
+        if aver != 1 or status != 0:
+            raise ConnectionError("SOCKS: username/password refused (%d)" % status)
+        writer.write(b"\x05\x01\x00\x01" + ipaddress.IPv4Address(host).packed + struct.pack(">H", port))
+        await writer.drain()
+        # The proxy answers once the exit has (or has not) connected: the
+        # circuit may have to be built first.
+        head = await _read_exactly(reader, 4, timeout, "SOCKS CONNECT reply")
+        if head[0] != 5 or head[1] != 0:
+            raise ConnectionError("SOCKS CONNECT failed: reply %d (%s)" % (head[1], SOCKS_REPLIES.get(head[1], "?")))
+        alen = {1: 4, 4: 16}.get(head[3])
+        if alen is None:
+            if head[3] != 3:
+                raise ConnectionError("SOCKS CONNECT reply with address type %d" % head[3])
+            alen = (await _read_exactly(reader, 1, timeout, "SOCKS reply"))[0]
+        await _read_exactly(reader, alen + 2, timeout, "SOCKS reply address")
+        return reader, writer
+    except BaseException:
+        writer.close()
+        raise
+
+
+async def _read_head(reader, timeout):
+    try:
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
+    except asyncio.LimitOverrunError:
+        raise ConnectionError("HTTP response header over the reader's limit")
+    except asyncio.IncompleteReadError as e:
+        raise ConnectionError("connection closed in the HTTP response header (%d bytes)" % len(e.partial))
+    except asyncio.TimeoutError:
+        raise TimeoutError("no HTTP response header for %.0f s" % timeout)
+    if len(head) > HEADER_LIMIT:
+        raise ConnectionError("HTTP response header of %d bytes" % len(head))
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
+        raise ConnectionError("not an HTTP status line: %r" % lines[0][:80])
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            k, v = line.split(":", 1)
+            headers[k.strip().lower()] = v.strip()
+    return int(parts[1]), headers
+
+
+async def http_request(result, socks, user, host, port, path, timeout, body=None, progress=None):
+    """GET `path` (or POST `body` to it) through the proxy as isolation group
+    `user`; fills `result` (status, bytes got, SHA-256 of the body) and never
+    raises: an error is result.error. `timeout` bounds every wait (no
+    progress for that long fails the request); `progress(n)` is called per
+    piece received."""
+    started = time.monotonic()
+    writer = None
+    try:
+        result.stage = "socks"
+        reader, writer = await socks5_connect(socks, user, "x", host, port, timeout)
+        result.stage = "request"
+        method = "GET" if body is None else "POST"
+        req = "%s %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: conflux-load\r\nConnection: close\r\n" % (
+            method, path, host, port)
+        if body is not None:
+            req += "Content-Type: application/octet-stream\r\nContent-Length: %d\r\n" % len(body)
+        writer.write((req + "\r\n").encode())
+        if body is not None:
+            view = memoryview(body)
+            for i in range(0, len(body), READ_PIECE):
+                writer.write(view[i:i + READ_PIECE])
+                await asyncio.wait_for(writer.drain(), timeout)
+        await asyncio.wait_for(writer.drain(), timeout)
+        result.stage = "response header"
+        status, headers = await _read_head(reader, timeout)
+        result.status = status
+        length = headers.get("content-length")
+        if length is None or not length.isdigit():
+            raise ConnectionError("HTTP %d without a Content-Length" % status)
+        length = int(length)
+        result.stage = "body"
+        h = hashlib.sha256()
+        while result.got < length:
+            try:
+                piece = await asyncio.wait_for(reader.read(min(READ_PIECE, length - result.got)), timeout)
+            except asyncio.TimeoutError:
+                raise TimeoutError("body stalled: nothing for %.0f s" % timeout)
+            if not piece:
+                raise ConnectionError("connection closed in the body")
+            h.update(piece)
+            result.got += len(piece)
+            if progress:
+                progress(len(piece))
+        result.sha = h.hexdigest()
+        result.stage = "done"
+    except asyncio.CancelledError:
+        result.error = result.error or "cancelled (the round's deadline)"
+        raise
+    except (OSError, ConnectionError, TimeoutError, asyncio.TimeoutError, ValueError) as e:
+        result.error = "%s: %s" % (type(e).__name__, e)
+    finally:
+        result.seconds = time.monotonic() - started
+        if writer is not None:
+            writer.close()
+    return result
+
+
+def upload_body(seed, size):
+    """`size` bytes that differ per seed (SHAKE-256 output: cheap, never constant)."""
+    return hashlib.shake_256(b"conflux-load-upload-%d" % seed).digest(size)
