@@ -2,7 +2,9 @@
 #include "conflux/exit/stream_pump.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <unordered_set>
+#include <utility>
 
 namespace conflux::exit {
 
@@ -84,7 +86,12 @@ struct StreamPump::Impl {
     auto it = circuits.find(s.circuit);
     return it == circuits.end() ? nullptr : &it->second;
   }
-  void emit(PumpAction a) { actions.push_back(std::move(a)); }
+  // Built in place: GCC 12 at -O2 warns (maybe-uninitialized, a false
+  // positive) when a temporary variant is moved into the vector.
+  template <class A>
+  void emit(A&& a) {
+    actions.emplace_back(std::in_place_type<std::decay_t<A>>, std::forward<A>(a));
+  }
   void send(const PumpStream& s, cell::RelayMsg msg) {
     emit(pump::Send{s.ref, s.circuit, s.id, std::move(msg)});
   }
