@@ -100,7 +100,7 @@ struct ExitStreams::Impl {
   bool running = false;                             // run() is draining the pump
   // Bounded by the pump: one DATA cell per writability answer, and answers
   // are "no" while anything is held.
-  std::unordered_map<proto::CircuitHandle, std::deque<pump::Send>> held;
+  std::unordered_map<proto::CircuitHandle, std::deque<std::pair<StreamRef, cell::RelayMsg>>> held;
 
   // ---- exit_streams.cpp: messages in, circuits -------------------------------
   void on_message(proto::CircuitHandle c, StreamId id, cell::RelayMsg msg);

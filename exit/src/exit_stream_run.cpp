@@ -76,7 +76,7 @@ void ExitStreams::Impl::send_or_hold(PumpAction& action) {
   // Not only DATA: a Conflux set refuses any sequenced cell (END, stream
   // SENDME) while its window is shut.
   if (held.contains(a.circuit) || !out.can_send_data(a.circuit)) {
-    held[a.circuit].push_back(std::move(a));
+    held[a.circuit].emplace_back(a.ref, std::move(a.msg));
     return;
   }
   transmit(s, a.msg);
@@ -96,17 +96,10 @@ void ExitStreams::Impl::flush_held(proto::CircuitHandle c) {
       return;
     }
     if (!out.can_send_data(c)) return;
-    pump::Send a = std::move(it->second.front());
+    auto [ref, msg] = std::move(it->second.front());
     it->second.pop_front();
     // Sending may drop the circuit, and with it this entry: looked up again.
-    if (StreamPtr s = live(a.ref)) {
-      transmit(s, a.msg);
-    } else {
-      // The stream finished meanwhile (its END is often this very cell):
-      // the client must still get it.
-      if (const auto* end = std::get_if<cell::EndMsg>(&a.msg)) ++counters.ends_sent[end_reason_slot(end->reason)];
-      if (!out.send_to_client(a.circuit, a.stream, a.msg)) drop_circuit(a.circuit);
-    }
+    if (StreamPtr s = live(ref)) transmit(s, msg);
   }
 }
 

@@ -214,10 +214,8 @@ void ExitStreams::Impl::on_wrong_direction(proto::CircuitHandle c, StreamId id, 
 }
 
 void ExitStreams::Impl::on_writable(proto::CircuitHandle c) {
-  // Held cells first, also for a circuit whose streams have all left its
-  // table: their ENDs may be among them.
-  flush_held(c);
   if (!circuits.contains(c)) return;
+  flush_held(c);
   // Asked again rather than assumed: a Conflux set may have closed since.
   pump.circuit_writable(c, writable_now(c));
   run();
