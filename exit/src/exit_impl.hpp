@@ -98,9 +98,6 @@ struct ExitStreams::Impl {
   StreamPump pump;
   std::unordered_map<StreamRef, StreamPtr> by_ref;  // every live Stream
   bool running = false;                             // run() is draining the pump
-  // Bounded by the pump: one DATA cell per writability answer, and answers
-  // are "no" while anything is held.
-  std::unordered_map<proto::CircuitHandle, std::deque<std::pair<StreamRef, cell::RelayMsg>>> held;
 
   // ---- exit_streams.cpp: messages in, circuits -------------------------------
   void on_message(proto::CircuitHandle c, StreamId id, cell::RelayMsg msg);
@@ -170,15 +167,6 @@ struct ExitStreams::Impl {
   void run();
   void execute(PumpAction& action);
   [[nodiscard]] StreamPtr live(StreamRef ref) const;
-  // A cell the pump sent may meet a circuit that no longer takes cells: the
-  // pump's writability answer was given while cells of an earlier answer
-  // were still in the batch (a Conflux set refuses such a cell and closes).
-  // Such a cell is held, with every later cell of its circuit so that none
-  // overtakes it, until the circuit takes DATA again (flush_held).
-  void send_or_hold(PumpAction& send);
-  void transmit(const StreamPtr& s, const cell::RelayMsg& msg);
-  void flush_held(proto::CircuitHandle c);
-  [[nodiscard]] bool writable_now(proto::CircuitHandle c) const;
 };
 
 // The END reason for an Asio error from connect, read or write.

@@ -39,8 +39,15 @@ void ExitStreams::Impl::execute(PumpAction& action) {
                  [&](pump::StartRead& a) {
                    if (StreamPtr s = live(a.ref)) start_read(s, a.max_bytes);
                  },
-                 [&](pump::CheckWritable& a) { pump.circuit_writable(a.circuit, writable_now(a.circuit)); },
-                 [&](pump::Send&) { send_or_hold(action); },
+                 [&](pump::CheckWritable& a) { pump.circuit_writable(a.circuit, out.can_send_data(a.circuit)); },
+                 [&](pump::Send& a) {
+                   StreamPtr s = live(a.ref);
+                   if (!s) return;
+                   if (const auto* end = std::get_if<cell::EndMsg>(&a.msg)) ++counters.ends_sent[end_reason_slot(end->reason)];
+                   const auto* data = std::get_if<cell::DataMsg>(&a.msg);
+                   const std::size_t n = data != nullptr ? data->data.size() : 0;
+                   if (send(s, a.msg)) counters.bytes_to_clients += n;
+                 },
                  [&](pump::WriteToServer& a) {
                    if (StreamPtr s = live(a.ref)) start_write(s, std::move(a.chunks));
                  },
@@ -63,44 +70,6 @@ void ExitStreams::Impl::execute(PumpAction& action) {
                  },
              },
              action);
-}
-
-bool ExitStreams::Impl::writable_now(proto::CircuitHandle c) const {
-  return !held.contains(c) && out.can_send_data(c);
-}
-
-void ExitStreams::Impl::send_or_hold(PumpAction& action) {
-  auto& a = std::get<pump::Send>(action);
-  StreamPtr s = live(a.ref);
-  if (!s) return;
-  // Not only DATA: a Conflux set refuses any sequenced cell (END, stream
-  // SENDME) while its window is shut.
-  if (held.contains(a.circuit) || !out.can_send_data(a.circuit)) {
-    held[a.circuit].emplace_back(a.ref, std::move(a.msg));
-    return;
-  }
-  transmit(s, a.msg);
-}
-
-void ExitStreams::Impl::transmit(const StreamPtr& s, const cell::RelayMsg& msg) {
-  if (const auto* end = std::get_if<cell::EndMsg>(&msg)) ++counters.ends_sent[end_reason_slot(end->reason)];
-  const auto* data = std::get_if<cell::DataMsg>(&msg);
-  const std::size_t n = data != nullptr ? data->data.size() : 0;
-  if (send(s, msg)) counters.bytes_to_clients += n;
-}
-
-void ExitStreams::Impl::flush_held(proto::CircuitHandle c) {
-  for (auto it = held.find(c); it != held.end(); it = held.find(c)) {
-    if (it->second.empty()) {
-      held.erase(it);
-      return;
-    }
-    if (!out.can_send_data(c)) return;
-    auto [ref, msg] = std::move(it->second.front());
-    it->second.pop_front();
-    // Sending may drop the circuit, and with it this entry: looked up again.
-    if (StreamPtr s = live(ref)) transmit(s, msg);
-  }
 }
 
 }  // namespace conflux::exit

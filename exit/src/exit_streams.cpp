@@ -215,9 +215,8 @@ void ExitStreams::Impl::on_wrong_direction(proto::CircuitHandle c, StreamId id, 
 
 void ExitStreams::Impl::on_writable(proto::CircuitHandle c) {
   if (!circuits.contains(c)) return;
-  flush_held(c);
   // Asked again rather than assumed: a Conflux set may have closed since.
-  pump.circuit_writable(c, writable_now(c));
+  pump.circuit_writable(c, out.can_send_data(c));
   run();
 }
 
@@ -272,7 +271,6 @@ void ExitStreams::Impl::kill_circuit(proto::CircuitHandle c) {
 }
 
 void ExitStreams::Impl::drop_circuit(proto::CircuitHandle c) {
-  held.erase(c);
   auto it = circuits.find(c);
   if (it == circuits.end()) return;
   std::vector<StreamPtr> streams;
