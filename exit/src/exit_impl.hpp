@@ -169,6 +169,14 @@ struct ExitStreams::Impl {
   [[nodiscard]] StreamPtr live(StreamRef ref) const;
 };
 
+// std::visit over the pump's actions and the circuit's messages.
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
 // The END reason for an Asio error from connect, read or write.
 [[nodiscard]] cell::EndReason end_reason_for(const boost::system::error_code& ec) noexcept;
 [[nodiscard]] tcp::endpoint to_endpoint(const cell::RelayIpAddr& addr, std::uint16_t port);

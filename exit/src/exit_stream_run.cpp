@@ -4,17 +4,6 @@
 
 namespace conflux::exit {
 
-namespace {
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
-
-}  // namespace
-
 StreamPtr ExitStreams::Impl::live(StreamRef ref) const {
   auto it = by_ref.find(ref);
   if (it == by_ref.end() || it->second->closed) return nullptr;

@@ -9,13 +9,6 @@ namespace conflux::exit {
 
 namespace {
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
-
 PumpLimits pump_limits(const ExitLimits& limits) {
   PumpLimits p;
   p.read_cells = std::max<std::size_t>(limits.read_cells, 1);
