@@ -164,22 +164,8 @@ def main(argv):
     except Exception as e:  # any surprise is a failed check, and the network still goes down
         report.add(False, "unexpected error: %s: %s" % (type(e).__name__, e))
     finally:
-        problem = netload.net_down(net_bin, netdir)
-        report.add(problem is None, problem or "conflux-net down")
-        if os.path.isdir(netdir):
-            found = netload.sanitizer_reports(netdir)
-            for name, text in found:
-                print("    ---- sanitizer report in %s/output.log ----\n%s" % (name, text))
-            report.add(not found, "no sanitizer reports in the network's output logs%s" % (
-                "" if not found else " (found in: %s)" % ", ".join(n for n, _ in found)))
-        if os.environ.get("CONFLUX_SYSTEM_KEEP") == "1":
-            print("kept %s" % tmp)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    failed = sum(1 for ok, _ in report.results if not ok)
-    print("%s: %d checks, %d failed, %.1f s" % ("OK" if report.ok() else "FAILED", len(report.results), failed,
-                                               time.monotonic() - t0))
-    return 0 if report.ok() else 1
+        netload.tear_down(report, net_bin, netdir, tmp)
+    return netload.summary(report, t0)
 
 
 if __name__ == "__main__":

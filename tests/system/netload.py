@@ -12,6 +12,7 @@ import ipaddress
 import json
 import os
 import re
+import shutil
 import signal
 import struct
 import subprocess
@@ -109,6 +110,30 @@ def sanitizer_reports(netdir):
         if m:
             found.append((name, tail_text(text[m.start():], 40)))
     return found
+
+
+def tear_down(report, net_bin, netdir, tmp):
+    """Stops the network, checks its logs for sanitizer reports, removes tmp (unless CONFLUX_SYSTEM_KEEP=1)."""
+    problem = net_down(net_bin, netdir)
+    report.add(problem is None, problem or "conflux-net down")
+    if os.path.isdir(netdir):
+        found = sanitizer_reports(netdir)
+        for name, text in found:
+            print("    ---- sanitizer report in %s/output.log ----\n%s" % (name, text))
+        report.add(not found, "no sanitizer reports in the network's output logs%s" % (
+            "" if not found else " (found in: %s)" % ", ".join(n for n, _ in found)))
+    if os.environ.get("CONFLUX_SYSTEM_KEEP") == "1":
+        print("kept %s" % tmp)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def summary(report, t0):
+    """The closing line; the process's exit code."""
+    failed = sum(1 for ok, _ in report.results if not ok)
+    print("%s: %d checks, %d failed, %.1f s" % ("OK" if report.ok() else "FAILED", len(report.results), failed,
+                                               time.monotonic() - t0))
+    return 0 if report.ok() else 1
 
 
 def proxies(net):
