@@ -46,6 +46,7 @@ import re
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from chromium_through_proxy import Report  # noqa: E402
 import netload  # noqa: E402
 
 DOWNLOAD_MIX = [("320KiB.bin", 176), ("1MiB.bin", 20), ("5MiB.bin", 4)]  # 200 downloads, ~95 MiB
@@ -61,19 +62,6 @@ SEQ_TIMEOUT_S = 600            # all the sequential groups together
 BUDGET_S = 660
 SPEC_FILES = [{"name": "16KiB.bin", "size": 16 * 1024}, {"name": "320KiB.bin", "size": 320 * 1024},
               {"name": "1MiB.bin", "size": 1 << 20}, {"name": "5MiB.bin", "size": 5 << 20}]
-
-
-class Report:
-    def __init__(self):
-        self.results = []
-
-    def add(self, ok, what):
-        self.results.append((bool(ok), what))
-        print("%s  %s" % ("PASS" if ok else "FAIL", what), flush=True)
-        return ok
-
-    def ok(self):
-        return bool(self.results) and all(ok for ok, _ in self.results)
 
 
 # --- self-checks: the checks can fail ------------------------------------------------------------
