@@ -208,8 +208,10 @@ void ExitStreams::Impl::on_wrong_direction(proto::CircuitHandle c, StreamId id, 
 
 void ExitStreams::Impl::on_writable(proto::CircuitHandle c) {
   if (!circuits.contains(c)) return;
-  // Asked again rather than assumed: a Conflux set may have closed since.
-  pump.circuit_writable(c, out.can_send_data(c));
+  // Not answered here: this may come while Sends of an earlier answer are
+  // still in the batch run() is carrying out (a cell sent on a Conflux set
+  // frees a leg); the pump's CheckWritable comes after them.
+  pump.circuit_reopened(c);
   run();
 }
 

@@ -365,6 +365,14 @@ void StreamPump::circuit_writable(proto::CircuitHandle circuit, bool writable) {
   impl_->service(circuit);
 }
 
+void StreamPump::circuit_reopened(proto::CircuitHandle circuit) {
+  auto it = impl_->circuits.find(circuit);
+  if (it == impl_->circuits.end()) return;
+  // An outstanding CheckWritable is answered after this anyway.
+  if (it->second.writable == Writable::No) it->second.writable = Writable::Unknown;
+  impl_->service(circuit);
+}
+
 void StreamPump::server_read(StreamRef ref, std::span<const std::uint8_t> bytes) {
   PumpStream* s = impl_->find(ref);
   if (s == nullptr || !s->reading) return;

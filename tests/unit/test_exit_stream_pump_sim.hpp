@@ -96,6 +96,7 @@ class PumpSim {
   std::size_t circuit_refusals = 0;     // CheckWritable answered no
   std::size_t partial_writes = 0;       // a write reported in more than one piece
   std::size_t held_sendmes = 0;         // exit SENDMEs sent after the cells that made them due
+  std::size_t reentrant_reopens = 0;    // circuit reopened while the pump's actions were carried out
 
   bool in_client_data = false;
 
@@ -194,6 +195,15 @@ class PumpSim {
     --c.credit;
     c.yes_pending = false;
     ++data_cells;
+    if (chance(20)) {
+      // A cell sent on a Conflux set may free a leg, and the set says so at
+      // once: the pump hears of it while the rest of its batch (more Sends
+      // on this circuit, perhaps) is still being carried out.
+      auto it = circuits.begin();
+      std::advance(it, static_cast<std::ptrdiff_t>(pick(0, circuits.size() - 1)));
+      ++reentrant_reopens;
+      reopen(it->first, it->second);
+    }
     SIM_REQUIRE(s.received.size() + d.data.size() <= s.server_len);
     // Intact and in order: the first wrong byte, if any (one assertion per
     // cell keeps the test fast).
@@ -348,10 +358,11 @@ class PumpSim {
       if (s.circuit == id && !s.finished) return true;
     return false;
   }
+  // The runtime's on_circuit_writable: a hint the pump answers with a
+  // CheckWritable, never a yes by itself.
   void reopen(proto::CircuitHandle id, SimCircuit& c) {
     c.told_no = false;
-    c.yes_pending = true;
-    pump.circuit_writable(id, true);
+    pump.circuit_reopened(id);
   }
 
   // One random event among those that can happen; false when none can.

@@ -151,7 +151,14 @@ class StreamPump {
   void client_wrong_direction(StreamRef ref, bool connected);
 
   // ---- from the runtime -------------------------------------------------------
+  // The answer to a CheckWritable, given when the runtime carries it out:
+  // after every action emitted before it, so that a yes counts every DATA
+  // already on its way (a yes lasts for one DATA cell).
   void circuit_writable(proto::CircuitHandle circuit, bool writable);
+  // The circuit's window may have opened (a SENDME, a Conflux leg freed):
+  // the pump asks again with CheckWritable rather than take this as a yes,
+  // since Sends it emitted earlier may not have been carried out yet.
+  void circuit_reopened(proto::CircuitHandle circuit);
   // A StartRead completed with these bytes (not empty).
   void server_read(StreamRef ref, std::span<const std::uint8_t> bytes);
   void server_eof(StreamRef ref);
