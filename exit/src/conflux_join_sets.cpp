@@ -58,14 +58,25 @@ bool ConfluxJoin::send_to_client(proto::CircuitHandle circuit, StreamId stream, 
     // sequenced like the rest (route_leg_cell).
     return true;
   }
+  if (!e->waiting.empty()) {
+    // Behind a cell that waits: a stream's cells keep their order.
+    if (e->waiting.size() >= kMaxWaitingCells) {
+      log(log::Severity::Notice, "conflux set: too many cells waiting for a window: closing the set");
+      close_set(id, SetCloseReason::Memory);
+      return false;
+    }
+    e->waiting.push_back(Waiting{stream, msg});
+    return true;
+  }
   auto cells = e->set->send(stream, msg, now_());
   if (!cells) {
     if (cells.error() == proto::ConfluxError::WindowClosed) {
-      // can_send_data() said yes a moment ago: the exit module does not
-      // send DATA otherwise. The set cannot keep its order now.
-      log(log::Severity::Warn, "conflux set refused DATA the exit module was allowed to send: closing the set");
-      close_set(id, SetCloseReason::Internal);
-      return false;
+      // can_send_data() said yes, but the scheduler's answer moves with the
+      // clock and with every cell sent since: the cell waits for a window.
+      log(log::Severity::Debug, "conflux set: DATA waits for a window");
+      e->waiting.push_back(Waiting{stream, msg});
+      e->want_writable = true;
+      return true;
     }
     set_failed(id, cells.error());
     return false;
@@ -77,7 +88,7 @@ bool ConfluxJoin::can_send_data(proto::CircuitHandle circuit) const {
   if (!is_set_handle(circuit)) return out_.can_send_data(circuit);
   const SetEntry* e = find_set(set_id_of(circuit));
   if (e == nullptr) return false;
-  const bool ok = e->set->can_send_data(now_());
+  const bool ok = e->waiting.empty() && e->set->can_send_data(now_());
   if (!ok) e->want_writable = true;
   return ok;
 }
@@ -110,12 +121,27 @@ bool ConfluxJoin::send_cells(proto::SetId id, const std::vector<proto::LegCell>&
   return find_set(id) != nullptr;
 }
 
+bool ConfluxJoin::send_waiting(proto::SetId id) {
+  for (SetEntry* e = find_set(id); e != nullptr && !e->waiting.empty(); e = find_set(id)) {
+    auto cells = e->set->send(e->waiting.front().stream, e->waiting.front().msg, now_());
+    if (!cells) {
+      if (cells.error() == proto::ConfluxError::WindowClosed) return true;
+      set_failed(id, cells.error());
+      return false;
+    }
+    e->waiting.pop_front();
+    if (!send_cells(id, *cells)) return false;
+  }
+  return find_set(id) != nullptr;
+}
+
 void ConfluxJoin::after_window(proto::SetId id) {
   SetEntry* e = find_set(id);
   if (e == nullptr) return;
   if (!send_cells(id, e->set->flush(now_()))) return;
+  if (!send_waiting(id)) return;
   e = find_set(id);
-  if (e == nullptr || !e->want_writable || !e->set->can_send_data(now_())) return;
+  if (e == nullptr || !e->want_writable || !e->waiting.empty() || !e->set->can_send_data(now_())) return;
   e->want_writable = false;
   if (inner_ != nullptr) inner_->on_circuit_writable(set_handle(id));
 }
@@ -254,6 +280,12 @@ void ConfluxJoin::tick(proto::ConfluxTime now) {
     if (e.legs.empty() && e.legless_since && now - *e.legless_since >= config_.legless_grace) legless.push_back(id);
   for (const auto id : legless) close_set(id, SetCloseReason::LeglessTimeout);
   if (budget_.under_pressure()) shed_under_pressure();
+  // A scheduler that held DATA back for a moment (ECF waiting for the fast
+  // leg) may let it go by now without any SENDME to say so.
+  std::vector<proto::SetId> waiting;
+  for (const auto& [id, e] : sets_)
+    if (!e.waiting.empty() || e.want_writable) waiting.push_back(id);
+  for (const auto id : waiting) after_window(id);
 }
 
 // ---- queries ----------------------------------------------------------------------

@@ -115,6 +115,48 @@ TEST_CASE("join: replies are spread over the legs with SWITCHes and arrive in or
   CHECK(f.join->stats().retained_bytes < 1000 * 16);
 }
 
+TEST_CASE("join: DATA the set cannot take yet waits, with every cell after it, until a window opens",
+          "[conflux][join]") {
+  // The exit module asks can_send_data() before each DATA, but the answer
+  // can be stale by the time the cell comes (issue 13: 60 streams on one set
+  // closed it). The set keeps the cell, and the order, rather than close.
+  Fixture f;
+  SetClient client(0x22);
+  client.link(f, 1, kChanA, cell::ConfluxUx::NoOpinion, 10ms);
+  client.link(f, 2, kChanA, cell::ConfluxUx::NoOpinion, 40ms);
+  const auto id = f.join->set_of(1);
+  REQUIRE(id);
+  const CircuitHandle h = ConfluxJoin::set_handle(*id);
+  client.send(f, StreamId{3}, cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 80, 0});
+  REQUIRE(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
+  std::uint32_t sent = 0;
+  while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
+  const std::size_t on_wire = f.rt.outbox[1].size() + f.rt.outbox[2].size();
+
+  // A stale yes: two more DATA cells, then the stream's END.
+  CHECK(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
+  CHECK(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
+  CHECK(f.join->send_to_client(h, StreamId{3}, cell::EndMsg{cell::EndReason::Done, std::nullopt}));
+  CHECK(f.rt.outbox[1].size() + f.rt.outbox[2].size() == on_wire);
+  CHECK(f.join->set_count() == 1);
+  CHECK_FALSE(f.join->can_send_data(h));
+  CHECK(f.join->stats().sets_closed == std::array<std::uint64_t, exit::kSetCloseReasons>{});
+
+  // The client's SENDMEs open the windows: the waiting cells go, in order,
+  // and only then is the exit module told it may send DATA again.
+  f.inner.writable.clear();
+  client.receive(f, {1, 2});
+  CHECK_FALSE(client.error);
+  client.receive(f, {1, 2});
+  CHECK_FALSE(client.error);
+  REQUIRE(client.delivered.size() == sent + 2);
+  CHECK(is<cell::ConnectedMsg>(client.delivered.front().msg));
+  for (std::uint32_t i = 1; i <= sent; ++i) REQUIRE(number_of(client.delivered[i].msg) == i);
+  CHECK(is<cell::EndMsg>(client.delivered.back().msg));
+  CHECK(f.inner.writable == std::vector<CircuitHandle>{h});
+  CHECK(f.join->can_send_data(h));
+}
+
 namespace {
 
 // Legs 1 (10 ms) and 2 (50 ms) linked; stream 4 opened; the exit sends

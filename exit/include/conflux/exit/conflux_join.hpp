@@ -148,13 +148,26 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
     proto::SetId set{};
     proto::LegId leg{};
   };
+  // A cell the exit module sent that the set could not number yet.
+  struct Waiting {
+    StreamId stream;
+    cell::RelayMsg msg;
+  };
   struct SetEntry {
     std::unique_ptr<proto::ConfluxSet> set;
     std::vector<proto::CircuitHandle> legs;           // live leg circuits
     std::optional<proto::ConfluxTime> legless_since;  // no live leg since
+    // DATA the set's scheduler refused although can_send_data() had said
+    // yes (the answer depends on the clock and on cells sent since), and
+    // every cell sent after it, in order: they go once a window opens, as
+    // tor queues on a circuit rather than refuse.
+    std::deque<Waiting> waiting;
     // The exit module found DATA blocked: tell it when DATA can go again.
     mutable bool want_writable = false;
   };
+  // Cells of one set waiting for a window (each a stale yes's DATA, or a
+  // SENDME or END behind it): beyond this the set is closed (RESOURCELIMIT).
+  static constexpr std::size_t kMaxWaitingCells = 2048;
 
   // ---- conflux_join.cpp: cells from legs and circuits, linking
   void on_plain_message(proto::CircuitHandle circuit, StreamId stream, cell::RelayMsg msg);
@@ -173,6 +186,9 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   // Resends and held cells after a window or a leg changed;
   // tells the exit module when DATA can go again.
   void after_window(proto::SetId id);
+  // Sends what waits for a window, in order, until the set refuses again.
+  // False once the set is gone.
+  bool send_waiting(proto::SetId id);
   // The leg stops being one: forgotten here, in the registry and in its set.
   // `deliberate`: the client closed it (the set may end with it).
   void detach_leg(proto::CircuitHandle circuit, bool deliberate);
