@@ -315,6 +315,20 @@ TEST_CASE("conflux tunnel: the launch budget bounds relaunches, then the set clo
   CHECK(rig.closed->find("no legs left") != std::string::npos);
 }
 
+TEST_CASE("conflux tunnel: every leg lost and no path for a new one: the set closes and its streams end",
+          "[proxy][conflux]") {
+  // As when the exit closed the set: both legs destroyed at once, their
+  // relays then kept off new paths (issue 13: the streams hung).
+  OpenRig rig;
+  rig.launch_fails = true;
+  for (std::size_t i = 0; i < 2; ++i) rig.leg(i).close(cell::DestroyReason::Internal, "destroyed by the relays");
+  if (rig.tunnel->state() != ConfluxTunnel::State::Closed) rig.tunnel->tick();
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Closed);
+  REQUIRE(rig.closed);
+  CHECK(rig.closed->find("no path") != std::string::npos);
+  CHECK(rig.stream.closed.has_value());
+}
+
 TEST_CASE("conflux tunnel: LINKED must come in time, from the exit, with our nonce", "[proxy][conflux]") {
   SECTION("no LINKED: the leg is closed at the deadline and replaced") {
     TunnelRig rig;

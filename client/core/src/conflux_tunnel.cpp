@@ -160,6 +160,10 @@ void ConfluxTunnel::check_viable() {
   if (state_ == State::Closed) return;
   const bool can_launch = linker_.launch_budget_left();
   if (legs_.empty() && !can_launch) return close(cell::DestroyReason::Finished, "no legs left and no launches left");
+  // Every caller tried to launch first: no leg at all means no path was
+  // found, and nothing else would ever end the set or its streams (issue
+  // 13: the exit closed a set, the relays of its legs were then excluded).
+  if (legs_.empty()) return close(cell::DestroyReason::Finished, "no leg left and no path for a new one");
   // Cells a dead leg never got acknowledged can only go on a new leg.
   if (set_->awaiting_replacement() && pending_legs() == 0 && !can_launch)
     return close(cell::DestroyReason::Finished, "a lost leg cannot be replaced (launch budget spent)");
