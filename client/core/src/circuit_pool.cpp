@@ -47,15 +47,16 @@ net::awaitable<StreamCarrier*> CircuitPool::acquire(StreamNeeds needs, Clock::ti
   // Like tor, predict that the next stream wants the port the last one did.
   if (needs.port) predicted_port_ = needs.port;
   Wakeup wake(co_await net::asio::this_coro::executor);
-  waiters_.insert(&wake);
+  waiters_.add(wake, needs);
   Circuit* found = nullptr;
   while (!shutting_down_) {
     found = find_open(needs);
     if (found != nullptr) break;
     if (clock_.now() >= deadline) break;
-    // One build per waiting stream: streams that arrive together do not
-    // queue behind one build each (a built circuit goes to one of them).
-    if (building_for(needs) < waiters_.size()) {
+    // One build per group of waiting streams (waiting_streams.hpp): groups
+    // that arrive together do not queue behind one build (a built circuit
+    // goes to one stream, then serves the rest of its group).
+    if (building_for(needs) < waiters_.groups()) {
       PathProblem problem;
       PathRequest req;
       req.port = needs.port;
@@ -70,7 +71,7 @@ net::awaitable<StreamCarrier*> CircuitPool::acquire(StreamNeeds needs, Clock::ti
     // least every second; builds finishing wake us sooner.
     co_await wake.wait_until(std::min(deadline, clock_.now() + std::chrono::seconds(1)));
   }
-  waiters_.erase(&wake);
+  waiters_.remove(wake);
   co_return found;
 }
 
@@ -246,7 +247,7 @@ void CircuitPool::shutdown() {
 }
 
 void CircuitPool::wake_all() {
-  for (auto* w : waiters_) w->notify();
+  waiters_.notify_all();
 }
 
 std::size_t CircuitPool::open_count() const {

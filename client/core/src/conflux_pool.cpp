@@ -80,7 +80,7 @@ net::awaitable<StreamCarrier*> ConfluxPool::acquire(StreamNeeds needs, Clock::ti
 net::awaitable<ConfluxTunnel*> ConfluxPool::wait_for_set(const StreamNeeds& needs, Clock::time_point until,
                                                          bool& no_exit, std::string& why) {
   Wakeup wake(co_await net::asio::this_coro::executor);
-  waiters_.insert(&wake);
+  waiters_.add(wake, needs);
   std::optional<std::uint64_t> mine;  // the set launched for this stream
   ConfluxTunnel* found = nullptr;
   why = "no set linked within " + std::to_string(options_.set_wait.count()) + " s";
@@ -97,9 +97,10 @@ net::awaitable<ConfluxTunnel*> ConfluxPool::wait_for_set(const StreamNeeds& need
       if (closed) mine.reset();  // it linked, served another stream and went
     }
     if (clock_.now() >= until) break;
-    // One linking set per waiting stream: streams that arrive together do
-    // not queue behind one set each (a linked set goes to one of them).
-    if (linking_for(needs) < waiters_.size()) {
+    // One linking set per group of waiting streams (waiting_streams.hpp):
+    // groups that arrive together do not queue behind one set (a linked set
+    // goes to one stream, then serves the rest of its group).
+    if (linking_for(needs) < waiters_.groups()) {
       if (alive() >= options_.max_sets && !make_room()) {
         why = slots_taken();
         break;
@@ -114,7 +115,7 @@ net::awaitable<ConfluxTunnel*> ConfluxPool::wait_for_set(const StreamNeeds& need
     }
     co_await wake.wait_until(std::min(until, clock_.now() + std::chrono::seconds(1)));
   }
-  waiters_.erase(&wake);
+  waiters_.remove(wake);
   co_return found;
 }
 
@@ -269,7 +270,11 @@ void ConfluxPool::shed() {
 }
 
 void ConfluxPool::on_closed(ConfluxTunnel& t) {
-  if (t.has_exit()) ++sets_closed_;  // a set that never got a leg was never launched
+  // A set that never got a leg was never launched, and waking the streams
+  // for it would only have them try the same failed path choice again, at
+  // once, over and over (they retry every second anyway).
+  if (!t.has_exit()) return;
+  ++sets_closed_;
   wake_all();
 }
 
@@ -313,7 +318,7 @@ void ConfluxPool::shutdown() {
 }
 
 void ConfluxPool::wake_all() {
-  for (auto* w : waiters_) w->notify();
+  waiters_.notify_all();
 }
 
 std::size_t ConfluxPool::open_count() const {

@@ -21,6 +21,7 @@
 #include "conflux/client/idle_carriers.hpp"
 #include "conflux/client/link_pool.hpp"
 #include "conflux/client/stream_pool.hpp"
+#include "conflux/client/waiting_streams.hpp"
 #include "conflux/client/wakeup.hpp"
 
 namespace conflux::client {
@@ -136,7 +137,7 @@ class CircuitPool final : public StreamPool {
   Hooks hooks_;
   net::LogSink log_;
   std::map<std::uint64_t, Circuit*> circuits_;  // by serial; owned by the LinkPool
-  std::set<Wakeup*> waiters_;
+  WaitingStreams waiters_;
   std::uint64_t next_serial_ = 1;
   ExpiryPeriod expiry_;
   CircuitPoolStats stats_;

@@ -37,6 +37,7 @@
 #include "conflux/client/conflux_tunnel.hpp"
 #include "conflux/client/idle_carriers.hpp"
 #include "conflux/client/stream_pool.hpp"
+#include "conflux/client/waiting_streams.hpp"
 #include "conflux/client/wakeup.hpp"
 #include "conflux/proto/conflux_reorder_budget.hpp"
 
@@ -144,7 +145,7 @@ class ConfluxPool final : public StreamPool {
   std::map<std::uint64_t, std::unique_ptr<ConfluxTunnel>> sets_;  // by serial
   std::map<std::uint64_t, Clock::time_point> last_used_;          // by serial, live sets
   ExpiryPeriod expiry_;
-  std::set<Wakeup*> waiters_;
+  WaitingStreams waiters_;
   std::uint64_t next_serial_ = 1;
   ConfluxPoolStats closed_stats_;  // legs of sets already freed
   std::uint64_t sets_launched_ = 0, sets_closed_ = 0, sets_shed_ = 0;
