@@ -49,6 +49,32 @@ TEST_CASE("per-set cap: the cell that would exceed it is refused", "[conflux]") 
   CHECK(rx.queued_bytes() == 3 * cost);
 }
 
+TEST_CASE("per-set cap: beyond it, each stream's DATA still queues up to its stream window", "[conflux]") {
+  // Dozens of streams on one set hold more out of order than the per-set
+  // cap when the legs' RTTs differ; a correct sender has at most a stream
+  // window of DATA in flight per stream (issue 13).
+  ReorderBudget budget;
+  ReceiverLimits lim;
+  const std::size_t cost = 100 + ConfluxReceiver::kEntryOverhead;
+  lim.max_set_bytes = 3 * cost;
+  lim.stream_window_cells = 4;
+  ConfluxReceiver rx(SetId{1}, budget, lim);
+  queue_cells(rx, 3, 100, kT0);  // stream 0: the cap is reached
+  auto on_stream = [](std::uint16_t id, RelayCommand cmd = RelayCommand::Data) {
+    SeqCell c = data(100);
+    c.stream = StreamId{id};
+    c.command = cmd;
+    return c;
+  };
+  for (int i = 0; i < 4; ++i) REQUIRE(rx.on_cell(kA, on_stream(7), kT0));
+  CHECK(rx.on_cell(kA, on_stream(7), kT0).error() == ConfluxError::SetQueueFull);
+  for (int i = 0; i < 4; ++i) REQUIRE(rx.on_cell(kA, on_stream(8), kT0));
+  CHECK(rx.on_cell(kA, on_stream(9, RelayCommand::End), kT0).error() == ConfluxError::SetQueueFull);
+  CHECK(rx.on_cell(kA, data(100), kT0).error() == ConfluxError::SetQueueFull);
+  CHECK(rx.queued_cells() == 11);
+  CHECK(rx.queued_bytes() == 11 * cost);
+}
+
 TEST_CASE("global cap: shared across sets, never exceeded", "[conflux]") {
   const std::size_t cost = 400 + ConfluxReceiver::kEntryOverhead;
   ReorderBudget budget({5 * cost, 2 * cost});

@@ -120,8 +120,15 @@ ConfluxResult<Arrival> ConfluxReceiver::on_cell(LegId leg, SeqCell cell, Conflux
   }
 
   const std::size_t cost = cost_of(cell);
-  if (queued_bytes_ + cost > limits_.max_set_bytes) return Unexpected{ConfluxError::SetQueueFull};
+  if (queued_bytes_ + cost > limits_.max_set_bytes) {
+    const auto queued = queued_data_.find(cell.stream.value());
+    const bool within_stream_window =
+        cell.command == cell::RelayCommand::Data && cell.stream != StreamId{0} &&
+        (queued == queued_data_.end() || queued->second < limits_.stream_window_cells);
+    if (!within_stream_window) return Unexpected{ConfluxError::SetQueueFull};
+  }
   if (!budget_.can_charge(cost)) return Unexpected{ConfluxError::GlobalQueueFull};
+  count_queued(cell, true);
   queue_.emplace(seq.value(), Entry{std::move(cell), now, cost});
   arrivals_.insert(now);
   queued_bytes_ += cost;
@@ -136,11 +143,23 @@ std::optional<SeqCell> ConfluxReceiver::pop_ready() {
   if (it == queue_.end() || it->first != delivered_.value() + 1) return std::nullopt;
   SeqCell out = std::move(it->second.cell);
   queued_bytes_ -= it->second.cost;
+  count_queued(it->second.cell, false);
   arrivals_.erase(arrivals_.find(it->second.arrived));
   queue_.erase(it);
   delivered_ += 1;
   report();
   return out;
+}
+
+void ConfluxReceiver::count_queued(const SeqCell& cell, bool add) noexcept {
+  if (cell.command != cell::RelayCommand::Data) return;
+  const std::uint16_t stream = cell.stream.value();
+  if (add) {
+    ++queued_data_[stream];
+    return;
+  }
+  auto it = queued_data_.find(stream);
+  if (it != queued_data_.end() && --it->second == 0) queued_data_.erase(it);
 }
 
 }  // namespace conflux::proto

@@ -37,6 +37,13 @@ struct ReceiverLimits {
   // windows; congestion-control windows grow beyond that, hence the margin).
   std::uint64_t seq_window = 32768;
   std::size_t max_set_bytes = std::size_t{4} << 20;
+  // Beyond max_set_bytes a set still queues a stream's DATA while that
+  // stream has fewer than this many cells queued: a correct sender never
+  // has more in flight (its stream window), and a page's dozens of streams
+  // on one set legitimately hold more than max_set_bytes out of order when
+  // the legs' RTTs differ (issue 13). The shared ReorderBudget stays the
+  // bound on memory.
+  std::uint32_t stream_window_cells = 500;
   std::size_t max_legs = 8;
   std::uint32_t resend_allowance_cells = 2000;
 };
@@ -105,6 +112,7 @@ class ConfluxReceiver {
     std::size_t cost = 0;
   };
 
+  void count_queued(const SeqCell& cell, bool add) noexcept;
   Leg* find(LegId leg) noexcept;
   const Leg* find(LegId leg) const noexcept;
   [[nodiscard]] std::uint32_t resend_allowance() const noexcept;
@@ -120,6 +128,7 @@ class ConfluxReceiver {
   std::map<std::uint64_t, Entry> queue_;
   std::multiset<ConfluxTime> arrivals_;
   std::size_t queued_bytes_ = 0;
+  std::map<std::uint16_t, std::uint32_t> queued_data_;  // DATA cells queued, by stream
 };
 
 }  // namespace conflux::proto
