@@ -2,7 +2,8 @@
 """System test: many concurrent streams and isolation groups through one conflux-proxy.
 
 Usage: load_through_proxy.py PATH/TO/conflux-net --proxy single|conflux
-           [--rounds N] [--groups N] [--reuse-groups] [--seq-groups N]
+           [--rounds N] [--groups N] [--reuse-groups] [--crowd N] [--crowd-rounds N]
+           [--seq-groups N]
            [--relay-option LINE ...] [--bin-dir DIR]
 
 Starts a network on loopback (`conflux-net up`, one proxy with ConfluxEnabled
@@ -19,7 +20,10 @@ username is its own isolation group) and then:
    per group. Every body is SHA-256 checked: downloads against
    network.json, uploads against the bytes sent. Each round uses new usernames
    (--reuse-groups: the same ones).
-3. `--seq-groups` (default 500) isolation groups opened one after another,
+3. `--crowd-rounds` rounds (default 2) of `--crowd` (default 60) downloads
+   at once on ONE username (one circuit, or one Conflux set: a browser's
+   connections to one site), mixed 320KiB/1MiB/5MiB, every body checked.
+4. `--seq-groups` (default 500) isolation groups opened one after another,
    each downloading 16KiB.bin once (checked); gives up after 3 failures in a
    row (a hung pool would otherwise cost a timeout per group).
 
@@ -52,6 +56,7 @@ import netload  # noqa: E402
 DOWNLOAD_MIX = [("320KiB.bin", 176), ("1MiB.bin", 20), ("5MiB.bin", 4)]  # 200 downloads, ~95 MiB
 UPLOADS = 50
 UPLOAD_SIZE = 1 << 20
+CROWD_MIX = [("320KiB.bin", 4), ("1MiB.bin", 1), ("5MiB.bin", 1)]  # cycled: 4:1:1
 SEQ_FILE = "16KiB.bin"
 SEQ_GIVE_UP_AFTER = 3          # failures in a row
 IDLE_TIMEOUT_S = 90            # no progress for this long fails a request
@@ -187,6 +192,22 @@ async def load_round(net, socks, rnd, groups, reuse, timeout_s):
     return results, time.monotonic() - started, cancelled
 
 
+async def crowd_round(net, socks, rnd, count, timeout_s):
+    host, port = netload.file_server_address(net)
+    files = netload.file_table(net)
+    cycle = [name for name, n in CROWD_MIX for _ in range(n)]
+    user = "crowd-r%d" % rnd
+    results, coros = [], []
+    for i in range(count):
+        size, sha, path = files[cycle[i % len(cycle)]]
+        r = netload.Result("crowd %d download %d" % (rnd, i), user, "GET", path, size, sha)
+        results.append(r)
+        coros.append(netload.http_request(r, socks, user, host, port, path, IDLE_TIMEOUT_S))
+    started = time.monotonic()
+    cancelled = await run_all(coros, timeout_s)
+    return results, time.monotonic() - started, cancelled
+
+
 async def sequential_groups(net, socks, count, timeout_s):
     host, port = netload.file_server_address(net)
     size, sha, path = netload.file_table(net)[SEQ_FILE]
@@ -262,6 +283,25 @@ def load_test(report, net, args):
             print_failures(results)
             proxy_logs(net, "proxy")
             break  # the next rounds would only repeat the failure, slower; the groups opened one by one still run
+    for rnd in range(1, args.crowd_rounds + 1):
+        if not args.crowd:
+            break
+        round_timeout = min(ROUND_TIMEOUT_S, remaining(deadline))
+        if not report.add(round_timeout >= 60, "crowd %d: %.0f s left of the test's %d s budget" % (
+                rnd, remaining(deadline), BUDGET_S)):
+            return
+        results, took, cancelled = asyncio.run(crowd_round(net, socks, rnd, args.crowd, round_timeout))
+        ok = [r for r in results if r.ok]
+        moved = sum(r.got for r in results)
+        if not report.add(len(ok) == len(results),
+                          "crowd %d: %d of %d downloads at once on one username (one %s) intact in %.1f s, "
+                          "%.1f MiB (%.1f MiB/s)%s" % (
+                              rnd, len(ok), len(results), "Conflux set" if args.proxy == "conflux" else "circuit",
+                              took, moved / 2**20, moved / 2**20 / max(took, 0.001),
+                              ", %d cancelled at the %d s deadline" % (cancelled, round_timeout) if cancelled else "")):
+            print_failures(results)
+            proxy_logs(net, "proxy")
+            break
     if args.seq_groups:
         started = time.monotonic()
         seq_timeout = min(SEQ_TIMEOUT_S, max(0.0, remaining(deadline)))
@@ -287,6 +327,8 @@ def main(argv):
     ap.add_argument("--proxy", choices=("single", "conflux"), required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--groups", type=int, default=50)
+    ap.add_argument("--crowd", type=int, default=60, help="downloads at once on one username")
+    ap.add_argument("--crowd-rounds", type=int, default=2)
     ap.add_argument("--seq-groups", type=int, default=500)
     ap.add_argument("--reuse-groups", action="store_true",
                     help="the same usernames in every round (default: new ones per round)")
@@ -294,8 +336,9 @@ def main(argv):
                     help="an extra torrc line for every relay (\"Log info stdout\": info logs in output.log)")
     ap.add_argument("--bin-dir")
     args = ap.parse_args(argv[1:])
-    if args.rounds < 0 or not 1 <= args.groups <= 200 or args.seq_groups < 0:
-        ap.error("--rounds >= 0, --groups 1 to 200, --seq-groups >= 0")
+    if args.rounds < 0 or not 1 <= args.groups <= 200 or args.seq_groups < 0 or not 0 <= args.crowd <= 500 \
+            or args.crowd_rounds < 0:
+        ap.error("--rounds >= 0, --groups 1 to 200, --crowd 0 to 500, --crowd-rounds >= 0, --seq-groups >= 0")
     net_bin = os.path.abspath(args.net_bin)
 
     t0 = time.monotonic()
