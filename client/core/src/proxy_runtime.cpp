@@ -184,12 +184,19 @@ struct ProxyRuntime::Impl {
 
   net::awaitable<void> accept_loop(net::tcp::acceptor& acceptor, SocksIsolation iso) {
     std::weak_ptr<int> alive = life;
+    net::asio::steady_timer backoff(io);
     for (;;) {
       auto [ec, sock] = co_await acceptor.async_accept(net::use_nothrow);
       if (alive.expired() || stopped) co_return;
       if (ec) {
         if (ec == net::asio::error::operation_aborted) co_return;
-        continue;  // EMFILE and friends: keep serving the others
+        // EMFILE and friends: the connection stays in the backlog, so trying
+        // again at once would spin. Pause, keep serving the others.
+        net::emit(log, net::LogLevel::Warn, "SOCKS accept failed: " + ec.message());
+        backoff.expires_after(std::chrono::milliseconds(100));
+        (void)co_await backoff.async_wait(net::use_nothrow);
+        if (alive.expired() || stopped) co_return;
+        continue;
       }
       net::asio::co_spawn(io, run_socks_session(std::move(sock), *socks, iso), net::asio::detached);
     }
