@@ -243,7 +243,7 @@ TEST_CASE("a duplicate beyond a replacement leg's allowance closes the set", "[c
   CHECK(rx.on_cell(kC, cell_of(RelayCommand::Data, 0), kT0).error() == ConfluxError::DuplicateSeq);
 }
 
-TEST_CASE("retransmit: the peer's delivery frees every leg; DATA acks still free the right cells after it",
+TEST_CASE("retransmit: the peer's delivery frees every leg, and DATA acks still free the right cells after it",
           "[conflux]") {
   RetransmitBuffer rb;
   const LegId a{1}, b{2};

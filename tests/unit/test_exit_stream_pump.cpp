@@ -130,7 +130,7 @@ TEST_CASE("a stream reads only once the circuit said it takes DATA, and sends on
   CHECK(data_of(a)[0].data == std::vector<std::uint8_t>(std::size_t{102}, 0x41));
 }
 
-TEST_CASE("streams take turns cell by cell; one cut off by the circuit goes first when it reopens",
+TEST_CASE("streams take turns cell by cell, and one cut off by the circuit goes first when it reopens",
           "[exit][pump]") {
   exit::StreamPump pump;
   const auto r1 = pump.add(kCirc, StreamId{1}, proto::StreamKind::Connect);
