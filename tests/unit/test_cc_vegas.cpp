@@ -351,3 +351,9 @@ TEST_CASE("cc vegas: the cell that makes inflight + 1 a multiple of sendme_inc t
   }
   CHECK(triggers == std::vector<std::uint64_t>{31, 62, 93, 124});
 }
+
+TEST_CASE("cc vegas: a cc_cwnd_init above cc_cwnd_max starts at cc_cwnd_max", "[cc][vegas]") {
+  ClockHealth clock;
+  Vegas v(with({{"cc_cwnd_init", 10000}, {"cc_cwnd_max", 500}}), CcPathType::Exit, 31, clock);
+  CHECK(v.cwnd() == 500);
+}

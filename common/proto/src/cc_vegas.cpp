@@ -19,7 +19,10 @@ Vegas::Vegas(const CcParams& params, CcPathType path, std::uint8_t sendme_inc, C
       // the modulo arithmetic defined if a caller passes it anyway.
       sendme_inc_(sendme_inc == 0 ? 1 : sendme_inc),
       rtt_(params, clock),
-      cwnd_(params.cwnd_init) {}
+      // tor starts at cc_cwnd_init even above cc_cwnd_max (and then trips a
+      // non-fatal assertion at the first SENDME); the clamp keeps cwnd <=
+      // cwnd_max true from the start.
+      cwnd_(std::min<std::uint64_t>(params.cwnd_init, params.cwnd_max)) {}
 
 std::uint64_t Vegas::update_rate() const noexcept {
   if (in_slow_start_) return 1;

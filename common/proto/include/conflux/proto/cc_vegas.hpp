@@ -26,9 +26,10 @@
 //      sendme_inc, and clamp cwnd to cc_cwnd_max.
 //
 // One deliberate difference: tor's steady-state decrements are unsigned and
-// wrap (then get clamped to cc_cwnd_max) when cwnd_inc exceeds cwnd, which
-// only a consensus with cc_cwnd_inc above cc_cwnd_min can cause; here they
-// stop at 0 and the cwnd_min floor applies.
+// wrap (then get clamped to cc_cwnd_max) when cwnd_inc exceeds cwnd or
+// BDP + delta, which only parameters far from the defaults (a large
+// cc_cwnd_inc, a tiny delta) can cause; here they stop at 0 and the
+// cwnd_min floor applies.
 #include <cstdint>
 
 #include "conflux/proto/cc_params.hpp"
