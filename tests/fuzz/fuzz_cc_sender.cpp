@@ -13,22 +13,14 @@
 
 #include "conflux/proto/cc_sendme.hpp"
 #include "conflux/proto/cc_stream_flow.hpp"
+#include "fuzz_input.hpp"
 
 using namespace conflux;
 using namespace conflux::proto;
 
 namespace {
 
-struct Input {
-  const std::uint8_t* p;
-  std::size_t n;
-  std::uint8_t u8() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  std::uint32_t u32() { return std::uint32_t{u8()} << 24 | std::uint32_t{u8()} << 16 | std::uint32_t{u8()} << 8 | u8(); }
-};
+using fuzz::Input;
 
 const char* const kKeys[] = {"cc_cwnd_init",     "cc_cwnd_min",        "cc_cwnd_max",         "cc_cwnd_inc",
                              "cc_cwnd_inc_pct_ss", "cc_cwnd_inc_rate", "cc_ewma_cwnd_pct",    "cc_ewma_max",
@@ -68,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   std::deque<crypto::SendmeDigest> owed;  // the honest peer's SENDMEs, in order
   std::uint64_t sent = 0, now_us = 1'000'000, buffered = 0;
-  while (in.n > 0) {
+  while (!in.empty()) {
     const std::uint8_t op = in.u8();
     const auto now = CcClock::time_point{} + std::chrono::microseconds{static_cast<std::int64_t>(now_us)};
     switch (op % 8) {

@@ -8,26 +8,15 @@
 #include <vector>
 
 #include "conflux/proto/cc_sendme.hpp"
+#include "sendme_test_support.hpp"
 
 using namespace conflux;
 using namespace conflux::proto;
+using conflux::test::digest_for;
+using conflux::test::v1;
 using std::chrono::microseconds;
 
 namespace {
-
-// A distinct fake running digest per cell number.
-crypto::SendmeDigest digest_for(std::uint64_t n) {
-  crypto::SendmeDigest d{};
-  for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<std::uint8_t>((n >> (8 * (i % 4))) + i);
-  return d;
-}
-
-cell::SendmeMsg v1(const crypto::SendmeDigest& d) {
-  cell::SendmeTag t;
-  std::copy(d.begin(), d.end(), t.bytes.begin());
-  t.len = 20;
-  return cell::SendmeMsg{t};
-}
 
 CcClock::time_point at_us(std::int64_t us) { return CcClock::time_point{} + microseconds{us}; }
 
