@@ -226,7 +226,7 @@ TEST_CASE("cc negotiation: the client refuses an answer it did not ask for", "[c
   CHECK(r.error() == CcNegotiationError::Unsolicited);
 }
 
-TEST_CASE("cc negotiation: an empty 0x02 body refuses; a longer one is read by its first byte",
+TEST_CASE("cc negotiation: an empty 0x02 body refuses, a longer one is read by its first byte",
           "[cc][negotiation]") {
   const std::vector<std::uint8_t> empty{0x01, 0x02, 0x00};
   auto a = cc_client_accept(std::span<const std::uint8_t>(empty), true, 31);

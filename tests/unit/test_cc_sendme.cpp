@@ -156,7 +156,7 @@ TEST_CASE("cc sendme: sender and receiver run a bulk transfer in step", "[cc][se
   CHECK(tx.pending_sendmes() == in_flight_sendmes.size());
 }
 
-TEST_CASE("cc sendme sender: the pending queue is bounded; sending stops when it is full", "[cc][sendme]") {
+TEST_CASE("cc sendme sender: the pending queue is bounded, sending stops when it is full", "[cc][sendme]") {
   // sendme_inc 1 and cwnd 10000 would need 10000 entries: the queue stops at
   // kMaxPendingCcSendmes and can_send() turns false there.
   ClockHealth clock;

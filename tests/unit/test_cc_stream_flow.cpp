@@ -165,7 +165,7 @@ TEST_CASE("xon: with the clock marked broken no rate is measured, and the XON sa
 
 // ---- the packaging side --------------------------------------------------------
 
-TEST_CASE("xoff received: packaging stops; XON resumes it with the advised rate", "[cc][xonxoff]") {
+TEST_CASE("xoff received: packaging stops, XON resumes it with the advised rate", "[cc][xonxoff]") {
   StreamPackageFlow p(CcParams{}, StreamEdge::Exit);
   CHECK(p.may_package());
   CHECK(p.rate_limit_bytes_per_s() == 0x7fffffffu);
@@ -204,7 +204,7 @@ TEST_CASE("xoff received: a client flags XOFF/XON that outnumber the bytes it se
   CHECK(p.bytes_sent() == 732'060);
 }
 
-TEST_CASE("xoff received: onion services check against cc_xoff_client; exits do not check", "[cc][xonxoff]") {
+TEST_CASE("xoff received: onion services check against cc_xoff_client, exits do not check", "[cc][xonxoff]") {
   const CcParams params = cc_params_from({{"cc_xoff_client", 10}, {"cc_xoff_exit", 1000}}).params;
   StreamPackageFlow hs(params, StreamEdge::OnionService);
   for (int i = 0; i < 10; ++i) hs.on_data_packaged(498);  // 4980 >= 10 * 488

@@ -32,7 +32,7 @@ CcParams with(std::map<std::string, std::int32_t> kv) { return cc_params_from(kv
 
 // ---- RTT estimator -----------------------------------------------------------
 
-TEST_CASE("cc rtt: the first sample is the EWMA and the min; later ones are N-EWMA", "[cc][rtt]") {
+TEST_CASE("cc rtt: the first sample is the EWMA and the min, later ones are N-EWMA", "[cc][rtt]") {
   ClockHealth clock;
   CcRttEstimator rtt(CcParams{}, clock);
   const CcRttContext ss{true, 124, 124, 1};
