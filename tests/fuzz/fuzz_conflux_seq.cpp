@@ -19,27 +19,14 @@
 #include "conflux/proto/conflux_receiver.hpp"
 #include "conflux/proto/conflux_retransmit.hpp"
 #include "conflux/proto/conflux_sender.hpp"
+#include "fuzz_input.hpp"
 
 using namespace conflux;
 using namespace conflux::proto;
 
 namespace {
 
-struct Input {
-  const std::uint8_t* p;
-  std::size_t n;
-  bool empty() const { return n == 0; }
-  std::uint8_t u8() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  std::uint32_t u32() {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v = (v << 8) | u8();
-    return v;
-  }
-};
+using fuzz::Input;
 
 void check(bool ok) {
   if (!ok) __builtin_trap();

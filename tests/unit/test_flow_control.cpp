@@ -4,27 +4,12 @@
 
 #include "conflux/proto/flow_control.hpp"
 #include "conflux/proto/flow_control_sendme.hpp"
+#include "sendme_test_support.hpp"
 
 using namespace conflux;
 using namespace conflux::proto;
-
-namespace {
-
-// A distinct fake running digest per cell number.
-crypto::SendmeDigest digest_for(std::uint32_t n) {
-  crypto::SendmeDigest d{};
-  for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<std::uint8_t>((n >> (8 * (i % 4))) + i);
-  return d;
-}
-
-cell::SendmeMsg v1(const crypto::SendmeDigest& d) {
-  cell::SendmeTag t;
-  std::copy(d.begin(), d.end(), t.bytes.begin());
-  t.len = 20;
-  return cell::SendmeMsg{t};
-}
-
-}  // namespace
+using conflux::test::digest_for;
+using conflux::test::v1;
 
 TEST_CASE("circuit deliver window: a SENDME after every 100 DATA cells", "[flow]") {
   DeliverWindow w(kCircuitWindow);

@@ -16,6 +16,17 @@ std::uint16_t round_initial(std::uint16_t w) noexcept {
 
 }  // namespace
 
+std::optional<FlowError> check_sendme_tag(const cell::SendmeMsg& msg, const crypto::SendmeDigest& expected,
+                                          const SendmeConfig& config) noexcept {
+  if (!msg.tag) {
+    if (config.require_v1) return FlowError::SendmeTagRequired;
+    return std::nullopt;
+  }
+  if (msg.tag->len != expected.size()) return FlowError::SendmeTagBadLength;
+  if (!crypto::ct_equal(msg.tag->view(), expected)) return FlowError::SendmeTagMismatch;
+  return std::nullopt;
+}
+
 CircuitSendmeSender::CircuitSendmeSender(SendmeConfig config, std::uint16_t initial_window) noexcept
     : config_(config), window_(kCircuitWindow, round_initial(initial_window)) {}
 
@@ -37,12 +48,7 @@ Result<WindowStatus, FlowError> CircuitSendmeSender::on_sendme(const cell::Sendm
   head_ = (head_ + 1) % tags_.size();
   --count_;
 
-  if (!msg.tag) {
-    if (config_.require_v1) return Unexpected{FlowError::SendmeTagRequired};
-  } else {
-    if (msg.tag->len != expected.size()) return Unexpected{FlowError::SendmeTagBadLength};
-    if (!crypto::ct_equal(msg.tag->view(), expected)) return Unexpected{FlowError::SendmeTagMismatch};
-  }
+  if (auto bad = check_sendme_tag(msg, expected, config_)) return Unexpected{*bad};
   return window_.on_sendme();
 }
 

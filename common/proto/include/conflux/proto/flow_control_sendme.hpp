@@ -35,6 +35,14 @@ struct SendmeConfig {
 
 inline constexpr std::size_t kMaxPendingSendmeTags = kCircuitWindow.start / kCircuitWindow.increment;
 
+// tor's sendme_is_valid() once the expected tag has been popped: a v0 SENDME
+// passes unless v1 is required; a v1 tag must be the recorded digest
+// (compared in constant time). Shared by the fixed-window sender below and
+// the congestion-control one (cc_sendme.hpp).
+[[nodiscard]] std::optional<FlowError> check_sendme_tag(const cell::SendmeMsg& msg,
+                                                        const crypto::SendmeDigest& expected,
+                                                        const SendmeConfig& config) noexcept;
+
 class CircuitSendmeSender {
  public:
   // 'initial_window' is the consensus circwindow (100..1000), rounded down
@@ -63,8 +71,12 @@ class CircuitSendmeSender {
 
 class CircuitSendmeReceiver {
  public:
-  explicit CircuitSendmeReceiver(SendmeConfig config = {}) noexcept
-      : config_(config), window_(kCircuitWindow) {}
+  // 'increment' is DATA cells per SENDME: 100 with fixed windows, the
+  // negotiated sendme_inc (31) with congestion control, where tor keeps the
+  // same deliver window of 1000 and answers every 'increment' cells.
+  explicit CircuitSendmeReceiver(SendmeConfig config = {},
+                                 std::uint16_t increment = kCircuitWindow.increment) noexcept
+      : config_(config), window_(WindowParams{kCircuitWindow.start, increment == 0 ? std::uint16_t{1} : increment}) {}
 
   [[nodiscard]] CellCount window() const noexcept { return window_.remaining(); }
 
