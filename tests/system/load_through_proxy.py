@@ -20,7 +20,7 @@ username is its own isolation group) and then:
    per group. Every body is SHA-256 checked: downloads against
    network.json, uploads against the bytes sent. Each round uses new usernames
    (--reuse-groups: the same ones).
-3. `--crowd-rounds` rounds (default 2) of `--crowd` (default 60) downloads
+3. `--crowd-rounds` rounds (default 1) of `--crowd` (default 60) downloads
    at once on ONE username (one circuit, or one Conflux set: a browser's
    connections to one site), mixed 320KiB/1MiB/5MiB, every body checked.
 4. `--seq-groups` (default 500) isolation groups opened one after another,
@@ -328,7 +328,7 @@ def main(argv):
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--groups", type=int, default=50)
     ap.add_argument("--crowd", type=int, default=60, help="downloads at once on one username")
-    ap.add_argument("--crowd-rounds", type=int, default=2)
+    ap.add_argument("--crowd-rounds", type=int, default=1)
     ap.add_argument("--seq-groups", type=int, default=500)
     ap.add_argument("--reuse-groups", action="store_true",
                     help="the same usernames in every round (default: new ones per round)")
