@@ -185,14 +185,21 @@ struct ProxyRuntime::Impl {
   net::awaitable<void> accept_loop(net::tcp::acceptor& acceptor, SocksIsolation iso) {
     std::weak_ptr<int> alive = life;
     net::asio::steady_timer backoff(io);
+    std::uint64_t failures = 0;  // in a row; logged when they start and end
     for (;;) {
       auto [ec, sock] = co_await acceptor.async_accept(net::use_nothrow);
       if (alive.expired() || stopped) co_return;
+      if (!ec && failures > 0) {
+        net::emit(log, net::LogLevel::Notice,
+                  "SOCKS accept works again, after " + std::to_string(failures) + " failed attempts");
+        failures = 0;
+      }
       if (ec) {
         if (ec == net::asio::error::operation_aborted) co_return;
         // EMFILE and friends: the connection stays in the backlog, so trying
         // again at once would spin. Pause, keep serving the others.
-        net::emit(log, net::LogLevel::Warn, "SOCKS accept failed: " + ec.message());
+        if (failures++ == 0)
+          net::emit(log, net::LogLevel::Warn, "SOCKS accept failed: " + ec.message() + "; retrying every 100 ms");
         backoff.expires_after(std::chrono::milliseconds(100));
         (void)co_await backoff.async_wait(net::use_nothrow);
         if (alive.expired() || stopped) co_return;
