@@ -246,9 +246,18 @@ void ExitStreams::Impl::refuse(proto::CircuitHandle c, StreamId id, cell::EndRea
 
 bool ExitStreams::Impl::send(const StreamPtr& s, const cell::RelayMsg& msg) {
   if (out.send_to_client(s->circuit, s->id, msg)) return true;
-  log(LogLevel::Info, "circuit gone while sending: dropping its streams");
-  drop_circuit(s->circuit);
+  const proto::CircuitHandle c = s->circuit;
+  drop_circuit(c);
   finish(s);  // in case it was no longer in the circuit's table
+  if (out.client_channel(c)) {
+    // Refused although the circuit is there (DATA beyond its window: a bug
+    // here): its streams are gone, so the circuit goes too rather than leave
+    // the client's streams waiting for cells that will never come.
+    log(LogLevel::Warn, "a live circuit refused a cell: closing it");
+    out.close_circuit(c, cell::DestroyReason::Internal);
+  } else {
+    log(LogLevel::Info, "circuit gone while sending: dropping its streams");
+  }
   return false;
 }
 

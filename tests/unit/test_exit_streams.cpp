@@ -214,6 +214,21 @@ TEST_CASE("a server reset gives END CONNRESET", "[exit]") {
   CHECK(h.exit->stream_count() == 0);
 }
 
+TEST_CASE("a live circuit that refuses a cell is closed with its streams, not left with the client waiting",
+          "[exit]") {
+  Harness h;
+  const std::string payload = pattern_bytes(64 * 1024);
+  PayloadServer server(h.io, payload);
+  h.begin(kCirc, kS1, "127.0.0.1", server.port());
+  h.begin(kCirc, kS2, "127.0.0.1", server.port());
+  REQUIRE(h.run_until([&] { return h.connected(kCirc, kS1) && h.connected(kCirc, kS2); }));
+  h.out.refuse_cells = true;
+  REQUIRE(h.run_until([&] { return !h.out.closes.empty(); }));
+  REQUIRE(h.out.closes.size() == 1);
+  CHECK(h.out.closes[0] == std::pair{kCirc, cell::DestroyReason::Internal});
+  CHECK(h.exit->streams_on(kCirc) == 0);
+}
+
 TEST_CASE("connection refused gives END CONNECTREFUSED", "[exit]") {
   Harness h;
   h.begin(kCirc, kS1, "127.0.0.1", closed_port(h.io));

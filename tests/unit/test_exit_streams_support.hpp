@@ -37,9 +37,10 @@ struct FakeCircuit final : proto::CircuitOutput {
   std::set<proto::CircuitHandle> gone;
   std::vector<std::pair<proto::CircuitHandle, cell::DestroyReason>> closes;
   std::optional<std::size_t> data_credit;
+  bool refuse_cells = false;  // a live circuit that refuses what it is given (a runtime bug)
 
   bool send_to_client(proto::CircuitHandle c, StreamId s, const cell::RelayMsg& msg) override {
-    if (gone.count(c) != 0) return false;
+    if (gone.count(c) != 0 || refuse_cells) return false;
     if (std::holds_alternative<cell::DataMsg>(msg)) {
       REQUIRE(can_send_data(c));  // the exit must ask first
       if (data_credit) --*data_credit;
@@ -53,6 +54,10 @@ struct FakeCircuit final : proto::CircuitOutput {
   void close_circuit(proto::CircuitHandle c, cell::DestroyReason reason) override {
     gone.insert(c);
     closes.emplace_back(c, reason);
+  }
+  [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle c) const override {
+    if (gone.count(c) != 0) return std::nullopt;
+    return proto::ChannelId{1};
   }
 
   template <class T>
