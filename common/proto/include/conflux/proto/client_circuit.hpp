@@ -12,6 +12,7 @@
 // caller's. DESTROY from the relays, or TRUNCATED (answered with our own
 // DESTROY, as we never re-extend), closes it; so does any protocol violation
 // we see (DESTROY PROTOCOL, with error() saying why).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
