@@ -1,7 +1,7 @@
 #pragma once
-// Relays' circuit switches and a client wired together in memory for the
-// switch tests: channels are pairs of ends, actions are carried out at once,
-// and the client keeps real tor1 crypto for every hop it builds.
+// Relays' circuit switches and a client circuit wired together in memory
+// for the switch tests: channels are pairs of ends, and the relays' actions
+// are carried out at once.
 #include <catch2/catch.hpp>
 #include <deque>
 #include <map>
@@ -11,6 +11,7 @@
 #include "conflux/cell/relay_header.hpp"
 #include "conflux/crypto/relay_crypto.hpp"
 #include "conflux/proto/circuit_switch.hpp"
+#include "conflux/proto/client_circuit.hpp"
 
 namespace conflux::test {
 
@@ -105,91 +106,92 @@ struct Net {
   }
 };
 
+// The client end: proto::ClientCircuit, the proxy's own machine, whose cells
+// travel to the guard on kClientChan. Cells from the guard wait in
+// net.client_inbox until receive() or a handshake feeds them to it.
 struct Client {
-  explicit Client(Net& n, CircId c = CircId{0x80000001u}) : net(n), circ(c) {}
+  explicit Client(Net& n, CircId c = CircId{0x80000001u}) : net(n), circ(c), circuit(c) {}
   Net& net;
   CircId circ;
-  crypto::ClientRelayCrypto crypto;
+  ClientCircuit circuit;
+  std::deque<std::pair<HopNum, cell::RelayMsg>> received;  // deliveries and accepted circuit SENDMEs
 
-  std::vector<std::uint8_t> create_payload(const Relay& r, crypto::NtorV3ClientState*& state_out,
-                                           std::optional<crypto::NtorV3ClientStart>& start) {
-    start.emplace(std::move(crypto::NtorV3Client::start(r.identity.public_key(), r.onion.public_key(),
-                                                        std::vector<std::uint8_t>{0},
-                                                        crypto::kNtorV3CircuitVerification))
-                      .value());
-    state_out = &start->state;
-    return start->onionskin;
+  [[nodiscard]] HopTarget target(std::size_t idx) const {
+    HopTarget t{net.relays[idx]->identity.public_key(), net.relays[idx]->onion.public_key(), {}};
+    t.link_specs.push_back(cell::LinkSpecIpv4{{127, 0, 0, 1}, 9001});
+    return t;
   }
 
-  void add_hop(const crypto::NtorV3ClientState& state, bytes::ByteSpan reply) {
-    auto done = state.finish(reply, crypto::RelayCryptoKeys::kMaterialLen);
-    REQUIRE(done.has_value());
-    REQUIRE(crypto.add_hop(*crypto::RelayCryptoKeys::from_key_material(done->keys.view())).has_value());
+  // Carries out the circuit's actions. `as_early` sends its RELAY cells as
+  // RELAY_EARLY: a client breaking the rules, for the relays' checks.
+  void pump(bool as_early = false) {
+    for (auto& action : circuit.take_actions()) {
+      if (auto* out = std::get_if<ClientSendCell>(&action)) {
+        auto cmd = as_early && out->command == cell::CellCommand::Relay ? cell::CellCommand::RelayEarly : out->command;
+        auto body = out->body.view();
+        net.deliver(0, kClientChan, out->circ, cmd, {body.begin(), body.end()});
+      } else if (auto* d = std::get_if<ClientDeliver>(&action)) {
+        received.emplace_back(d->hop, std::move(d->msg));
+      } else if (auto* s = std::get_if<ClientSendmeAccepted>(&action)) {
+        received.emplace_back(s->hop, s->sendme);
+      }
+    }
   }
 
-  void create_first_hop() {
-    crypto::NtorV3ClientState* state = nullptr;
-    std::optional<crypto::NtorV3ClientStart> start;
-    auto skin = create_payload(*net.relays[0], state, start);
-    auto body = std::move(cell::encode_create2_cell({3, skin})).value();
-    net.deliver(0, kClientChan, circ, cell::CellCommand::Create2, body);
-    REQUIRE(net.client_inbox.size() == 1);
-    auto c = net.client_inbox.front();
-    net.client_inbox.pop_front();
-    REQUIRE(c.cmd == cell::CellCommand::Created2);
-    add_hop(*state, cell::decode_created2_cell(c.payload)->hdata);
-  }
-
-  void send(HopNum hop, StreamId stream, const cell::RelayMsg& msg, bool early) {
-    auto payload = std::move(cell::encode_relay_msg_payload(stream, msg)).value();
-    REQUIRE(crypto.encrypt_outbound(hop, payload).has_value());
-    net.deliver(0, kClientChan, circ, early ? cell::CellCommand::RelayEarly : cell::CellCommand::Relay,
-                {payload.begin(), payload.end()});
-  }
-
-  // Decrypts the next cell from the guard: (origin hop, message).
-  std::pair<HopNum, cell::RelayMsg> receive() {
+  // Feeds the guard's next cell to the circuit.
+  void feed_one() {
     REQUIRE_FALSE(net.client_inbox.empty());
     auto c = net.client_inbox.front();
     net.client_inbox.pop_front();
-    REQUIRE(c.cmd == cell::CellCommand::Relay);
-    cell::RelayPayload p{};
-    std::copy(c.payload.begin(), c.payload.end(), p.begin());
-    auto hop = crypto.decrypt_inbound(p);
-    REQUIRE(hop.has_value());
-    auto view = cell::decode_relay_payload(p);
-    REQUIRE(view.has_value());
-    auto msg = cell::decode_relay_msg(*view);
-    REQUIRE(msg.has_value());
-    return {*hop, std::move(msg).value()};
+    circuit.on_cell(cell::CellView{c.circ, c.cmd, c.payload});
+    pump();
+    INFO(circuit.error().value_or(""));
+    REQUIRE(circuit.state() != ClientCircuit::State::Closed);
+  }
+
+  void create_first_hop() {
+    REQUIRE(circuit.create(target(0)));
+    pump();
+    REQUIRE(net.client_inbox.size() == 1);
+    REQUIRE(net.client_inbox.front().cmd == cell::CellCommand::Created2);
+    feed_one();
+    REQUIRE(circuit.hops() == 1);
+  }
+
+  void send(HopNum hop, StreamId stream, const cell::RelayMsg& msg, bool early) {
+    REQUIRE(circuit.send(hop, stream, msg));
+    pump(early);
+  }
+
+  // The next message from the circuit's hops: (origin hop, message).
+  std::pair<HopNum, cell::RelayMsg> receive() {
+    while (received.empty()) {
+      REQUIRE_FALSE(net.client_inbox.empty());
+      REQUIRE(net.client_inbox.front().cmd == cell::CellCommand::Relay);
+      feed_one();
+    }
+    auto m = std::move(received.front());
+    received.pop_front();
+    return m;
   }
 
   void extend_to(std::size_t idx) {
-    crypto::NtorV3ClientState* state = nullptr;
-    std::optional<crypto::NtorV3ClientStart> start;
-    auto skin = create_payload(*net.relays[idx], state, start);
-    cell::Extend2Msg ext;
-    ext.link_specs.push_back(cell::LinkSpecIpv4{{127, 0, 0, 1}, 9001});
-    ext.link_specs.push_back(cell::LinkSpecEd25519Id{net.relays[idx]->identity.public_key()});
-    ext.handshake_type = 3;
-    ext.handshake_data = skin;
-    send(HopNum{static_cast<std::uint8_t>(crypto.hop_count())}, StreamId{0}, ext, true);
-    auto [hop, msg] = receive();
-    CHECK(hop.value() == crypto.hop_count());
-    auto* extended = std::get_if<cell::Extended2Msg>(&msg);
-    REQUIRE(extended != nullptr);
-    add_hop(*state, extended->handshake_data);
+    const std::size_t before = circuit.hops();
+    REQUIRE(circuit.extend(target(idx)));
+    pump();
+    feed_one();
+    REQUIRE(circuit.hops() == before + 1);
   }
 
   void build(std::size_t hops) {
     create_first_hop();
     for (std::size_t i = 1; i < hops; ++i) extend_to(i);
-    REQUIRE(crypto.hop_count() == hops);
+    REQUIRE(circuit.hops() == hops);
   }
 };
 
-template <class T>
-std::vector<T> of_type(const std::vector<SwitchAction>& actions) {
+template <class T, class Action>
+std::vector<T> of_type(const std::vector<Action>& actions) {
   std::vector<T> out;
   for (auto& a : actions)
     if (auto* t = std::get_if<T>(&a)) out.push_back(*t);

@@ -1,5 +1,5 @@
-// The relay circuit switch with three relays and a client wired together in
-// memory: real CREATE2/EXTEND2 handshakes, tor1 crypto, DESTROY propagation,
+// The relay circuit switch with three relays and a client circuit wired
+// together in memory: real CREATE2/EXTEND2 handshakes, tor1 crypto, DESTROY propagation,
 // SENDMEs and the RELAY_EARLY and circuit-limit rules.
 #include "circuit_switch_test_support.hpp"
 
@@ -44,7 +44,7 @@ TEST_CASE("the exit sends an authenticated circuit SENDME after 100 DATA cells",
   REQUIRE(sendme != nullptr);
   REQUIRE(sendme->tag.has_value());
   // The tag is the running digest of the 100th DATA cell the client sent.
-  auto expected = client.crypto.last_sent_digest(HopNum{3});
+  auto expected = client.circuit.relay_crypto().last_sent_digest(HopNum{3});
   REQUIRE(expected.has_value());
   CHECK(std::equal(expected->begin(), expected->end(), sendme->tag->bytes.begin()));
 }
@@ -144,11 +144,8 @@ TEST_CASE("circuits per channel are limited, over the limit gets RESOURCELIMIT",
     if (i < 2) {
       client.create_first_hop();
     } else {
-      crypto::NtorV3ClientState* state = nullptr;
-      std::optional<crypto::NtorV3ClientStart> start;
-      auto skin = client.create_payload(*net.relays[0], state, start);
-      net.deliver(0, kClientChan, client.circ, cell::CellCommand::Create2,
-                  std::move(cell::encode_create2_cell({3, skin})).value());
+      REQUIRE(client.circuit.create(client.target(0)));
+      client.pump();
       REQUIRE(net.client_inbox.size() == 1);
       CHECK(cell::decode_destroy_cell(net.client_inbox.front().payload)->reason ==
             cell::DestroyReason::ResourceLimit);

@@ -17,18 +17,14 @@ std::vector<std::uint8_t> create_fast_body(const crypto::FastKey& x) {
   return cell::encode_create_fast_cell(cell::CreateFastCell{x});
 }
 
-// The client's side of CREATE_FAST through the real crypto, ending with the
-// hop added to the client's relay crypto.
+// The client circuit's CREATE_FAST, answered by the guard: one hop built.
 void create_fast_first_hop(Client& client) {
-  auto start = crypto::FastClient::start();
-  client.net.deliver(0, kClientChan, client.circ, cell::CellCommand::CreateFast, create_fast_body(start.x));
+  REQUIRE(client.circuit.create_fast());
+  client.pump();
   REQUIRE(client.net.client_inbox.size() == 1);
-  auto c = client.net.client_inbox.front();
-  client.net.client_inbox.pop_front();
-  REQUIRE(c.cmd == cell::CellCommand::CreatedFast);
-  auto keys = start.state.finish(c.payload, crypto::RelayCryptoKeys::kMaterialLen);
-  REQUIRE(keys.has_value());
-  REQUIRE(client.crypto.add_hop(*crypto::RelayCryptoKeys::from_key_material(keys->view())).has_value());
+  REQUIRE(client.net.client_inbox.front().cmd == cell::CellCommand::CreatedFast);
+  client.feed_one();
+  REQUIRE(client.circuit.hops() == 1);
 }
 
 cell::DestroyReason only_destroy(Net& net) {
@@ -64,10 +60,12 @@ TEST_CASE("CREATE_FAST gets CREATED_FAST = Y | KH with KH from KDF-TOR(X | Y)", 
   CHECK(net.relays[0]->sw->stats().circuits_created == 1);
 
   // The hop's keys are K's next 72 bytes: a client holding them is understood.
-  Client client(net, CircId{0x80000001u});
-  REQUIRE(client.crypto.add_hop(*crypto::RelayCryptoKeys::from_key_material(std::span(k).subspan(20))).has_value());
+  crypto::ClientRelayCrypto keys;
+  REQUIRE(keys.add_hop(*crypto::RelayCryptoKeys::from_key_material(std::span(k).subspan(20))).has_value());
   net.client_inbox.clear();
-  client.send(HopNum{1}, StreamId{4}, cell::BeginDirMsg{}, false);
+  auto payload = std::move(cell::encode_relay_msg_payload(StreamId{4}, cell::BeginDirMsg{})).value();
+  REQUIRE(keys.encrypt_outbound(HopNum{1}, payload).has_value());
+  net.deliver(0, kClientChan, CircId{0x80000001u}, cell::CellCommand::Relay, {payload.begin(), payload.end()});
   auto delivered = of_type<DeliverStreamMessage>(net.relays[0]->exit_inbox);
   REQUIRE(delivered.size() == 1);
   CHECK(delivered[0].stream == StreamId{4});
@@ -102,7 +100,7 @@ TEST_CASE("a CREATE_FAST circuit extends with EXTEND2 like any other", "[switch]
   create_fast_first_hop(client);
   client.extend_to(1);
   client.extend_to(2);
-  REQUIRE(client.crypto.hop_count() == 3);
+  REQUIRE(client.circuit.hops() == 3);
   client.send(HopNum{3}, StreamId{2}, cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 443, 0}, false);
   auto delivered = of_type<DeliverStreamMessage>(net.relays[2]->exit_inbox);
   REQUIRE(delivered.size() == 1);

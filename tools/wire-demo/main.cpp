@@ -1,21 +1,21 @@
 // conflux-wire-demo: a three-hop circuit built and used in one process with
 // Tor's real wire formats and crypto. It is the main job until conflux-net
-// runs a network of real processes.
+// runs a network of real processes. The client is the proxy's own circuit
+// machine (proto::ClientCircuit); the relays are demo_relay.hpp.
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <map>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <variant>
 
 #include "conflux/bytes/hex.hpp"
 #include "conflux/cell/channel_cell.hpp"
-#include "conflux/cell/create_cells.hpp"
 #include "conflux/cell/ed25519_cert.hpp"
-#include "conflux/cell/relay_header.hpp"
 #include "conflux/cell/relay_msg.hpp"
 #include "conflux/crypto/ntor_v3_extensions.hpp"
+#include "conflux/proto/client_circuit.hpp"
 #include "demo_relay.hpp"
 
 using namespace conflux;
@@ -40,48 +40,70 @@ void trace(const std::string& from, const std::string& to, const CellBytes& cell
   std::printf("  %-7s -> %-7s %s\n", from.c_str(), to.c_str(), describe(cell).c_str());
 }
 
+// The client end is the proxy's own circuit machine, proto::ClientCircuit:
+// this walkthrough carries out its actions, handing each cell to the guard
+// and each cell the guard answers back to it.
 struct Client {
-  crypto::ClientRelayCrypto crypto;
+  proto::ClientCircuit circuit{kClientCirc};
   int cells_sent = 0;
   int cells_received = 0;
+  std::vector<std::pair<HopNum, cell::RelayMsg>> replies;  // messages from the hops, in order
+  std::vector<proto::ClientHopAdded> hops_added;
 
-  std::vector<std::uint8_t> cc_request() {
+  static std::vector<std::uint8_t> cc_request() {
     std::vector<crypto::NtorV3Extension> exts{crypto::make_cc_request()};
     return std::move(crypto::encode_ntor_v3_extensions(exts)).value();
   }
 
-  // Sends one relay message to hop `target` through the first relay and
-  // returns the messages that come back, each with the hop that sent it.
-  std::vector<std::pair<HopNum, cell::RelayMsg>> send(DemoRelay& guard, const demo::RelayDirectory& dir,
-                                                      HopNum target, StreamId stream, const cell::RelayMsg& msg,
-                                                      bool early) {
-    auto payload = cell::encode_relay_msg_payload(stream, msg);
-    if (!payload) throw std::runtime_error("client: message too long");
-    if (!crypto.encrypt_outbound(target, *payload)) throw std::runtime_error("client: no such hop");
-    auto out = std::move(cell::encode_cell(kLink, kClientCirc,
-                                           early ? cell::CellCommand::RelayEarly : cell::CellCommand::Relay,
-                                           *payload))
-                   .value();
-    trace("client", guard.name(), out);
+  // Carries out the circuit's actions until it has none left: its cells go
+  // to the guard, the guard's answers come back through on_cell().
+  void run(DemoRelay& guard, const demo::RelayDirectory& dir) {
+    for (auto actions = circuit.take_actions(); !actions.empty(); actions = circuit.take_actions()) {
+      for (auto& action : actions) {
+        if (auto* out = std::get_if<proto::ClientSendCell>(&action)) {
+          exchange(guard, dir, *out);
+        } else if (auto* added = std::get_if<proto::ClientHopAdded>(&action)) {
+          hops_added.push_back(std::move(*added));
+        } else if (auto* d = std::get_if<proto::ClientDeliver>(&action)) {
+          replies.emplace_back(d->hop, std::move(d->msg));
+        }
+      }
+    }
+    if (circuit.state() == proto::ClientCircuit::State::Closed)
+      throw std::runtime_error("client: circuit closed: " + circuit.error().value_or("by the relays"));
+  }
+
+ private:
+  void exchange(DemoRelay& guard, const demo::RelayDirectory& dir, const proto::ClientSendCell& out) {
+    auto bytes = std::move(cell::encode_cell(kLink, out.circ, out.command, out.body.view())).value();
+    trace("client", guard.name(), bytes);
     ++cells_sent;
-    std::vector<std::pair<HopNum, cell::RelayMsg>> replies;
-    for (auto& back : guard.receive(out, dir, trace)) {
+    for (auto& back : guard.receive(bytes, dir, trace)) {
       trace(guard.name(), "client", back);
       ++cells_received;
       auto framed = cell::frame_cell(back, kLink);
-      cell::RelayPayload p{};
-      auto& view = std::get<cell::Framed>(framed).cell;
-      std::copy(view.payload.begin(), view.payload.end(), p.begin());
-      auto from = crypto.decrypt_inbound(p);
-      if (!from) throw std::runtime_error("client: a cell no hop recognized");
-      auto header = cell::decode_relay_payload(p);
-      auto decoded = header ? cell::decode_relay_msg(*header) : cell::Decoded<cell::RelayMsg>(cell::fail(header.error()));
-      if (!decoded) throw std::runtime_error("client: undecodable relay message");
-      replies.emplace_back(*from, std::move(decoded).value());
+      circuit.on_cell(std::get<cell::Framed>(framed).cell);
     }
-    return replies;
   }
 };
+
+// The SM's congestion-control answer, as the wire shows it.
+std::string sendme_inc_of(const std::vector<std::uint8_t>& server_message) {
+  auto sm = crypto::decode_ntor_v3_extensions(server_message);
+  const auto* cc = sm ? crypto::find_ntor_v3_extension(*sm, crypto::NtorV3ExtType::CcResponse) : nullptr;
+  auto inc = cc != nullptr ? crypto::parse_cc_response(*cc)
+                           : crypto::NtorV3ExtResult<std::uint8_t>(Unexpected{crypto::NtorV3ExtError::Truncated});
+  return inc ? std::to_string(*inc) : "(none)";
+}
+
+// Sends one message to `hop` and returns what came back for it.
+std::vector<std::pair<HopNum, cell::RelayMsg>> ask(Client& client, DemoRelay& guard, const demo::RelayDirectory& dir,
+                                                   HopNum hop, StreamId stream, const cell::RelayMsg& msg) {
+  if (!client.circuit.send(hop, stream, msg)) throw std::runtime_error("client: cannot send to that hop");
+  client.replies.clear();
+  client.run(guard, dir);
+  return std::move(client.replies);
+}
 
 int run() {
   const auto now = static_cast<std::uint64_t>(
@@ -111,56 +133,36 @@ int run() {
 
   Client client;
   DemoRelay& guard = *relays[0];
+  const auto cc_request = Client::cc_request();
 
   std::printf("\n2. CREATE2 to the guard (ntor-v3, congestion-control request in the client message):\n");
-  {
-    auto start = crypto::NtorV3Client::start(guard.identity(), guard.onion_key(), client.cc_request(),
-                                             crypto::kNtorV3CircuitVerification);
-    auto create = std::move(cell::encode_create2_cell(cell::Create2Cell{3, start->onionskin})).value();
-    auto out = std::move(cell::encode_cell(kLink, kClientCirc, cell::CellCommand::Create2, create)).value();
-    trace("client", guard.name(), out);
-    auto back = guard.receive(out, dir, trace).at(0);
-    trace(guard.name(), "client", back);
-    auto framed = cell::frame_cell(back, kLink);
-    auto created = cell::decode_created2_cell(std::get<cell::Framed>(framed).cell.payload);
-    auto done = start->state.finish(created->hdata, crypto::RelayCryptoKeys::kMaterialLen);
-    if (!done) throw std::runtime_error("client: guard handshake failed");
-    (void)client.crypto.add_hop(*crypto::RelayCryptoKeys::from_key_material(done->keys.view()));
-  }
+  if (!client.circuit.create(proto::HopTarget{guard.identity(), guard.onion_key(), {}}, cc_request))
+    throw std::runtime_error("client: cannot start the guard handshake");
+  client.run(guard, dir);
+  if (client.circuit.hops() != 1) throw std::runtime_error("client: guard handshake failed");
 
   for (std::size_t i = 1; i < relays.size(); ++i) {
     DemoRelay& next = *relays[i];
     std::printf("\n%zu. EXTEND2 to the %s, in a RELAY_EARLY cell encrypted for hop %zu:\n", i + 2,
                 next.name().c_str(), i);
-    auto start = crypto::NtorV3Client::start(next.identity(), next.onion_key(), client.cc_request(),
-                                             crypto::kNtorV3CircuitVerification);
-    cell::Extend2Msg extend;
-    extend.link_specs.push_back(cell::LinkSpecIpv4{{127, 0, 0, 1}, static_cast<std::uint16_t>(9000 + i)});
-    extend.link_specs.push_back(cell::LinkSpecEd25519Id{next.identity()});
-    extend.handshake_type = 3;
-    extend.handshake_data = start->onionskin;
-    auto replies = client.send(guard, dir, HopNum{static_cast<std::uint8_t>(i)}, StreamId{0}, extend, true);
-    auto* extended = std::get_if<cell::Extended2Msg>(&replies.at(0).second);
-    if (extended == nullptr) throw std::runtime_error("client: expected EXTENDED2");
-    auto done = start->state.finish(extended->handshake_data, crypto::RelayCryptoKeys::kMaterialLen);
-    if (!done) throw std::runtime_error("client: handshake failed");
-    auto sm = crypto::decode_ntor_v3_extensions(done->server_message);
-    const auto* cc = sm ? crypto::find_ntor_v3_extension(*sm, crypto::NtorV3ExtType::CcResponse) : nullptr;
-    auto inc = cc != nullptr ? crypto::parse_cc_response(*cc) : crypto::NtorV3ExtResult<std::uint8_t>(
-                                                                   Unexpected{crypto::NtorV3ExtError::Truncated});
-    (void)client.crypto.add_hop(*crypto::RelayCryptoKeys::from_key_material(done->keys.view()));
+    proto::HopTarget target{next.identity(), next.onion_key(), {}};
+    target.link_specs.push_back(cell::LinkSpecIpv4{{127, 0, 0, 1}, static_cast<std::uint16_t>(9000 + i)});
+    if (!client.circuit.extend(target, cc_request)) throw std::runtime_error("client: cannot extend");
+    client.run(guard, dir);
+    if (client.circuit.hops() != i + 1) throw std::runtime_error("client: handshake failed");
     std::printf("  circuit now has %zu hops; %s answered congestion control with sendme_inc %s\n",
-                client.crypto.hop_count(), next.name().c_str(), inc ? std::to_string(*inc).c_str() : "(none)");
+                client.circuit.hops(), next.name().c_str(),
+                sendme_inc_of(client.hops_added.back().server_message).c_str());
   }
 
   const HopNum exit_hop{3};
   const StreamId stream{1};
   std::printf("\n%zu. A stream to the exit: BEGIN, DATA, and the exit's DATA + END back:\n", relays.size() + 2);
-  auto connected = client.send(guard, dir, exit_hop, stream, cell::BeginMsg{"localhost", cell::BeginAddrKind::Hostname, 80, 0}, false);
+  auto connected = ask(client, guard, dir, exit_hop, stream, cell::BeginMsg{"localhost", cell::BeginAddrKind::Hostname, 80, 0});
   if (connected.at(0).first != exit_hop || !std::holds_alternative<cell::ConnectedMsg>(connected.at(0).second))
     throw std::runtime_error("client: expected CONNECTED from hop 3");
   std::string request = "GET / HTTP/1.0\r\nHost: localhost\r\n\r\n";
-  auto replies = client.send(guard, dir, exit_hop, stream, cell::DataMsg{{request.begin(), request.end()}}, false);
+  auto replies = ask(client, guard, dir, exit_hop, stream, cell::DataMsg{{request.begin(), request.end()}});
   std::string response;
   bool ended = false;
   for (auto& [hop, msg] : replies) {
@@ -172,9 +174,9 @@ int run() {
 
   std::printf("\nThe exit's answer, decrypted through three layers at the client:\n%s\n", response.c_str());
   std::printf("Done: %d cells sent and %d received by the client; every reply was recognized at the hop that sent it.\n",
-              client.cells_sent + 1, client.cells_received + 1);
+              client.cells_sent, client.cells_received);
   std::printf("SENDME v1 tag of the last DATA cell sent to the exit (what the exit would echo): %s\n",
-              bytes::to_hex(*client.crypto.last_sent_digest(exit_hop)).c_str());
+              bytes::to_hex(*client.circuit.relay_crypto().last_sent_digest(exit_hop)).c_str());
   return 0;
 }
 

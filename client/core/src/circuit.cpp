@@ -2,11 +2,17 @@
 
 #include <algorithm>
 #include <utility>
+#include <variant>
 
 namespace conflux::client {
 
-Circuit::Circuit(CircuitInfo info, CircId id, net::ClientCircuit::CellSink sink, Hooks hooks, const net::Clock& clock)
-    : info_(std::move(info)), clock_(clock), inner_(id, std::move(sink)), hooks_(std::move(hooks)), launched_(clock.now()) {}
+Circuit::Circuit(CircuitInfo info, CircId id, net::CircuitCellSink sink, Hooks hooks, const net::Clock& clock)
+    : info_(std::move(info)),
+      clock_(clock),
+      inner_(id),
+      sink_(std::move(sink)),
+      hooks_(std::move(hooks)),
+      launched_(clock.now()) {}
 
 Circuit::~Circuit() {
   auto streams = std::move(streams_);
@@ -15,9 +21,10 @@ Circuit::~Circuit() {
 }
 
 void Circuit::start() {
-  if (phase_ != Phase::Building || inner_.state() != net::ClientCircuit::State::Idle) return;
+  if (phase_ != Phase::Building || inner_.state() != proto::ClientCircuit::State::Idle) return;
   const bool sent = info_.one_hop_fast ? inner_.create_fast() : inner_.create(info_.path.front().target);
-  if (!sent) finish("could not send the first handshake");
+  run();
+  if (!sent || inner_.state() == proto::ClientCircuit::State::Closed) finish("could not send the first handshake");
 }
 
 void Circuit::extend_next() {
@@ -29,14 +36,17 @@ void Circuit::extend_next() {
     if (leg_owner_ != nullptr && phase_ == Phase::Open) leg_owner_->on_leg_open(info_.serial);
     return;
   }
-  if (!inner_.extend(info_.path[have].target)) finish("could not send EXTEND2");
+  const bool sent = inner_.extend(info_.path[have].target);
+  run();
+  if (!sent || inner_.state() == proto::ClientCircuit::State::Closed) finish("could not send EXTEND2");
 }
 
 void Circuit::on_cell(const cell::CellView& c) {
   if (phase_ == Phase::Closed) return;
   const std::size_t hops_before = inner_.hops();
   inner_.on_cell(c);
-  if (phase_ == Phase::Building && inner_.hops() > hops_before && inner_.state() == net::ClientCircuit::State::Ready)
+  run();
+  if (phase_ == Phase::Building && inner_.hops() > hops_before && inner_.state() == proto::ClientCircuit::State::Ready)
     extend_next();
   after_cell();
 }
@@ -54,8 +64,7 @@ std::optional<std::size_t> Circuit::unreachable_hop() const noexcept {
 
 void Circuit::after_cell() {
   if (phase_ == Phase::Closed) return;
-  deliver_inbox();
-  if (inner_.state() == net::ClientCircuit::State::Closed) {
+  if (inner_.state() == proto::ClientCircuit::State::Closed) {
     if (auto reason = inner_.destroyed())
       return finish(std::string("destroyed by the relays (reason ") + std::to_string(static_cast<int>(*reason)) + ")");
     return finish(inner_.error().value_or("closed"));
@@ -71,23 +80,29 @@ void Circuit::after_cell() {
   could_send_ = can;
 }
 
-void Circuit::deliver_inbox() {
-  auto& inbox = inner_.inbox();
-  while (!inbox.empty() && phase_ != Phase::Closed) {
-    net::ReceivedMsg m = std::move(inbox.front());
-    inbox.pop_front();
-    if (leg_owner_ != nullptr) {
-      // The set checks the hop itself (only the join point may speak for it).
-      leg_owner_->on_leg_msg(info_.serial, m.hop, m.stream, m.msg);
-      continue;
-    }
-    // Only the exit speaks for streams; anything from another hop, or for a
-    // stream we do not have, is dropped (tor drops cells for unknown streams).
-    if (m.hop != last_hop()) continue;
-    auto it = streams_.find(m.stream.value());
-    if (it == streams_.end()) continue;
-    it->second->on_stream_msg(m.msg);
+void Circuit::run() {
+  net::run_client_circuit(inner_, sink_, [this](proto::ClientCircuitAction& a) { on_event(a); });
+}
+
+void Circuit::on_event(proto::ClientCircuitAction& action) {
+  if (phase_ == Phase::Closed) return;
+  if (auto* d = std::get_if<proto::ClientDeliver>(&action)) return deliver(d->hop, d->stream, d->msg);
+  // A Conflux leg's owner times its RTT and window on every circuit SENDME.
+  if (auto* s = std::get_if<proto::ClientSendmeAccepted>(&action))
+    return deliver(s->hop, StreamId{0}, cell::RelayMsg{s->sendme});
+}
+
+void Circuit::deliver(HopNum hop, StreamId stream, const cell::RelayMsg& msg) {
+  if (leg_owner_ != nullptr) {
+    // The set checks the hop itself (only the join point may speak for it).
+    return leg_owner_->on_leg_msg(info_.serial, hop, stream, msg);
   }
+  // Only the exit speaks for streams; anything from another hop, or for a
+  // stream we do not have, is dropped (tor drops cells for unknown streams).
+  if (hop != last_hop()) return;
+  auto it = streams_.find(stream.value());
+  if (it == streams_.end()) return;
+  it->second->on_stream_msg(msg);
 }
 
 void Circuit::link_closed(std::string_view why) {
@@ -98,13 +113,17 @@ void Circuit::link_closed(std::string_view why) {
 void Circuit::close(cell::DestroyReason reason, std::string_view why) {
   if (phase_ == Phase::Closed) return;
   inner_.destroy(reason);
+  run();
   finish(std::string(why));
 }
 
 void Circuit::finish(std::string why) {
   if (phase_ == Phase::Closed || finishing_) return;
   finishing_ = true;
-  if (inner_.state() != net::ClientCircuit::State::Closed) inner_.destroy(cell::DestroyReason::None);
+  if (inner_.state() != proto::ClientCircuit::State::Closed) {
+    inner_.destroy(cell::DestroyReason::None);
+    run();
+  }
   phase_ = Phase::Closed;
   auto streams = std::move(streams_);
   streams_.clear();
@@ -141,8 +160,10 @@ void Circuit::detach(StreamId id) { streams_.erase(id.value()); }
 
 bool Circuit::send(StreamId id, const cell::RelayMsg& msg) {
   if (phase_ != Phase::Open) return false;
-  const bool ok = inner_.send(last_hop(), id, msg);
-  if (!ok && inner_.state() == net::ClientCircuit::State::Closed) {
+  bool ok = inner_.send(last_hop(), id, msg);
+  run();
+  ok = ok && inner_.state() != proto::ClientCircuit::State::Closed;
+  if (!ok && inner_.state() == proto::ClientCircuit::State::Closed) {
     // The cell could not go out and the circuit gave up (queue full...):
     // tell everyone after this call returns to the caller's own logic.
     finish(inner_.error().value_or("send failed"));

@@ -19,8 +19,8 @@ namespace {
 constexpr std::uint64_t kAvoidUnreachableSeconds = 300;
 constexpr std::size_t kMaxAvoided = 1000;
 
-net::HopTarget to_target(const path::Hop& h) {
-  net::HopTarget t;
+proto::HopTarget to_target(const path::Hop& h) {
+  proto::HopTarget t;
   t.identity = h.identity;
   t.onion_key = h.ntor_onion_key;
   t.link_specs.push_back(cell::LinkSpecIpv4{h.ipv4, h.or_port});

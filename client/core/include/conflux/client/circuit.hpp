@@ -1,7 +1,9 @@
 #pragma once
-// One client circuit as the proxy sees it: a net::ClientCircuit that builds
-// itself hop by hop along a chosen path, then carries the streams attached
-// to it. Owned by the LinkPool; streams register and are told when the
+// One client circuit as the proxy sees it: the runtime of a
+// proto::ClientCircuit, which it drives hop by hop along a chosen path, then
+// the carrier of the streams attached to it. It carries out the machine's
+// actions as they come: cells to the link, messages straight to their stream
+// or Conflux leg owner. Owned by the LinkPool; streams register and are told when the
 // circuit can send again or is gone, so nobody holds a dangling pointer.
 // With a LegOwner it is a Conflux leg instead: no streams, everything that
 // arrives goes to the owner (leg_circuit.hpp).
@@ -17,14 +19,15 @@
 #include "conflux/cell/relay_msg.hpp"
 #include "conflux/client/leg_circuit.hpp"
 #include "conflux/client/stream_carrier.hpp"
-#include "conflux/net/client_circuit.hpp"
+#include "conflux/net/client_circuit_runner.hpp"
 #include "conflux/net/clock.hpp"
+#include "conflux/proto/client_circuit.hpp"
 
 namespace conflux::client {
 
 // One relay of a path, with what building through it needs.
 struct PathHop {
-  net::HopTarget target;
+  proto::HopTarget target;
   std::string nickname;
   std::string exit_policy;  // the consensus' summary ("accept 80,443"), exits only
 };
@@ -47,7 +50,7 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   };
 
   // `clock` must outlive the circuit.
-  Circuit(CircuitInfo info, CircId id, net::ClientCircuit::CellSink sink, Hooks hooks, const net::Clock& clock);
+  Circuit(CircuitInfo info, CircId id, net::CircuitCellSink sink, Hooks hooks, const net::Clock& clock);
   // Streams still attached are told the circuit is gone.
   ~Circuit() override;
   Circuit(const Circuit&) = delete;
@@ -98,11 +101,15 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   void after_cell();
   void extend_next();
   void finish(std::string why);
-  void deliver_inbox();
+  // Carries out the machine's actions (run_client_circuit).
+  void run();
+  void on_event(proto::ClientCircuitAction& action);
+  void deliver(HopNum hop, StreamId stream, const cell::RelayMsg& msg);
 
   CircuitInfo info_;
   const net::Clock& clock_;
-  net::ClientCircuit inner_;
+  proto::ClientCircuit inner_;
+  net::CircuitCellSink sink_;
   Hooks hooks_;
   Phase phase_ = Phase::Building;
   Clock::time_point launched_;
