@@ -8,6 +8,7 @@ PACKAGES=(
   libssl-dev libboost1.81-dev nlohmann-json3-dev
   libspdlog-dev catch2 libbenchmark-dev
   clang libfuzzer-14-dev libclang-rt-14-dev  # the fuzz preset: ASan/UBSan and libFuzzer runtimes
+  clang-tidy  # scripts/checks/function_size.py: readability-function-size (clang-tidy 14)
   python3 curl
   chromium  # tests/system: the headless-browser test through the proxy
 )

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs dependencies, then builds and runs every test.
+#   0. the structure checks (scripts/checks/run.sh, docs/LAYERING.md): which folder may include which,
+#      and no function over 100 lines (clang-tidy) beyond the recorded exceptions
 #   1. the optimised build ('release' preset): the main-job program runs, each benchmark runs briefly
 #   2. every libFuzzer target built with clang and run briefly from its seeds ('fuzz' preset)
 #   3. every unit and integration test under ASan + UBSan ('asan' preset), last, so that ctest's
@@ -11,6 +13,9 @@ cd "$(dirname "$0")/.."
 
 JOBS="${JOBS:-$(nproc)}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
+
+echo "== structure checks: layering and function size =="
+JOBS="$JOBS" ./scripts/checks/run.sh
 
 echo "== release build: main-job program and benchmark smoke =="
 cmake --preset release >/dev/null
