@@ -203,18 +203,20 @@ TEST_CASE("three authorities publish a majority-signed consensus of the relays t
   auto bridge_server = DirServer::create(net.io.get_executor(), kLoopback, bridge_routes, net.clock).value();
   bridge_server->start();
 
-  // Until one authority serves a consensus, signed by >= 2 of 3, listing all four.
+  // Until every authority serves a consensus, signed by >= 2 of 3, listing
+  // all four. Waiting for one only is a race: the client below picks an
+  // authority at random, and another may still serve the previous period's
+  // consensus, valid and signed, from before the relays uploaded.
   const dir::Consensus* found = nullptr;
   REQUIRE(net.run_until(
       [&] {
+        found = nullptr;
         for (auto& a : net.auths) {
           const dir::Consensus* c = a.state->published(net.clock.unix_seconds());
-          if (c != nullptr && c->signatures.size() >= 2 && c->body.routers.size() == 4) {
-            found = c;
-            return true;
-          }
+          if (c == nullptr || c->signatures.size() < 2 || c->body.routers.size() != 4) return false;
+          if (found == nullptr) found = c;
         }
-        return false;
+        return true;
       },
       25s));
   const std::uint64_t now = net.clock.unix_seconds();
