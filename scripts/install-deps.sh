@@ -11,6 +11,8 @@ PACKAGES=(
   clang-tidy  # scripts/checks/function_size.py: readability-function-size (clang-tidy 14)
   python3 curl
   chromium  # tests/system: the headless-browser test through the proxy
+  tor  # tests/stocktor: a private network of stock tor 0.4.9 relays, our reference peer (tests/stocktor/tornet)
+  python3-stem  # the stock-tor tests read tor's control ports and descriptors with Debian's /usr/bin/python3
 )
 
 missing=()

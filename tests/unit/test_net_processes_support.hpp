@@ -97,13 +97,19 @@ inline std::vector<std::uint16_t> free_ports(asio::io_context& io, std::size_t n
 }
 
 // One conflux-relay child. Its stdout and stderr (start-up errors, sanitizer
-// reports) go to `output`. The child asks the kernel for SIGKILL when the test
-// process dies, so nothing outlives a crashed test; the destructor kills and
-// reaps it otherwise.
+// reports) go to `output`. The child asks the kernel for `death_signal`
+// (SIGKILL, or SIGTERM for a child that must clean up after itself) when the
+// test process dies, so nothing outlives a crashed test; the destructor kills
+// and reaps it otherwise.
 class Child {
  public:
-  Child(std::string name, fs::path binary, std::vector<std::string> args, fs::path output)
-      : name_(std::move(name)), binary_(std::move(binary)), args_(std::move(args)), output_(std::move(output)) {}
+  Child(std::string name, fs::path binary, std::vector<std::string> args, fs::path output,
+        int death_signal = SIGKILL)
+      : name_(std::move(name)),
+        binary_(std::move(binary)),
+        args_(std::move(args)),
+        output_(std::move(output)),
+        death_signal_(death_signal) {}
   ~Child() { kill_now(); }
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
@@ -118,10 +124,11 @@ class Child {
     argv.push_back(nullptr);
     const std::string out = output_.string();
     const pid_t parent = ::getpid();
+    const int death_signal = death_signal_;
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      ::prctl(PR_SET_PDEATHSIG, death_signal);
       if (::getppid() != parent) ::_exit(126);  // the parent died before prctl
       const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd < 0) ::_exit(125);
@@ -175,6 +182,7 @@ class Child {
   fs::path binary_;
   std::vector<std::string> args_;
   fs::path output_;
+  int death_signal_;
   pid_t pid_ = -1;
   std::optional<int> status_;
 };
