@@ -89,10 +89,8 @@ TEST_CASE("client circuit: create sends one CREATE2 (ntor-v3) on its own circuit
 
 TEST_CASE("client circuit: each hop added is reported with its ntor-v3 server message", "[client_circuit]") {
   LoneRelay relay;
-  ClientCircuit c(CircId{0x80000001u});
-  std::vector<crypto::NtorV3Extension> ask{crypto::make_cc_request()};
-  const auto cm = std::move(crypto::encode_ntor_v3_extensions(ask)).value();
-  REQUIRE(c.create(relay.target(), cm));
+  ClientCircuit c(CircId{0x80000001u}, ClientCircuitConfig{{}, [] { return CcClock::time_point{}; }, {}});
+  REQUIRE(c.create(relay.target(), HopOptions{true}));
   const std::vector<std::uint8_t> sm{1, 2, 1, 31};  // one CC response entry, sendme_inc 31
   auto created = relay.answer(std::get<ClientSendCell>(c.take_actions().at(0)), sm);
   c.on_cell(cell::CellView{c.id(), cell::CellCommand::Created2, created});
@@ -103,6 +101,8 @@ TEST_CASE("client circuit: each hop added is reported with its ntor-v3 server me
   CHECK(added->hop == HopNum{1});
   CHECK(added->server_message == sm);
   CHECK(c.state() == ClientCircuit::State::Ready);
+  REQUIRE(c.congestion_control().has_value());
+  CHECK(c.congestion_control()->sendme_inc == 31);
 }
 
 TEST_CASE("client circuit: three hops through the switches, EXTEND2 in RELAY_EARLY", "[client_circuit]") {

@@ -66,12 +66,12 @@ class Client {
   [[nodiscard]] const std::optional<std::string>& closed() const noexcept { return closed_; }
   [[nodiscard]] net::ClientLink& link() noexcept { return *link_; }
 
-  net::ClientCircuit& new_circuit() {
+  net::ClientCircuit& new_circuit(proto::ClientCircuitConfig config = {}) {
     auto id = link_->allocate_circ_id();
     REQUIRE(id.has_value());
-    auto c = std::make_unique<net::ClientCircuit>(*id, [this](CircId circ, cell::CellCommand cmd, bytes::ByteSpan p) {
-      return link_->send(circ, cmd, p);
-    });
+    auto c = std::make_unique<net::ClientCircuit>(
+        *id, [this](CircId circ, cell::CellCommand cmd, bytes::ByteSpan p) { return link_->send(circ, cmd, p); },
+        net::ClientCircuit::kDefaultMaxInbox, std::move(config));
     auto& ref = *c;
     circuits_[id->value()] = std::move(c);
     return ref;
@@ -86,11 +86,14 @@ class Client {
   std::optional<std::string> closed_;
 };
 
-// Builds a circuit hop by hop through `path` (path[0] is the client's link).
-inline net::ClientCircuit& build_circuit(asio::io_context& io, Client& client, const std::vector<net::HopTarget>& path) {
-  auto& circ = client.new_circuit();
+// Builds a circuit hop by hop through `path` (path[0] is the client's link),
+// asking the last hop for what `last` says.
+inline net::ClientCircuit& build_circuit(asio::io_context& io, Client& client, const std::vector<net::HopTarget>& path,
+                                         proto::ClientCircuitConfig config = {}, proto::HopOptions last = {}) {
+  auto& circ = client.new_circuit(std::move(config));
   for (std::size_t i = 0; i < path.size(); ++i) {
-    REQUIRE((i == 0 ? circ.create(path[0]) : circ.extend(path[i])));
+    const proto::HopOptions options = i + 1 == path.size() ? last : proto::HopOptions{};
+    REQUIRE((i == 0 ? circ.create(path[0], options) : circ.extend(path[i], options)));
     REQUIRE(run_until(io, [&] { return circ.hops() == i + 1 || circ.state() == net::ClientCircuit::State::Closed; },
                       15s));
     INFO("hop " << i + 1 << (circ.destroyed() ? " destroyed" : "") << (circ.error() ? *circ.error() : ""));
@@ -101,11 +104,18 @@ inline net::ClientCircuit& build_circuit(asio::io_context& io, Client& client, c
 
 // One stream to the last hop: BEGIN, then an HTTP GET once CONNECTED, the
 // response kept whole; stream-level SENDMEs (500/50) from the client's
-// StreamMachine. Circuit-level SENDMEs are the ClientCircuit's.
+// StreamMachine, none on a circuit with congestion control. Circuit-level
+// SENDMEs are the ClientCircuit's.
 class HttpFetch {
  public:
   HttpFetch(net::ClientCircuit& circ, StreamId stream, std::string path)
-      : circ_(circ), hop_{static_cast<std::uint8_t>(circ.hops())}, stream_(stream), path_(std::move(path)) {}
+      : circ_(circ),
+        hop_{static_cast<std::uint8_t>(circ.hops())},
+        stream_(stream),
+        path_(std::move(path)),
+        machine_(proto::StreamMachine::client_stream(
+            proto::StreamKind::Connect,
+            proto::StreamMachine::Options{!circ.machine().congestion_control().has_value()})) {}
 
   bool begin(std::uint16_t port) {
     return circ_.send(hop_, stream_, cell::BeginMsg{"127.0.0.1", cell::BeginAddrKind::Ipv4, port, 0});
@@ -200,7 +210,7 @@ class HttpFetch {
   HopNum hop_;
   StreamId stream_;
   std::string path_;
-  proto::StreamMachine machine_ = proto::StreamMachine::client_stream(proto::StreamKind::Connect);
+  proto::StreamMachine machine_;
   std::vector<std::uint8_t> raw_;
   bool connected_ = false;
   std::optional<cell::EndReason> end_;

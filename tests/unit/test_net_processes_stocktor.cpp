@@ -27,6 +27,45 @@ std::unique_ptr<Client> connect_client(asio::io_context& io, const net::Clock& c
   return client;
 }
 
+// Congestion control as a tor client runs it: tor's parameters, our clock.
+proto::ClientCircuitConfig cc_config(const net::Clock& clock) {
+  proto::ClientCircuitConfig c;
+  c.now = [&clock] { return clock.now(); };
+  return c;
+}
+
+// Reads `expect` bytes from the one connection it accepts, answers with
+// their SHA-256 in hex and closes: where an upload through the exit lands.
+class UploadSink {
+ public:
+  UploadSink(asio::io_context& io, std::size_t expect) : acceptor_(io, net::tcp::endpoint(kLoopback, 0)) {
+    asio::co_spawn(io, serve(expect), asio::detached);
+  }
+  [[nodiscard]] std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  [[nodiscard]] std::size_t received() const noexcept { return received_; }
+
+ private:
+  net::awaitable<void> serve(std::size_t expect) {
+    auto [ec, s] = co_await acceptor_.async_accept(net::use_nothrow);
+    if (ec) co_return;
+    crypto::Sha256 h;
+    std::array<std::uint8_t, 16384> buf{};
+    while (received_ < expect) {
+      auto [rec, n] = co_await s.async_read_some(asio::buffer(buf), net::use_nothrow);
+      if (rec) co_return;
+      h.update(bytes::ByteSpan(buf.data(), n));
+      received_ += n;
+    }
+    const std::string hex = bytes::to_hex(h.peek());
+    (void)co_await asio::async_write(s, asio::buffer(hex), net::use_nothrow);
+    boost::system::error_code ignored;
+    s.shutdown(net::tcp::socket::shutdown_send, ignored);
+  }
+
+  net::tcp::acceptor acceptor_;
+  std::size_t received_ = 0;
+};
+
 std::string body_sha256(const HttpFetch& fetch) {
   auto body = fetch.body();
   REQUIRE(body.has_value());
@@ -99,4 +138,73 @@ TEST_CASE("stock tor tears down a circuit we ask to extend where it cannot", "[s
   REQUIRE(run_until(io, [&] { return second.state() == net::ClientCircuit::State::Closed; }, 30s));
   CHECK(second.destroyed().has_value());
   CHECK_FALSE(client->closed());
+}
+
+TEST_CASE("a stock exit agrees to congestion control and both ends run it", "[stocktor][cc]") {
+  auto& net = StockTorNetwork::shared();
+  asio::io_context io;
+  net::SystemClock clock;
+  auto client = connect_client(io, clock, net, "guard1");
+  const std::vector<proto::HopTarget> path{net.hop("guard1"), net.hop("middle1"), net.hop("exit1")};
+
+  // Download: the exit packages with Vegas, we answer every sendme_inc cells
+  // and send no stream SENDMEs (tor closes a CC circuit that gets one).
+  auto& down = build_circuit(io, *client, path, cc_config(clock), proto::HopOptions{true});
+  REQUIRE(down.machine().congestion_control().has_value());
+  CHECK(down.machine().congestion_control()->sendme_inc == 31);  // tor's cc_sendme_inc
+  const auto& file = net.file("5MiB");
+  HttpFetch fetch(down, kStream, file.path);
+  REQUIRE(fetch.begin(net.http_port()));
+  REQUIRE(run_until(
+      io,
+      [&] {
+        fetch.pump();
+        return fetch.finished();
+      },
+      120s));
+  INFO("status " << fetch.status_line() << ", error " << fetch.error().value_or("none") << ", circuit "
+                 << down.error().value_or("ok"));
+  REQUIRE(fetch.complete());
+  CHECK(body_sha256(fetch) == file.sha256_hex);
+  CHECK(fetch.sendmes_sent() == 0);
+  CHECK_FALSE(down.destroyed());
+
+  // Upload: our Vegas packages, the stock exit answers every 31 cells with a
+  // v1 SENDME whose tag we check; cwnd leaves its initial 124 in slow start.
+  constexpr std::size_t kUpload = 2 * 1024 * 1024;
+  UploadSink sink(io, kUpload);
+  auto& up = build_circuit(io, *client, path, cc_config(clock), proto::HopOptions{true});
+  REQUIRE(up.send(HopNum{3}, kStream, cell::BeginMsg{"127.0.0.1", cell::BeginAddrKind::Ipv4, sink.port(), 0}));
+  bool connected = false;
+  std::string answer;
+  std::size_t sent = 0;
+  std::uint64_t max_inflight = 0;
+  REQUIRE(run_until(
+      io,
+      [&] {
+        for (auto& m : up.inbox()) {
+          if (std::holds_alternative<cell::ConnectedMsg>(m.msg)) connected = true;
+          if (auto* d = std::get_if<cell::DataMsg>(&m.msg)) answer.append(d->data.begin(), d->data.end());
+        }
+        up.inbox().clear();
+        while (connected && sent < kUpload && up.can_send_data()) {
+          const std::size_t n = std::min(cell::kRelayBodyMaxLen, kUpload - sent);
+          std::vector<std::uint8_t> chunk(n);
+          for (std::size_t i = 0; i < n; ++i) chunk[i] = static_cast<std::uint8_t>((sent + i) * 7919 >> 5);
+          REQUIRE(up.send(HopNum{3}, kStream, cell::DataMsg{std::move(chunk)}));
+          sent += n;
+          max_inflight = std::max(max_inflight, up.machine().vegas()->inflight());
+        }
+        return answer.size() >= 64 || up.state() == net::ClientCircuit::State::Closed;
+      },
+      120s));
+  INFO("circuit " << up.error().value_or("ok") << ", sink got " << sink.received());
+  std::vector<std::uint8_t> expected(kUpload);
+  for (std::size_t i = 0; i < kUpload; ++i) expected[i] = static_cast<std::uint8_t>(i * 7919 >> 5);
+  CHECK(answer == bytes::to_hex(crypto::sha256(expected)));
+  const proto::Vegas& vegas = *up.machine().vegas();
+  CHECK(vegas.cwnd() > 124);
+  CHECK(max_inflight > 124);
+  CHECK(vegas.rtt().min_usec() > 0);
+  CHECK_FALSE(up.destroyed());
 }

@@ -44,16 +44,12 @@ void trace(const std::string& from, const std::string& to, const CellBytes& cell
 // this walkthrough carries out its actions, handing each cell to the guard
 // and each cell the guard answers back to it.
 struct Client {
-  proto::ClientCircuit circuit{kClientCirc};
+  // Congestion control with tor's parameters, asked of the exit only.
+  proto::ClientCircuit circuit{kClientCirc, proto::ClientCircuitConfig{{}, [] { return proto::CcClock::now(); }, {}}};
   int cells_sent = 0;
   int cells_received = 0;
   std::vector<std::pair<HopNum, cell::RelayMsg>> replies;  // messages from the hops, in order
   std::vector<proto::ClientHopAdded> hops_added;
-
-  static std::vector<std::uint8_t> cc_request() {
-    std::vector<crypto::NtorV3Extension> exts{crypto::make_cc_request()};
-    return std::move(crypto::encode_ntor_v3_extensions(exts)).value();
-  }
 
   // Carries out the circuit's actions until it has none left: its cells go
   // to the guard, the guard's answers come back through on_cell().
@@ -133,10 +129,9 @@ int run() {
 
   Client client;
   DemoRelay& guard = *relays[0];
-  const auto cc_request = Client::cc_request();
 
-  std::printf("\n2. CREATE2 to the guard (ntor-v3, congestion-control request in the client message):\n");
-  if (!client.circuit.create(proto::HopTarget{guard.identity(), guard.onion_key(), {}}, cc_request))
+  std::printf("\n2. CREATE2 to the guard (ntor-v3):\n");
+  if (!client.circuit.create(proto::HopTarget{guard.identity(), guard.onion_key(), {}}))
     throw std::runtime_error("client: cannot start the guard handshake");
   client.run(guard, dir);
   if (client.circuit.hops() != 1) throw std::runtime_error("client: guard handshake failed");
@@ -147,7 +142,9 @@ int run() {
                 next.name().c_str(), i);
     proto::HopTarget target{next.identity(), next.onion_key(), {}};
     target.link_specs.push_back(cell::LinkSpecIpv4{{127, 0, 0, 1}, static_cast<std::uint16_t>(9000 + i)});
-    if (!client.circuit.extend(target, cc_request)) throw std::runtime_error("client: cannot extend");
+    // A client asks only the exit for congestion control (prop 324).
+    const proto::HopOptions options{i + 1 == relays.size()};
+    if (!client.circuit.extend(target, options)) throw std::runtime_error("client: cannot extend");
     client.run(guard, dir);
     if (client.circuit.hops() != i + 1) throw std::runtime_error("client: handshake failed");
     std::printf("  circuit now has %zu hops; %s answered congestion control with sendme_inc %s\n",

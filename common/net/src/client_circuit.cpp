@@ -5,8 +5,8 @@
 
 namespace conflux::net {
 
-ClientCircuit::ClientCircuit(CircId id, CellSink sink, std::size_t max_inbox)
-    : machine_(id), sink_(std::move(sink)), max_inbox_(max_inbox) {}
+ClientCircuit::ClientCircuit(CircId id, CellSink sink, std::size_t max_inbox, proto::ClientCircuitConfig config)
+    : machine_(id, std::move(config)), sink_(std::move(sink)), max_inbox_(max_inbox) {}
 
 bool ClientCircuit::run() {
   run_client_circuit(machine_, sink_, [this](proto::ClientCircuitAction& a) { on_event(a); });
@@ -23,11 +23,15 @@ void ClientCircuit::on_event(proto::ClientCircuitAction& action) {
   }
 }
 
-bool ClientCircuit::create(const HopTarget& first) { return machine_.create(first) && run(); }
+bool ClientCircuit::create(const HopTarget& first, proto::HopOptions options) {
+  return machine_.create(first, options) && run();
+}
 
 bool ClientCircuit::create_fast() { return machine_.create_fast() && run(); }
 
-bool ClientCircuit::extend(const HopTarget& next) { return machine_.extend(next) && run(); }
+bool ClientCircuit::extend(const HopTarget& next, proto::HopOptions options) {
+  return machine_.extend(next, options) && run();
+}
 
 bool ClientCircuit::send(HopNum hop, StreamId stream, const cell::RelayMsg& msg) {
   const bool ok = machine_.send(hop, stream, msg);

@@ -2,15 +2,56 @@
 #include "conflux/proto/client_circuit.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "conflux/cell/create_cells.hpp"
+#include "conflux/crypto/ntor_v3_extensions.hpp"
 
 namespace conflux::proto {
 namespace {
 
 constexpr std::uint16_t kHtypeNtorV3 = 3;
 
+// An empty ntor-v3 extension list (N_EXTENSIONS = 0): the client message of
+// a hop we ask nothing of.
+constexpr std::array<std::uint8_t, 1> kNoExtensions{0};
+
+ClockHealth& shared_clock_health() {
+  static ClockHealth health;
+  return health;
+}
+
 }  // namespace
+
+ClientCircuit::ClientCircuit(CircId id, ClientCircuitConfig config) : id_(id), config_(std::move(config)) {
+  if (config_.clock_health == nullptr) config_.clock_health = &shared_clock_health();
+}
+
+std::optional<std::vector<std::uint8_t>> ClientCircuit::client_message(HopOptions options) const {
+  if (!options.congestion_control) return std::vector<std::uint8_t>(kNoExtensions.begin(), kNoExtensions.end());
+  if (config_.cc.alg == CcAlg::FixedWindow || !config_.now) return std::nullopt;
+  auto cm = crypto::encode_ntor_v3_extensions(cc_client_request(config_.cc));
+  if (!cm) return std::nullopt;
+  return std::move(*cm);
+}
+
+// The hop just added answered in `server_message`: with congestion control
+// (when we asked and it agreed) or fixed windows. An answer outside tor's
+// rules fails the circuit, as tor's client closes it.
+bool ClientCircuit::accept_server_message(std::span<const std::uint8_t> server_message) {
+  const bool asked = std::exchange(cc_asked_, false);
+  if (server_message.empty()) {  // CREATE_FAST, or a relay that answered nothing: no extensions
+    flow_ = ClientCircuitFlow{};
+    return true;
+  }
+  auto agreed = cc_client_accept(server_message, asked, config_.cc.sendme_inc);
+  if (!agreed) {
+    fail(std::string("congestion control negotiation: ") + std::string(to_string(agreed.error())));
+    return false;
+  }
+  flow_ = *agreed ? ClientCircuitFlow(config_.cc, **agreed, *config_.clock_health) : ClientCircuitFlow{};
+  return true;
+}
 
 void ClientCircuit::emit_cell(cell::CellCommand command, std::span<const std::uint8_t> body) {
   ClientSendCell out{id_, command, {}};
@@ -19,15 +60,17 @@ void ClientCircuit::emit_cell(cell::CellCommand command, std::span<const std::ui
   actions_.emplace_back(std::move(out));
 }
 
-bool ClientCircuit::create(const HopTarget& first, std::span<const std::uint8_t> client_message) {
+bool ClientCircuit::create(const HopTarget& first, HopOptions options) {
   if (state_ != State::Idle) return false;
-  auto start = crypto::NtorV3Client::start(first.identity, first.onion_key, client_message,
-                                           crypto::kNtorV3CircuitVerification);
+  auto cm = client_message(options);
+  if (!cm) return false;
+  auto start = crypto::NtorV3Client::start(first.identity, first.onion_key, *cm, crypto::kNtorV3CircuitVerification);
   if (!start) return false;
   auto body = cell::encode_create2_cell(cell::Create2Cell{kHtypeNtorV3, start->onionskin});
   if (!body) return false;
   emit_cell(cell::CellCommand::Create2, *body);
   pending_.emplace(std::move(start->state));
+  cc_asked_ = options.congestion_control;
   state_ = State::Extending;
   return true;
 }
@@ -41,10 +84,11 @@ bool ClientCircuit::create_fast() {
   return true;
 }
 
-bool ClientCircuit::extend(const HopTarget& next, std::span<const std::uint8_t> client_message) {
-  if (state_ != State::Ready || early_left_ == 0) return false;
-  auto start = crypto::NtorV3Client::start(next.identity, next.onion_key, client_message,
-                                           crypto::kNtorV3CircuitVerification);
+bool ClientCircuit::extend(const HopTarget& next, HopOptions options) {
+  if (state_ != State::Ready || early_left_ == 0 || flow_.congestion_control()) return false;
+  auto cm = client_message(options);
+  if (!cm) return false;
+  auto start = crypto::NtorV3Client::start(next.identity, next.onion_key, *cm, crypto::kNtorV3CircuitVerification);
   if (!start) return false;
   cell::Extend2Msg ext;
   ext.link_specs = next.link_specs;
@@ -53,6 +97,7 @@ bool ClientCircuit::extend(const HopTarget& next, std::span<const std::uint8_t> 
   ext.handshake_data = start->onionskin;
   if (!send_relay(HopNum{static_cast<std::uint8_t>(hops())}, StreamId{0}, ext, true)) return false;
   pending_.emplace(std::move(start->state));
+  cc_asked_ = options.congestion_control;
   state_ = State::Extending;
   return true;
 }
@@ -127,8 +172,8 @@ bool ClientCircuit::add_hop(const crypto::KeyMaterial& material, std::vector<std
   if (!keys) return false;
   auto hop = crypto_.add_hop(*keys);
   if (!hop) return false;
-  // Flow-control windows belong to the last hop, which just changed.
-  flow_ = ClientCircuitFlow{};
+  // Flow control belongs to the last hop, which just changed.
+  if (!accept_server_message(server_message)) return true;  // failed the circuit with its own reason
   state_ = State::Ready;
   actions_.emplace_back(ClientHopAdded{*hop, std::move(server_message)});
   return true;

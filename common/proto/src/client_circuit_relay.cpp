@@ -21,7 +21,7 @@ bool ClientCircuit::send_relay(HopNum hop, StreamId stream, const cell::RelayMsg
   if (!digest) return false;
   // The crypto state advanced: from here the cell must go out, or the
   // circuit's forward stream is out of step with the relays'.
-  if (is_data && !flow_.on_data_sent(*digest)) {
+  if (is_data && !flow_.on_data_sent(now(), *digest)) {
     fail("package window accounting failed");
     return false;
   }
@@ -55,7 +55,7 @@ void ClientCircuit::on_relay(std::span<const std::uint8_t> payload) {
     return destroy(cell::DestroyReason::None);
   }
   if (auto* sendme = std::get_if<cell::SendmeMsg>(&*msg); sendme && view->stream == StreamId{0}) {
-    if (!last_hop || !flow_.on_sendme(*sendme)) return fail("bad circuit SENDME");
+    if (!last_hop || !flow_.on_sendme(now(), *sendme)) return fail("bad circuit SENDME");
     actions_.emplace_back(ClientSendmeAccepted{*hop, *sendme});
     return;
   }

@@ -30,12 +30,13 @@ class ClientCircuit {
 
   static constexpr std::size_t kDefaultMaxInbox = 4096;
 
-  ClientCircuit(CircId id, CellSink sink, std::size_t max_inbox = kDefaultMaxInbox);
+  ClientCircuit(CircId id, CellSink sink, std::size_t max_inbox = kDefaultMaxInbox,
+                proto::ClientCircuitConfig config = {});
 
   // As proto::ClientCircuit's; false as well when the cell did not go out.
-  bool create(const HopTarget& first);
+  bool create(const HopTarget& first, proto::HopOptions options = {});
   bool create_fast();
-  bool extend(const HopTarget& next);
+  bool extend(const HopTarget& next, proto::HopOptions options = {});
   bool send(HopNum hop, StreamId stream, const cell::RelayMsg& msg);
   void destroy(cell::DestroyReason reason);
   void on_cell(const cell::CellView& c);
@@ -51,6 +52,7 @@ class ClientCircuit {
   // reported here, as stream 0 (Conflux legs time their RTT on it).
   [[nodiscard]] std::deque<ReceivedMsg>& inbox() noexcept { return inbox_; }
   [[nodiscard]] bool can_send_data() const noexcept { return machine_.can_send_data(); }
+  [[nodiscard]] const proto::ClientCircuit& machine() const noexcept { return machine_; }
 
  private:
   // Runs the machine's actions; false if it closed meanwhile.

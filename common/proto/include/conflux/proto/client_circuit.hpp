@@ -8,12 +8,14 @@
 // or CREATE_FAST when its onion key is not known yet, then EXTEND2 in
 // RELAY_EARLY cells), keeps the tor1 crypto of every hop, originates and
 // receives relay messages per hop, and runs the last hop's circuit-level
-// SENDMEs (client_circuit_flow.hpp). Stream-level flow control is the
-// caller's. DESTROY from the relays, or TRUNCATED (answered with our own
+// SENDMEs or, when the exit agreed to it in the ntor-v3 handshake, its
+// congestion control (client_circuit_flow.hpp). Stream-level flow control
+// is the caller's. DESTROY from the relays, or TRUNCATED (answered with our own
 // DESTROY, as we never re-extend), closes it; so does any protocol violation
 // we see (DESTROY PROTOCOL, with error() saying why).
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,32 +29,49 @@
 #include "conflux/crypto/create_fast.hpp"
 #include "conflux/crypto/ntor_v3.hpp"
 #include "conflux/crypto/relay_crypto.hpp"
+#include "conflux/proto/cc_negotiation.hpp"
 #include "conflux/proto/client_circuit_actions.hpp"
 #include "conflux/proto/client_circuit_flow.hpp"
 
 namespace conflux::proto {
 
-// An empty ntor-v3 extension list (N_EXTENSIONS = 0): the client message of
-// a hop we ask nothing of.
-inline constexpr std::array<std::uint8_t, 1> kNoNtorV3Extensions{0};
+struct ClientCircuitConfig {
+  // What a hop asked for congestion control must agree to, and what then
+  // runs (tor's cc_* consensus parameters). alg FixedWindow: never ask.
+  CcParams cc{};
+  // The runtime's clock (steady time); required to ask for congestion
+  // control, whose RTT samples need the time of cells and SENDMEs.
+  std::function<CcClock::time_point()> now;
+  // The process's clock-stall flag (tor's is one per process); one shared by
+  // every circuit that has none when null.
+  ClockHealth* clock_health = nullptr;
+};
+
+// What we ask of one hop in its ntor-v3 handshake.
+struct HopOptions {
+  // prop 324: ask for congestion control. A client asks only the exit hop
+  // (the last); once a hop agrees, the circuit is not extended further.
+  bool congestion_control = false;
+};
 
 class ClientCircuit {
  public:
   enum class State : std::uint8_t { Idle, Extending, Ready, Closed };
 
-  explicit ClientCircuit(CircId id) : id_(id) {}
+  explicit ClientCircuit(CircId id, ClientCircuitConfig config = {});
 
-  // CREATE2 (ntor-v3) to the first hop; `client_message` is the encoded
-  // extension list (e.g. a congestion-control request). False if not Idle
-  // or the handshake cannot start.
-  bool create(const HopTarget& first, std::span<const std::uint8_t> client_message = kNoNtorV3Extensions);
+  // CREATE2 (ntor-v3) to the first hop. False if not Idle, the handshake
+  // cannot start, or congestion control is asked for without a clock or
+  // with cc alg 0.
+  bool create(const HopTarget& first, HopOptions options = {});
   // CREATE_FAST to the first hop (tor-spec 5.1.3): no onion key needed; the
   // link's TLS handshake is what authenticated the relay. Used for a one-hop
   // circuit to a bridge to fetch its descriptor (BEGIN_DIR). False if not Idle.
   bool create_fast();
-  // EXTEND2 to the last hop, asking it to extend to `next`. Only when Ready
-  // and a RELAY_EARLY cell is left (tor-spec 5.6: 8 per circuit).
-  bool extend(const HopTarget& next, std::span<const std::uint8_t> client_message = kNoNtorV3Extensions);
+  // EXTEND2 to the last hop, asking it to extend to `next`. Only when Ready,
+  // a RELAY_EARLY cell is left (tor-spec 5.6: 8 per circuit) and the last
+  // hop does not run congestion control.
+  bool extend(const HopTarget& next, HopOptions options = {});
   // A relay message to `hop` (RELAY cell). DATA needs an open package window.
   // False if it cannot be framed or sealed, or the circuit is not Ready.
   bool send(HopNum hop, StreamId stream, const cell::RelayMsg& msg);
@@ -81,11 +100,22 @@ class ClientCircuit {
   // Set when we gave up on the circuit ourselves.
   [[nodiscard]] const std::optional<std::string>& error() const noexcept { return error_; }
   [[nodiscard]] bool can_send_data() const noexcept { return flow_.can_send(); }
+  // Set once the last hop agreed to congestion control: its streams then
+  // use XON/XOFF, not stream SENDMEs.
+  [[nodiscard]] const std::optional<CcAgreement>& congestion_control() const noexcept {
+    return flow_.congestion_control();
+  }
+  // cwnd, inflight and RTT of the last hop's congestion control, else null.
+  [[nodiscard]] const Vegas* vegas() const noexcept { return flow_.vegas(); }
   // Read-only: the SENDME tags of the cells sent to and received from a hop.
   [[nodiscard]] const crypto::ClientRelayCrypto& relay_crypto() const noexcept { return crypto_; }
 
  private:
   bool send_relay(HopNum hop, StreamId stream, const cell::RelayMsg& msg, bool early);
+  // The ntor-v3 client message for a hop, and whether it asks for CC.
+  [[nodiscard]] std::optional<std::vector<std::uint8_t>> client_message(HopOptions options) const;
+  [[nodiscard]] bool accept_server_message(std::span<const std::uint8_t> server_message);
+  [[nodiscard]] CcClock::time_point now() const { return config_.now ? config_.now() : CcClock::time_point{}; }
   void emit_cell(cell::CellCommand command, std::span<const std::uint8_t> body);
   void close();
   void fail(std::string why);
@@ -98,7 +128,9 @@ class ClientCircuit {
   void on_data(HopNum hop, StreamId stream, cell::RelayMsg msg);
 
   CircId id_;
+  ClientCircuitConfig config_;
   State state_ = State::Idle;
+  bool cc_asked_ = false;  // the pending handshake asked for congestion control
   crypto::ClientRelayCrypto crypto_;
   std::optional<crypto::NtorV3ClientState> pending_;
   std::optional<crypto::FastClientState> pending_fast_;  // between CREATE_FAST and CREATED_FAST
