@@ -2,9 +2,12 @@
 // guard chooses: raw cells of any command and length, and relay cells the
 // hop seals properly (so the fuzzer reaches the decoders and the SENDME,
 // EXTENDED2 and TRUNCATED rules behind the crypto), mixed with the
-// runtime's own events (sends, refused cells, destroy). Nothing may crash,
+// runtime's own events (sends, refused cells, destroy), over fixed windows
+// or congestion control (an ntor-v3 answer the input chooses, and a clock it
+// moves). Nothing may crash,
 // every cell the machine emits is on its own circuit ID and fits a cell,
 // and once it is closed nothing more comes out of it.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -48,18 +51,22 @@ bool drain(proto::ClientCircuit& c) {
   return actions.empty();
 }
 
-// A one-hop circuit to relay(), and the relay's side of its crypto.
-std::optional<crypto::RelayHopCrypto> build(proto::ClientCircuit& c) {
+// A one-hop circuit to relay() that asked for congestion control if
+// `ask`, answered with `sm`; the relay's side of its crypto, or nothing when
+// the answer closed the circuit.
+std::optional<crypto::RelayHopCrypto> build(proto::ClientCircuit& c, bool ask, std::span<const std::uint8_t> sm) {
   const auto& r = relay();
-  check(c.create(proto::HopTarget{r.identity.public_key(), r.onion.public_key(), {}}));
+  check(c.create(proto::HopTarget{r.identity.public_key(), r.onion.public_key(), {}}, proto::HopOptions{ask}));
   auto create = std::get<proto::ClientSendCell>(c.take_actions().at(0));
   auto c2 = cell::decode_create2_cell(create.body.view());
   crypto::NtorV3ServerKeys keys{r.identity.public_key(), r.onion, std::nullopt};
   auto pending = crypto::ntor_v3_server_receive(keys, c2->hdata, crypto::kNtorV3CircuitVerification);
-  auto done = pending->reply({}, crypto::RelayCryptoKeys::kMaterialLen);
-  auto created = std::move(cell::encode_created2_cell(cell::Created2Cell{done->reply})).value();
-  c.on_cell(cell::CellView{kCirc, cell::CellCommand::Created2, created});
-  check(c.state() == proto::ClientCircuit::State::Ready);
+  auto done = pending->reply(sm, crypto::RelayCryptoKeys::kMaterialLen);
+  if (!done) return std::nullopt;
+  auto created = cell::encode_created2_cell(cell::Created2Cell{done->reply});
+  if (!created) return std::nullopt;
+  c.on_cell(cell::CellView{kCirc, cell::CellCommand::Created2, *created});
+  if (c.state() != proto::ClientCircuit::State::Ready) return std::nullopt;
   (void)c.take_actions();
   return crypto::RelayHopCrypto(*crypto::RelayCryptoKeys::from_key_material(done->keys.view()));
 }
@@ -101,10 +108,23 @@ void step(Input& in, proto::ClientCircuit& c, crypto::RelayHopCrypto& hop) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Input in{data, size};
-  proto::ClientCircuit c(kCirc);
-  auto hop = build(c);
+  proto::CcClock::time_point now{std::chrono::seconds(1)};
+  proto::ClientCircuitConfig config;
+  config.now = [&now] { return now; };
+  proto::ClientCircuit c(kCirc, config);
+  // 0: not asked, no answer; 1: asked, sendme_inc 31; 2: asked, any answer.
+  const unsigned mode = in.u8() % 3;
+  std::vector<std::uint8_t> sm{0};
+  if (mode == 1) sm = {1, 2, 1, 31};
+  if (mode == 2) sm = bytes_of(in, 64);
+  auto hop = build(c, mode != 0, sm);
+  if (!hop) {
+    check(c.state() == proto::ClientCircuit::State::Closed);
+    return 0;
+  }
   for (int i = 0; i < 64 && !in.empty(); ++i) {
     const bool was_closed = c.state() == proto::ClientCircuit::State::Closed;
+    now += std::chrono::microseconds(in.u8() * 97);
     step(in, c, *hop);
     const bool quiet = drain(c);
     if (was_closed) check(quiet);

@@ -1,5 +1,7 @@
-// ClientStream's windows against a carrier that sometimes refuses a cell
-// (issue 13: window accounting with many streams on one circuit or set).
+// ClientStream's flow control against a carrier made here: stream windows
+// with a carrier that sometimes refuses a cell (issue 13: window accounting
+// with many streams on one circuit or set), and XON/XOFF on a carrier whose
+// exit agreed to congestion control (prop 324).
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -18,6 +20,9 @@ struct FlakyCarrier final : client::StreamCarrier {
   std::size_t offered = 0;
   std::size_t data_cells = 0;
   std::size_t sendmes = 0;
+  std::size_t xoffs = 0;
+  std::vector<cell::XonMsg> xons;
+  bool cc = false;
 
   std::optional<StreamId> attach(client::StreamEvents& events) override {
     stream = &events;
@@ -29,21 +34,31 @@ struct FlakyCarrier final : client::StreamCarrier {
     if (refuse_every != 0 && offered % refuse_every == 0) return false;
     if (std::holds_alternative<cell::DataMsg>(msg)) ++data_cells;
     if (std::holds_alternative<cell::SendmeMsg>(msg)) ++sendmes;
+    if (std::holds_alternative<cell::XoffMsg>(msg)) ++xoffs;
+    if (const auto* x = std::get_if<cell::XonMsg>(&msg)) xons.push_back(*x);
     return true;
   }
   [[nodiscard]] bool can_send_data() const override { return true; }
+  [[nodiscard]] bool congestion_controlled() const override { return cc; }
   void close(cell::DestroyReason, std::string_view) override {}
   [[nodiscard]] std::uint64_t serial() const override { return 1; }
   [[nodiscard]] std::string name() const override { return "flaky"; }
   [[nodiscard]] client::RelayIdentity exit_identity() const override { return {}; }
 };
 
+struct ManualClock final : net::Clock {
+  Monotonic::time_point t{std::chrono::seconds(100)};
+  [[nodiscard]] Monotonic::time_point now() const override { return t; }
+  [[nodiscard]] std::uint64_t unix_seconds() const override { return 1'700'000'000; }
+};
+
 }  // namespace
 
 TEST_CASE("a cell the carrier refuses costs no stream window", "[proxy][stream]") {
   net::asio::io_context io;
+  ManualClock clock;
   FlakyCarrier carrier;
-  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect);
+  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect, clock);
   REQUIRE(stream.open_on(carrier, cell::BeginMsg{}));
   stream.on_stream_msg(cell::ConnectedMsg{});
   REQUIRE(stream.connected());
@@ -61,8 +76,9 @@ TEST_CASE("a cell the carrier refuses costs no stream window", "[proxy][stream]"
 
 TEST_CASE("every SENDME held back while the application lagged goes when it catches up", "[proxy][stream]") {
   net::asio::io_context io;
+  ManualClock clock;
   FlakyCarrier carrier;
-  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect);
+  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect, clock);
   REQUIRE(stream.open_on(carrier, cell::BeginMsg{}));
   stream.on_stream_msg(cell::ConnectedMsg{});
   // 300 full cells the application does not take: past 64 KB waiting, the
@@ -73,4 +89,59 @@ TEST_CASE("every SENDME held back while the application lagged goes when it catc
   // It takes everything at once: all six are owed, all go.
   (void)stream.take_received(1 << 20);
   CHECK(carrier.sendmes == 6);
+}
+
+TEST_CASE("with congestion control: no stream SENDMEs; XOFF while the application lags, XON once it caught up",
+          "[proxy][stream][cc]") {
+  net::asio::io_context io;
+  ManualClock clock;
+  FlakyCarrier carrier;
+  carrier.cc = true;
+  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect, clock);
+  REQUIRE(stream.open_on(carrier, cell::BeginMsg{}));
+  stream.on_stream_msg(cell::ConnectedMsg{});
+  REQUIRE(stream.deliver_flow().has_value());
+  // 1200 full cells (600 KB, past cc_xoff_client's 500 cells) arrive over
+  // 60 ms and the application takes none: no window stops the exit, so the
+  // stream must, with XOFF, once the grace period of 5 ms is over.
+  for (int i = 0; i < 1200; ++i) {
+    clock.t += std::chrono::microseconds(50);
+    stream.on_stream_msg(cell::DataMsg{std::vector<std::uint8_t>(498, 1)});
+  }
+  CHECK(carrier.sendmes == 0);
+  CHECK(carrier.xoffs == 1);
+  CHECK(stream.pending_bytes() == 1200 * 498);
+  CHECK_FALSE(stream.failed());
+  // The application drains it in 10 ms: XON, carrying a drain rate.
+  while (stream.pending_bytes() > 0) {
+    clock.t += std::chrono::microseconds(100);
+    (void)stream.take_received(8192);
+  }
+  REQUIRE(carrier.xons.size() >= 1);
+  CHECK(stream.deliver_flow()->xoffs_sent() == 1);
+  CHECK_FALSE(stream.failed());
+}
+
+TEST_CASE("with congestion control: the exit's XOFF stops our DATA until its XON; a stream SENDME is a violation",
+          "[proxy][stream][cc]") {
+  net::asio::io_context io;
+  ManualClock clock;
+  FlakyCarrier carrier;
+  carrier.cc = true;
+  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect, clock);
+  REQUIRE(stream.open_on(carrier, cell::BeginMsg{}));
+  stream.on_stream_msg(cell::ConnectedMsg{});
+  const std::vector<std::uint8_t> bytes(498, 7);
+  // No 500-cell window: 2000 cells go.
+  for (int i = 0; i < 2000; ++i) REQUIRE(stream.send_data(bytes));
+  stream.on_stream_msg(cell::XoffMsg{});
+  CHECK_FALSE(stream.can_send_data());
+  CHECK_FALSE(stream.send_data(bytes));
+  stream.on_stream_msg(cell::XonMsg{0});
+  CHECK(stream.can_send_data());
+  CHECK(stream.send_data(bytes));
+  CHECK(carrier.data_cells == 2001);
+
+  stream.on_stream_msg(cell::SendmeMsg{});
+  CHECK(stream.failed());
 }

@@ -105,7 +105,7 @@ net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_once(std::size
     co_return state->closed ? "could not reach it: " + *state->closed : std::string("timed out connecting");
   }
 
-  ClientStream stream(co_await net::asio::this_coro::executor, proto::StreamKind::Dir);
+  ClientStream stream(co_await net::asio::this_coro::executor, proto::StreamKind::Dir, clock_);
   if (!stream.open_on(*circ, cell::BeginDirMsg{})) {
     circ->close(cell::DestroyReason::Finished, "done");
     co_return std::string("could not open a directory stream");

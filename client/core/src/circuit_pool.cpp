@@ -102,6 +102,9 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOw
   }
   last_path_error_.clear();
   choice->info.serial = next_serial_++;
+  // Conflux legs keep fixed windows for now: the sets' shared stream window
+  // and leg scheduling do not read congestion control yet.
+  choice->info.congestion_control = owner == nullptr && options_.congestion_control;
   Circuit::Hooks hooks;
   hooks.built = [this](Circuit& c) { on_built(c); };
   hooks.closed = [this](Circuit& c, std::string_view why_closed) { on_closed(c, why_closed); };

@@ -6,8 +6,8 @@
 
 namespace conflux::client {
 
-ClientStream::ClientStream(const net::asio::any_io_executor& ex, proto::StreamKind kind)
-    : machine_(proto::StreamMachine::client_stream(kind)), wake_(ex), tx_wake_(ex) {}
+ClientStream::ClientStream(const net::asio::any_io_executor& ex, proto::StreamKind kind, const net::Clock& clock)
+    : kind_(kind), clock_(clock), machine_(proto::StreamMachine::client_stream(kind)), wake_(ex), tx_wake_(ex) {}
 
 ClientStream::~ClientStream() { close(cell::EndReason::Done); }
 
@@ -17,6 +17,13 @@ bool ClientStream::open_on(StreamCarrier& c, const cell::RelayMsg& opening) {
   if (!id) return false;
   circuit_ = &c;
   id_ = *id;
+  if (c.congestion_controlled()) {
+    // prop 324: no stream SENDMEs on this circuit, XON/XOFF instead.
+    machine_ = proto::StreamMachine::client_stream(kind_, proto::StreamMachine::Options{false});
+    const proto::CcParams params{};
+    deliver_flow_.emplace(params, proto::StreamEdge::ClientToExit, proto::process_clock_health());
+    package_flow_.emplace(params, proto::StreamEdge::ClientToExit);
+  }
   if (!c.send(id_, opening)) {
     detach();
     return false;
@@ -62,6 +69,8 @@ std::vector<std::uint8_t> ClientStream::take_received(std::size_t max) {
     }
   }
   inbound_bytes_ -= out.size();
+  if (deliver_flow_ && !out.empty() && circuit_ != nullptr)
+    send_flow(deliver_flow_->on_drained(clock_.now(), out.size(), inbound_bytes_));
   // Every SENDME held back goes now, not one per call: the application may
   // take everything at once and then wait for more, which the exit sends
   // only against these SENDMEs (tor's connection_edge_consider_sending_sendme
@@ -72,6 +81,7 @@ std::vector<std::uint8_t> ClientStream::take_received(std::size_t max) {
 }
 
 bool ClientStream::can_send_data() const {
+  if (package_flow_ && !package_flow_->may_package()) return false;  // the exit's XOFF
   return circuit_ != nullptr && connected_ && machine_.state() == proto::StreamState::Open &&
          machine_.package_window().value() > 0 && circuit_->can_send_data();
 }
@@ -85,6 +95,7 @@ bool ClientStream::send_data(bytes::ByteSpan data) {
   // for good. can_send_data() has checked the state and the window.
   if (!circuit_->send(id_, cell::DataMsg{{data.begin(), data.end()}})) return false;
   (void)machine_.data_sent();
+  if (package_flow_) package_flow_->on_data_packaged(static_cast<std::uint32_t>(data.size()));
   bytes_sent_ += data.size();
   return true;
 }
@@ -95,11 +106,9 @@ void ClientStream::on_stream_msg(const cell::RelayMsg& msg) {
     a = machine_.on_connected();
   } else if (const auto* d = std::get_if<cell::DataMsg>(&msg)) {
     a = machine_.on_data(inbound_bytes_ >= kBackloggedBytes);
-    if (a.deliver_data && !d->data.empty()) {
-      inbound_.push_back(d->data);
-      inbound_bytes_ += d->data.size();
-      bytes_received_ += d->data.size();
-    }
+    if (a.deliver_data && !d->data.empty()) on_received(*d);
+  } else if (package_flow_ && (std::holds_alternative<cell::XoffMsg>(msg) || std::holds_alternative<cell::XonMsg>(msg))) {
+    return on_flow_msg(msg);
   } else if (const auto* e = std::get_if<cell::EndMsg>(&msg)) {
     a = machine_.on_end(e->reason);
   } else if (std::holds_alternative<cell::SendmeMsg>(msg)) {
@@ -111,6 +120,39 @@ void ClientStream::on_stream_msg(const cell::RelayMsg& msg) {
     a = machine_.on_other(cell::command_of(msg));
   }
   act(a);
+}
+
+void ClientStream::on_received(const cell::DataMsg& d) {
+  inbound_.push_back(d.data);
+  inbound_bytes_ += d.data.size();
+  bytes_received_ += d.data.size();
+  if (!deliver_flow_ || circuit_ == nullptr) return;
+  if (inbound_bytes_ > kMaxBufferedBytes) {
+    // The exit went on long after our XOFF: tor's answer to a peer that
+    // breaks stream flow control is to close the stream.
+    violation_ = true;
+    auto end = machine_.edge_closed(cell::EndReason::TorProtocol);
+    if (end.send_end) (void)circuit_->send(id_, cell::EndMsg{*end.send_end, std::nullopt});
+    detach();
+    return;
+  }
+  send_flow(deliver_flow_->on_data_buffered(clock_.now(), inbound_bytes_));
+}
+
+// XOFF stops our sending, XON resumes it. Suspicious ones (more than we
+// sent could explain) are obeyed all the same, as tor does.
+void ClientStream::on_flow_msg(const cell::RelayMsg& msg) {
+  if (std::holds_alternative<cell::XoffMsg>(msg)) {
+    (void)package_flow_->on_xoff();
+  } else {
+    (void)package_flow_->on_xon(std::get<cell::XonMsg>(msg));
+  }
+  notify();
+}
+
+void ClientStream::send_flow(const std::optional<proto::StreamFlowMsg>& m) {
+  if (!m || circuit_ == nullptr) return;
+  std::visit([this](const auto& flow) { (void)circuit_->send(id_, cell::RelayMsg{flow}); }, *m);
 }
 
 void ClientStream::act(const proto::StreamActions& a) {

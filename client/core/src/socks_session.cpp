@@ -181,8 +181,8 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
       if (no_exit) failure = "no exit allows the port";
       break;
     }
-    auto stream = std::make_shared<ClientStream>(sock.get_executor(),
-                                                 resolving ? proto::StreamKind::Resolve : proto::StreamKind::Connect);
+    auto stream = std::make_shared<ClientStream>(
+        sock.get_executor(), resolving ? proto::StreamKind::Resolve : proto::StreamKind::Connect, ctx.clock);
     const cell::RelayMsg opening = opening_message(*request);
     if (!stream->open_on(*circ, opening)) continue;
     ctx.pool.claim(*circ, needs.isolation);

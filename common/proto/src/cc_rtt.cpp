@@ -9,6 +9,11 @@ namespace {
 constexpr std::uint64_t kDiscrepancyRatio = 5000;
 }  // namespace
 
+ClockHealth& process_clock_health() noexcept {
+  static ClockHealth health;
+  return health;
+}
+
 CcRttEstimator::CcRttEstimator(const CcParams& params, ClockHealth& clock) noexcept
     : ewma_cwnd_pct_(params.ewma_cwnd_pct),
       ewma_max_(params.ewma_max),

@@ -16,15 +16,10 @@ constexpr std::uint16_t kHtypeNtorV3 = 3;
 // a hop we ask nothing of.
 constexpr std::array<std::uint8_t, 1> kNoExtensions{0};
 
-ClockHealth& shared_clock_health() {
-  static ClockHealth health;
-  return health;
-}
-
 }  // namespace
 
 ClientCircuit::ClientCircuit(CircId id, ClientCircuitConfig config) : id_(id), config_(std::move(config)) {
-  if (config_.clock_health == nullptr) config_.clock_health = &shared_clock_health();
+  if (config_.clock_health == nullptr) config_.clock_health = &process_clock_health();
 }
 
 std::optional<std::vector<std::uint8_t>> ClientCircuit::client_message(HopOptions options) const {

@@ -65,6 +65,8 @@ class CircuitPool final : public StreamPool {
     std::chrono::seconds max_dirtiness{600};  // MaxCircuitDirtiness
     std::chrono::seconds new_circuit_period{30};  // NewCircuitPeriod: how often idle dirty circuits expire
     std::size_t max_streams_per_circuit = 500;
+    // Ask exits for congestion control (prop 324; tor's default cc_alg is 2).
+    bool congestion_control = true;
   };
   struct Hooks {
     // The path to build (path selection lives outside); an error says why

@@ -1,12 +1,19 @@
 #pragma once
 // One stream of the proxy, client side: the StreamMachine (tor-spec 6.2,
-// 6.3, stream windows 500/50) plus what crosses between its carrier (a
-// circuit or a Conflux set) and the
-// SOCKS connection. The circuit pushes relay messages in; the SOCKS session
-// reads the outcome, the received bytes, and sends DATA while the windows
-// allow. The received bytes are bounded by the stream's deliver window
-// (500 cells): the exit cannot send more before our SENDME, and that SENDME
-// waits until the application took the bytes (tor's edge-backlogged rule).
+// 6.3) plus what crosses between its carrier (a circuit or a Conflux set)
+// and the SOCKS connection. The circuit pushes relay messages in; the SOCKS
+// session reads the outcome, the received bytes, and sends DATA while flow
+// control allows. Flow control is chosen when the stream attaches:
+//  - stream windows (500/50) on carriers with fixed windows: the received
+//    bytes are bounded by the deliver window, as the exit cannot send more
+//    before our SENDME, and that SENDME waits until the application took
+//    the bytes (tor's edge-backlogged rule);
+//  - XON/XOFF (prop 324, cc_stream_flow.hpp) on a circuit whose exit agreed
+//    to congestion control: XOFF once more than cc_xoff_client waits for the
+//    application, XON with the drain rate when it has caught up; the exit's
+//    XOFF stops our sending until its XON. What the exit sends after our
+//    XOFF is bounded by its cwnd; past kMaxBufferedBytes the exit ignored
+//    XOFF and the stream closes.
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -16,6 +23,8 @@
 #include "conflux/cell/relay_stream_msgs.hpp"
 #include "conflux/client/stream_carrier.hpp"
 #include "conflux/client/wakeup.hpp"
+#include "conflux/net/clock.hpp"
+#include "conflux/proto/cc_stream_flow.hpp"
 #include "conflux/proto/stream_state.hpp"
 
 namespace conflux::client {
@@ -25,8 +34,12 @@ class ClientStream final : public StreamEvents {
   // Above this many undelivered bytes the stream SENDME waits for the
   // SOCKS side to catch up (one stream window's worth of cells is 249 KB).
   static constexpr std::size_t kBackloggedBytes = 64 * 1024;
+  // With XON/XOFF: more than this waiting for the application means the
+  // exit did not stop at our XOFF.
+  static constexpr std::size_t kMaxBufferedBytes = 32 * 1024 * 1024;
 
-  ClientStream(const net::asio::any_io_executor& ex, proto::StreamKind kind);
+  // `clock` (XON/XOFF timing) must outlive the stream.
+  ClientStream(const net::asio::any_io_executor& ex, proto::StreamKind kind, const net::Clock& clock);
   ~ClientStream() override;
   ClientStream(const ClientStream&) = delete;
   ClientStream& operator=(const ClientStream&) = delete;
@@ -65,6 +78,9 @@ class ClientStream final : public StreamEvents {
   [[nodiscard]] Wakeup& tx_wakeup() noexcept { return tx_wake_; }
   [[nodiscard]] std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
   [[nodiscard]] std::uint64_t bytes_received() const noexcept { return bytes_received_; }
+  // Set on a congestion-controlled carrier: XON/XOFF counters.
+  [[nodiscard]] const std::optional<proto::StreamDeliverFlow>& deliver_flow() const noexcept { return deliver_flow_; }
+  [[nodiscard]] const std::optional<proto::StreamPackageFlow>& package_flow() const noexcept { return package_flow_; }
 
   // StreamEvents
   void on_stream_msg(const cell::RelayMsg& msg) override;
@@ -73,13 +89,20 @@ class ClientStream final : public StreamEvents {
 
  private:
   void act(const proto::StreamActions& a);
+  void on_flow_msg(const cell::RelayMsg& msg);
+  void send_flow(const std::optional<proto::StreamFlowMsg>& m);
+  void on_received(const cell::DataMsg& d);
   void notify() {
     wake_.notify();
     tx_wake_.notify();
   }
   void detach();
 
+  proto::StreamKind kind_;
+  const net::Clock& clock_;
   proto::StreamMachine machine_;
+  std::optional<proto::StreamDeliverFlow> deliver_flow_;  // XON/XOFF, congestion-controlled carriers only
+  std::optional<proto::StreamPackageFlow> package_flow_;
   Wakeup wake_;
   Wakeup tx_wake_;
   StreamCarrier* circuit_ = nullptr;

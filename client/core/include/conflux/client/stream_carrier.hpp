@@ -73,6 +73,9 @@ class StreamCarrier {
   // A message of stream `id` to the exit. DATA needs can_send_data().
   virtual bool send(StreamId id, const cell::RelayMsg& msg) = 0;
   [[nodiscard]] virtual bool can_send_data() const = 0;
+  // The exit agreed to congestion control (prop 324): streams use XON/XOFF,
+  // never stream SENDMEs. Known once the carrier is open.
+  [[nodiscard]] virtual bool congestion_controlled() const { return false; }
   // Closes the carrier (every stream on it is told).
   virtual void close(cell::DestroyReason reason, std::string_view why) = 0;
   // The pool's name for it (logs, metrics).

@@ -41,6 +41,8 @@ using CcClock = std::chrono::steady_clock;
 struct ClockHealth {
   bool broken = false;
 };
+// The process's one ClockHealth, for runtimes that have no other.
+[[nodiscard]] ClockHealth& process_clock_health() noexcept;
 
 // What the estimator reads of the congestion window's state at the SENDME.
 struct CcRttContext {

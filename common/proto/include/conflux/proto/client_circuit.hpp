@@ -42,8 +42,8 @@ struct ClientCircuitConfig {
   // The runtime's clock (steady time); required to ask for congestion
   // control, whose RTT samples need the time of cells and SENDMEs.
   std::function<CcClock::time_point()> now;
-  // The process's clock-stall flag (tor's is one per process); one shared by
-  // every circuit that has none when null.
+  // The clock-stall flag (tor's is one per process); process_clock_health()
+  // when null.
   ClockHealth* clock_health = nullptr;
 };
 
