@@ -23,6 +23,7 @@ struct FlakyCarrier final : client::StreamCarrier {
   std::size_t xoffs = 0;
   std::vector<cell::XonMsg> xons;
   bool cc = false;
+  proto::CcParams params{};
 
   std::optional<StreamId> attach(client::StreamEvents& events) override {
     stream = &events;
@@ -39,7 +40,7 @@ struct FlakyCarrier final : client::StreamCarrier {
     return true;
   }
   [[nodiscard]] bool can_send_data() const override { return true; }
-  [[nodiscard]] bool congestion_controlled() const override { return cc; }
+  [[nodiscard]] const proto::CcParams* congestion_control() const override { return cc ? &params : nullptr; }
   void close(cell::DestroyReason, std::string_view) override {}
   [[nodiscard]] std::uint64_t serial() const override { return 1; }
   [[nodiscard]] std::string name() const override { return "flaky"; }

@@ -9,7 +9,8 @@ namespace conflux::client {
 Circuit::Circuit(CircuitInfo info, CircId id, net::CircuitCellSink sink, Hooks hooks, const net::Clock& clock)
     : info_(std::move(info)),
       clock_(clock),
-      inner_(id, proto::ClientCircuitConfig{{}, [&clock] { return clock.now(); }, nullptr}),
+      inner_(id, proto::ClientCircuitConfig{info_.congestion_control.value_or(proto::CcParams{}),
+                                            [&clock] { return clock.now(); }, nullptr}),
       sink_(std::move(sink)),
       hooks_(std::move(hooks)),
       launched_(clock.now()) {}
@@ -37,7 +38,7 @@ void Circuit::extend_next() {
     return;
   }
   // Only the exit hop is asked for congestion control (prop 324).
-  const proto::HopOptions options{info_.congestion_control && have + 1 == info_.path.size()};
+  const proto::HopOptions options{info_.congestion_control.has_value() && have + 1 == info_.path.size()};
   const bool sent = inner_.extend(info_.path[have].target, options);
   run();
   if (!sent || inner_.state() == proto::ClientCircuit::State::Closed) finish("could not send EXTEND2");

@@ -104,7 +104,8 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOw
   choice->info.serial = next_serial_++;
   // Conflux legs keep fixed windows for now: the sets' shared stream window
   // and leg scheduling do not read congestion control yet.
-  choice->info.congestion_control = owner == nullptr && options_.congestion_control;
+  if (owner == nullptr && options_.congestion_control && cc_params_.alg != proto::CcAlg::FixedWindow)
+    choice->info.congestion_control = cc_params_;
   Circuit::Hooks hooks;
   hooks.built = [this](Circuit& c) { on_built(c); };
   hooks.closed = [this](Circuit& c, std::string_view why_closed) { on_closed(c, why_closed); };

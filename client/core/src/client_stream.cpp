@@ -17,12 +17,11 @@ bool ClientStream::open_on(StreamCarrier& c, const cell::RelayMsg& opening) {
   if (!id) return false;
   circuit_ = &c;
   id_ = *id;
-  if (c.congestion_controlled()) {
+  if (const proto::CcParams* params = c.congestion_control()) {
     // prop 324: no stream SENDMEs on this circuit, XON/XOFF instead.
     machine_ = proto::StreamMachine::client_stream(kind_, proto::StreamMachine::Options{false});
-    const proto::CcParams params{};
-    deliver_flow_.emplace(params, proto::StreamEdge::ClientToExit, proto::process_clock_health());
-    package_flow_.emplace(params, proto::StreamEdge::ClientToExit);
+    deliver_flow_.emplace(*params, proto::StreamEdge::ClientToExit, proto::process_clock_health());
+    package_flow_.emplace(*params, proto::StreamEdge::ClientToExit);
   }
   if (!c.send(id_, opening)) {
     detach();

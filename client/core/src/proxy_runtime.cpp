@@ -221,6 +221,7 @@ struct ProxyRuntime::Impl {
     directory = std::make_unique<DirectoryClient>(io, clock, std::move(d), log);
     directory->on_consensus = [this](const dir::Consensus& c) {
       planner.set_consensus(c);
+      apply_cc_params(c.body.params);
       set_bootstrap(50, "loading_descriptors", "Loaded the consensus: " + std::to_string(c.body.routers.size()) + " relays");
       check_ready();
     };
@@ -242,6 +243,16 @@ struct ProxyRuntime::Impl {
       };
       bridges->start();
     }
+  }
+
+  // The consensus's cc_* (prop 324) for the circuits built from now on; a
+  // value tor would clamp is used clamped and logged once per consensus.
+  void apply_cc_params(const std::map<std::string, std::int32_t>& params) {
+    auto built = proto::cc_params_from(params);
+    for (const auto& a : built.adjusted)
+      net::emit(log, net::LogLevel::Notice, "Consensus parameter " + a.name + "=" + std::to_string(a.given) +
+                                                " is out of range; using " + std::to_string(a.used));
+    pool.set_cc_params(built.params);
   }
 
   void check_ready() {

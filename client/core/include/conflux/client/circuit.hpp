@@ -36,7 +36,9 @@ struct CircuitInfo {
   std::uint64_t serial = 0;     // the pool's name for it (logs, metrics)
   std::vector<PathHop> path;    // guard (or bridge), middle, exit; or one hop for a directory circuit
   bool one_hop_fast = false;    // CREATE_FAST to a first hop whose onion key is unknown (bridges)
-  bool congestion_control = false;  // ask the exit hop for it (prop 324); what the exit answers decides
+  // Ask the exit hop for congestion control (prop 324), run with these
+  // parameters (the consensus's cc_*) if it agrees.
+  std::optional<proto::CcParams> congestion_control;
   std::string isolation;        // set when the first stream attaches
   bool retired = false;         // takes no new streams
 };
@@ -73,7 +75,9 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   // To the last hop (streams and legs alike).
   bool send(StreamId id, const cell::RelayMsg& msg) override;
   [[nodiscard]] bool can_send_data() const override { return phase_ == Phase::Open && inner_.can_send_data(); }
-  [[nodiscard]] bool congestion_controlled() const override { return inner_.congestion_control().has_value(); }
+  [[nodiscard]] const proto::CcParams* congestion_control() const override {
+    return inner_.congestion_control() && info_.congestion_control ? &*info_.congestion_control : nullptr;
+  }
   // The exit hop's congestion control (cwnd, inflight, RTT), else null.
   [[nodiscard]] const proto::Vegas* vegas() const noexcept { return inner_.vegas(); }
   [[nodiscard]] std::uint64_t serial() const override { return info_.serial; }

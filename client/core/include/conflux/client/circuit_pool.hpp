@@ -65,7 +65,8 @@ class CircuitPool final : public StreamPool {
     std::chrono::seconds max_dirtiness{600};  // MaxCircuitDirtiness
     std::chrono::seconds new_circuit_period{30};  // NewCircuitPeriod: how often idle dirty circuits expire
     std::size_t max_streams_per_circuit = 500;
-    // Ask exits for congestion control (prop 324; tor's default cc_alg is 2).
+    // Ask exits for congestion control (prop 324) when the consensus's cc_alg
+    // is not 0 (tor's default is 2, Vegas).
     bool congestion_control = true;
   };
   struct Hooks {
@@ -106,6 +107,9 @@ class CircuitPool final : public StreamPool {
   // misbehaved or is gone from the consensus).
   void close_through(const LinkPool::Identity& identity, std::string_view why);
   void shutdown();
+  // The congestion-control parameters new circuits ask for and run (the
+  // consensus's cc_*, tor's defaults until one arrives).
+  void set_cc_params(const proto::CcParams& params) { cc_params_ = params; }
 
   [[nodiscard]] std::size_t open_count() const;
   [[nodiscard]] std::size_t building_count() const;
@@ -144,6 +148,7 @@ class CircuitPool final : public StreamPool {
   ExpiryPeriod expiry_;
   CircuitPoolStats stats_;
   std::string last_path_error_;
+  proto::CcParams cc_params_{};
   std::optional<std::uint16_t> predicted_port_;  // nullopt: any exit, 80/443 preferred
   // Builds that failed since the last one that succeeded. Past
   // kFailuresBeforeBackoff, circuits for streams and preemptive circuits are

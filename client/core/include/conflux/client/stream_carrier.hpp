@@ -17,6 +17,7 @@
 #include "conflux/bytes/strong_int.hpp"
 #include "conflux/cell/destroy_cell.hpp"
 #include "conflux/cell/relay_msg.hpp"
+#include "conflux/proto/cc_params.hpp"
 
 namespace conflux::client {
 
@@ -73,9 +74,10 @@ class StreamCarrier {
   // A message of stream `id` to the exit. DATA needs can_send_data().
   virtual bool send(StreamId id, const cell::RelayMsg& msg) = 0;
   [[nodiscard]] virtual bool can_send_data() const = 0;
-  // The exit agreed to congestion control (prop 324): streams use XON/XOFF,
-  // never stream SENDMEs. Known once the carrier is open.
-  [[nodiscard]] virtual bool congestion_controlled() const { return false; }
+  // Set when the exit agreed to congestion control (prop 324), with the
+  // parameters it runs: streams then use XON/XOFF, never stream SENDMEs.
+  // Known once the carrier is open.
+  [[nodiscard]] virtual const proto::CcParams* congestion_control() const { return nullptr; }
   // Closes the carrier (every stream on it is told).
   virtual void close(cell::DestroyReason reason, std::string_view why) = 0;
   // The pool's name for it (logs, metrics).
