@@ -126,8 +126,16 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOw
   return c;
 }
 
+std::vector<const Circuit*> CircuitPool::open_circuits() const {
+  std::vector<const Circuit*> out;
+  for (const auto& [serial, c] : circuits_)
+    if (c->phase() == Circuit::Phase::Open) out.push_back(c);
+  return out;
+}
+
 void CircuitPool::on_built(Circuit& c) {
   ++stats_.built;
+  if (c.info().congestion_control) ++(c.congestion_control() != nullptr ? stats_.cc_agreed : stats_.cc_fixed_windows);
   failures_in_a_row_ = 0;
   last_backoff_launch_.reset();
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - c.launched_at());

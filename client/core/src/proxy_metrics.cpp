@@ -72,6 +72,34 @@ void render_conflux(metrics::Snapshot& s, const ConfluxPool& pool) {
   }
 }
 
+// Congestion control (prop 324): how exits answered, per open circuit what
+// Vegas sees, and the streams' XON/XOFF (CONGESTION-CONTROL.md).
+void render_cc(metrics::Snapshot& s, const CircuitPool& pool, const ProxyCounters& c) {
+  const auto& st = pool.stats();
+  const char* help = "Built circuits that asked their exit for congestion control, by its answer";
+  s.counter("conflux_proxy_cc_circuits_total", help, st.cc_agreed, {{"mode", "congestion_control"}});
+  s.counter("conflux_proxy_cc_circuits_total", help, st.cc_fixed_windows, {{"mode", "fixed_windows"}});
+  for (const Circuit* circ : pool.open_circuits()) {
+    const proto::Vegas* v = circ->vegas();
+    if (v == nullptr) continue;
+    metrics::Labels l{{"circuit", std::to_string(circ->info().serial)}};
+    s.gauge("conflux_proxy_cc_cwnd_cells", "Congestion window per open circuit", v->cwnd(), l);
+    s.gauge("conflux_proxy_cc_inflight_cells", "DATA cells not yet acknowledged per open circuit", v->inflight(), l);
+    s.gauge("conflux_proxy_cc_rtt_seconds", "Smoothed RTT per open circuit",
+            static_cast<double>(v->rtt().ewma_usec()) / 1e6, l);
+    s.gauge("conflux_proxy_cc_min_rtt_seconds", "Smallest RTT per open circuit",
+            static_cast<double>(v->rtt().min_usec()) / 1e6, l);
+    s.gauge("conflux_proxy_cc_slow_start", "1 while the circuit is in slow start", v->in_slow_start() ? 1 : 0, l);
+  }
+  const char* help_flow = "XON/XOFF on streams over congestion-controlled circuits";
+  s.counter("conflux_proxy_stream_flow_cells_total", help_flow, c.xoffs_sent, {{"cell", "xoff"}, {"direction", "sent"}});
+  s.counter("conflux_proxy_stream_flow_cells_total", help_flow, c.xons_sent, {{"cell", "xon"}, {"direction", "sent"}});
+  s.counter("conflux_proxy_stream_flow_cells_total", help_flow, c.xoffs_received,
+            {{"cell", "xoff"}, {"direction", "received"}});
+  s.counter("conflux_proxy_stream_flow_cells_total", help_flow, c.xons_received,
+            {{"cell", "xon"}, {"direction", "received"}});
+}
+
 }  // namespace
 
 ProxyMetrics::ProxyMetrics(const ProxyCounters& counters, const CircuitPool& pool, const LinkPool& links,
@@ -122,6 +150,7 @@ std::string ProxyMetrics::render() const {
   s.counter("conflux_proxy_bytes_total", "Application bytes carried", c.bytes_to_network, {{"direction", "sent"}});
   s.counter("conflux_proxy_bytes_total", "Application bytes carried", c.bytes_from_network,
             {{"direction", "received"}});
+  render_cc(s, pool_, c);
   if (conflux_ != nullptr) render_conflux(s, *conflux_);
   return s.render();
 }

@@ -250,6 +250,14 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   net::asio::co_spawn(sock.get_executor(), uplink(session, ctx, std::move(early)), net::asio::detached);
   co_await downlink(session, ctx);
   --ctx.counters.streams_active;
+  if (const auto& d = st.deliver_flow()) {
+    ctx.counters.xoffs_sent += d->xoffs_sent();
+    ctx.counters.xons_sent += d->xons_sent();
+  }
+  if (const auto& p = st.package_flow()) {
+    ctx.counters.xoffs_received += p->xoffs_received();
+    ctx.counters.xons_received += p->xons_received();
+  }
   StreamCarrier* circ = st.circuit();
   st.close(cell::EndReason::Done);
   if (circ != nullptr) ctx.pool.stream_done(*circ);

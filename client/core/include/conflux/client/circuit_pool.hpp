@@ -54,6 +54,9 @@ struct PathChoice {
 struct CircuitPoolStats {
   std::uint64_t launched = 0, built = 0, failed = 0, timed_out = 0, closed = 0;
   std::uint64_t expired = 0;  // dirty and idle past MaxCircuitDirtiness (or retired): closed
+  // Built circuits that asked their exit for congestion control: it agreed,
+  // or it did not and the circuit runs fixed windows.
+  std::uint64_t cc_agreed = 0, cc_fixed_windows = 0;
   std::vector<double> recent_build_seconds;  // drained by whoever exports them
 };
 
@@ -112,6 +115,8 @@ class CircuitPool final : public StreamPool {
   void set_cc_params(const proto::CcParams& params) { cc_params_ = params; }
 
   [[nodiscard]] std::size_t open_count() const;
+  // Open circuits, by serial (metrics).
+  [[nodiscard]] std::vector<const Circuit*> open_circuits() const;
   [[nodiscard]] std::size_t building_count() const;
   [[nodiscard]] std::size_t clean_count() const;
   [[nodiscard]] std::size_t waiting_count() const noexcept { return waiters_.size(); }  // streams waiting for a circuit

@@ -17,6 +17,9 @@ struct ProxyCounters {
   std::uint64_t bytes_to_network = 0;    // application bytes sent in DATA
   std::uint64_t bytes_from_network = 0;  // application bytes received in DATA
   std::array<std::uint64_t, 32> end_reasons{};  // END reasons the exits gave, by code
+  // XON/XOFF on streams over congestion-controlled circuits (prop 324),
+  // counted when each stream ends.
+  std::uint64_t xoffs_sent = 0, xons_sent = 0, xoffs_received = 0, xons_received = 0;
 };
 
 }  // namespace conflux::client
