@@ -72,6 +72,25 @@ std::string body_sha256(const HttpFetch& fetch) {
   return bytes::to_hex(crypto::sha256(*body));
 }
 
+// Fetches `file` from the network's file server over a new stream on
+// `circ` and checks it arrived whole with its SHA-256.
+void fetch_intact(asio::io_context& io, const StockTorNetwork& net, net::ClientCircuit& circ,
+                  const test::stocktor::StockFile& file, HttpFetch& fetch) {
+  REQUIRE(fetch.begin(net.http_port()));
+  REQUIRE(run_until(
+      io,
+      [&] {
+        fetch.pump();
+        return fetch.finished();
+      },
+      120s));
+  INFO("status " << fetch.status_line() << ", error " << fetch.error().value_or("none") << ", circuit "
+                 << circ.error().value_or("ok"));
+  REQUIRE(fetch.complete());
+  CHECK(fetch.status_line() == "HTTP/1.0 200 OK");
+  CHECK(body_sha256(fetch) == file.sha256_hex);
+}
+
 }  // namespace
 
 TEST_CASE("a three-hop circuit through stock tor relays carries a download intact", "[stocktor]") {
@@ -83,19 +102,7 @@ TEST_CASE("a three-hop circuit through stock tor relays carries a download intac
   auto& circ = build_circuit(io, *client, {net.hop("guard0"), net.hop("middle0"), net.hop("exit0")});
   const auto& file = net.file("1MiB");
   HttpFetch fetch(circ, kStream, file.path);
-  REQUIRE(fetch.begin(net.http_port()));
-  REQUIRE(run_until(
-      io,
-      [&] {
-        fetch.pump();
-        return fetch.finished();
-      },
-      60s));
-  INFO("status " << fetch.status_line() << ", error " << fetch.error().value_or("none") << ", circuit "
-                 << circ.error().value_or("ok"));
-  REQUIRE(fetch.complete());
-  CHECK(fetch.status_line() == "HTTP/1.0 200 OK");
-  CHECK(body_sha256(fetch) == file.sha256_hex);
+  fetch_intact(io, net, circ, file, fetch);
   // 1 MiB is about 2100 DATA cells: past the exit's 1000-cell circuit window
   // and its 500-cell stream window, so both kinds of SENDME were accepted.
   CHECK(fetch.sendmes_sent() >= 40);
@@ -154,18 +161,7 @@ TEST_CASE("a stock exit agrees to congestion control and both ends run it", "[st
   CHECK(down.machine().congestion_control()->sendme_inc == 31);  // tor's cc_sendme_inc
   const auto& file = net.file("5MiB");
   HttpFetch fetch(down, kStream, file.path);
-  REQUIRE(fetch.begin(net.http_port()));
-  REQUIRE(run_until(
-      io,
-      [&] {
-        fetch.pump();
-        return fetch.finished();
-      },
-      120s));
-  INFO("status " << fetch.status_line() << ", error " << fetch.error().value_or("none") << ", circuit "
-                 << down.error().value_or("ok"));
-  REQUIRE(fetch.complete());
-  CHECK(body_sha256(fetch) == file.sha256_hex);
+  fetch_intact(io, net, down, file, fetch);
   CHECK(fetch.sendmes_sent() == 0);
   CHECK_FALSE(down.destroyed());
 

@@ -53,6 +53,21 @@ struct ManualClock final : net::Clock {
   [[nodiscard]] std::uint64_t unix_seconds() const override { return 1'700'000'000; }
 };
 
+// A connected stream on a carrier whose exit agreed to congestion control.
+struct CcStream {
+  net::asio::io_context io;
+  ManualClock clock;
+  FlakyCarrier carrier;
+  client::ClientStream stream{io.get_executor(), proto::StreamKind::Connect, clock};
+
+  CcStream() {
+    carrier.cc = true;
+    REQUIRE(stream.open_on(carrier, cell::BeginMsg{}));
+    stream.on_stream_msg(cell::ConnectedMsg{});
+    REQUIRE(stream.connected());
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a cell the carrier refuses costs no stream window", "[proxy][stream]") {
@@ -94,13 +109,8 @@ TEST_CASE("every SENDME held back while the application lagged goes when it catc
 
 TEST_CASE("with congestion control: no stream SENDMEs; XOFF while the application lags, XON once it caught up",
           "[proxy][stream][cc]") {
-  net::asio::io_context io;
-  ManualClock clock;
-  FlakyCarrier carrier;
-  carrier.cc = true;
-  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect, clock);
-  REQUIRE(stream.open_on(carrier, cell::BeginMsg{}));
-  stream.on_stream_msg(cell::ConnectedMsg{});
+  CcStream s;
+  auto& [io, clock, carrier, stream] = s;
   REQUIRE(stream.deliver_flow().has_value());
   // 1200 full cells (600 KB, past cc_xoff_client's 500 cells) arrive over
   // 60 ms and the application takes none: no window stops the exit, so the
@@ -125,13 +135,8 @@ TEST_CASE("with congestion control: no stream SENDMEs; XOFF while the applicatio
 
 TEST_CASE("with congestion control: the exit's XOFF stops our DATA until its XON; a stream SENDME is a violation",
           "[proxy][stream][cc]") {
-  net::asio::io_context io;
-  ManualClock clock;
-  FlakyCarrier carrier;
-  carrier.cc = true;
-  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect, clock);
-  REQUIRE(stream.open_on(carrier, cell::BeginMsg{}));
-  stream.on_stream_msg(cell::ConnectedMsg{});
+  CcStream s;
+  auto& [io, clock, carrier, stream] = s;
   const std::vector<std::uint8_t> bytes(498, 7);
   // No 500-cell window: 2000 cells go.
   for (int i = 0; i < 2000; ++i) REQUIRE(stream.send_data(bytes));
