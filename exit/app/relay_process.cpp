@@ -237,6 +237,7 @@ bool RelayProcess::start_directory() {
     dirnet::AuthorityOptions aopts;
     aopts.params = dirnet::authority_params(static_cast<std::uint64_t>(o.consensus_interval.count()),
                                             o.testing_tor_network);
+    aopts.params.consensus_params = o.consensus_params;
     authority_ = std::make_unique<dirnet::AuthorityState>(keys_, authority_ids, aopts);
     routes_.set_authority(authority_.get());
   }

@@ -175,6 +175,11 @@ TEST_CASE("relay options: each option's errors carry its line", "[config][relay]
       {"SchedulerSampleCells 1000001", "SchedulerSampleCells: "},
       {"SchedulerSampleCells -1", "SchedulerSampleCells: "},
       {"MetricsPort 9035 json", "MetricsPort"},
+      {"ConsensusParams cc_alg", "ConsensusParams: 'cc_alg' is not K=V"},
+      {"ConsensusParams cc-alg=2", "ConsensusParams: 'cc-alg' is not a parameter name"},
+      {"ConsensusParams cc_alg=2 cc_alg=0", "ConsensusParams: cc_alg is given twice"},
+      {"ConsensusParams cc_alg=2147483648", "ConsensusParams: cc_alg: "},
+      {"OverrideConsensusParams cc_alg=two", "OverrideConsensusParams: cc_alg: "},
   };
   for (const auto& c : cases) {
     INFO(c.line);
@@ -313,4 +318,16 @@ TEST_CASE("load_relay_options: defaults file, torrc with include, command line",
     REQUIRE_FALSE(r4);
     CHECK(r4.error()[0].to_string().rfind("/etc/conflux/torrc.d/exit:2: ExitRelay:", 0) == 0);
   }
+}
+
+TEST_CASE("relay options: ConsensusParams and OverrideConsensusParams", "[config][relay]") {
+  auto o = ok("ConsensusParams cc_alg=2  cc_sendme_inc=31\tcfx_enabled=1\nOverrideConsensusParams cc_alg=0\n");
+  CHECK(o.consensus_params == ConsensusParamMap{{"cc_alg", 2}, {"cc_sendme_inc", 31}, {"cfx_enabled", 1}});
+  CHECK(o.override_consensus_params == ConsensusParamMap{{"cc_alg", 0}});
+  CHECK(merge_consensus_params(o.consensus_params, o.override_consensus_params) ==
+        ConsensusParamMap{{"cc_alg", 0}, {"cc_sendme_inc", 31}, {"cfx_enabled", 1}});
+  CHECK(ok("ConsensusParams circwindow=-5").consensus_params.at("circwindow") == -5);
+  std::string many = "ConsensusParams";
+  for (int i = 0; i < 65; ++i) many += " p" + std::to_string(i) + "=1";
+  CHECK(bad(many).message.find("more than 64") != std::string::npos);
 }

@@ -218,10 +218,12 @@ struct ProxyRuntime::Impl {
       std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
       d.authorities.push_back(id);
     }
+    // tor's defaults with the overrides until a consensus says otherwise.
+    apply_cc_params(options.override_consensus_params);
     directory = std::make_unique<DirectoryClient>(io, clock, std::move(d), log);
     directory->on_consensus = [this](const dir::Consensus& c) {
       planner.set_consensus(c);
-      apply_cc_params(c.body.params);
+      apply_cc_params(config::merge_consensus_params(c.body.params, options.override_consensus_params));
       set_bootstrap(50, "loading_descriptors", "Loaded the consensus: " + std::to_string(c.body.routers.size()) + " relays");
       check_ready();
     };

@@ -17,6 +17,7 @@
 
 #include "conflux/bytes/result.hpp"
 #include "conflux/config/address.hpp"
+#include "conflux/config/consensus_params.hpp"
 #include "conflux/config/command_line.hpp"
 #include "conflux/config/error.hpp"
 #include "conflux/config/file_source.hpp"
@@ -81,6 +82,7 @@ struct ProxyOptions {
   std::chrono::seconds socks_timeout{120};             // SocksTimeout: unattached stream waits this long
   std::vector<PortConfig> metrics_ports;               // MetricsPort; address defaults to 127.0.0.1
   AutoBool conflux_enabled = AutoBool::Auto;           // ConfluxEnabled
+  ConsensusParamMap override_consensus_params;         // OverrideConsensusParams (ours): experiments
   ConfluxUx conflux_client_ux = ConfluxUx::Throughput; // ConfluxClientUX
   std::uint32_t conflux_num_legs = 2;                  // ConfluxNumLegs 2..8 (ours)
   std::uint32_t max_client_circuits_pending = 32;      // MaxClientCircuitsPending 1..1024

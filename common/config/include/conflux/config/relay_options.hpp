@@ -21,6 +21,7 @@
 
 #include "conflux/bytes/result.hpp"
 #include "conflux/config/address.hpp"
+#include "conflux/config/consensus_params.hpp"
 #include "conflux/config/command_line.hpp"
 #include "conflux/config/error.hpp"
 #include "conflux/config/file_source.hpp"
@@ -69,6 +70,8 @@ struct RelayOptions {
   std::string contact_info;
   std::vector<std::string> my_family;
   std::chrono::seconds consensus_interval{300};       // ours; alias V3AuthVotingInterval
+  ConsensusParamMap consensus_params;                 // ConsensusParams: what an authority publishes
+  ConsensusParamMap override_consensus_params;        // OverrideConsensusParams (ours): experiments
   AutoBool conflux_enabled = AutoBool::Auto;
   double circuit_priority_halflife = 30.0;            // seconds; 0 or negative: round robin
   std::vector<SchedulerKind> schedulers = {SchedulerKind::Kist, SchedulerKind::KistLite, SchedulerKind::Vanilla};
