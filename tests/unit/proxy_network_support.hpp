@@ -106,19 +106,25 @@ inline std::optional<std::smatch> wait_for_log(const path& file, const std::stri
 // A network from `conflux-net up`, brought down by the destructor.
 class Network {
  public:
-  Network() {
-    const auto r = run_command(std::string(CONFLUX_NET_BINARY) + " up --dir " + dir_.path().string() + " 2>&1");
+  // The default network, or the one `spec` (conflux-net's spec JSON) describes.
+  explicit Network(const std::string& spec = "") {
+    std::string cmd = std::string(CONFLUX_NET_BINARY) + " up --dir " + (dir_.path() / "net").string();
+    if (!spec.empty()) {
+      procs::write_text(dir_.path() / "spec.json", spec);
+      cmd += " --spec " + (dir_.path() / "spec.json").string();
+    }
+    const auto r = run_command(cmd + " 2>&1");
     INFO(r.output);
     REQUIRE(r.status == 0);
-    json_ = nlohmann::json::parse(procs::read_text(dir_.path() / "network.json"));
+    json_ = nlohmann::json::parse(procs::read_text(dir() / "network.json"));
   }
   ~Network() {
-    (void)run_command(std::string(CONFLUX_NET_BINARY) + " down --dir " + dir_.path().string() + " >/dev/null 2>&1");
+    (void)run_command(std::string(CONFLUX_NET_BINARY) + " down --dir " + dir().string() + " >/dev/null 2>&1");
   }
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
 
-  [[nodiscard]] const path& dir() const { return dir_.path(); }
+  [[nodiscard]] path dir() const { return dir_.path() / "net"; }
   [[nodiscard]] const nlohmann::json& json() const { return json_; }
   [[nodiscard]] std::string socks() const { return json_["proxy"]["socks"].get<std::string>(); }
   [[nodiscard]] std::string metrics_url() const { return json_["proxy"]["metrics"].get<std::string>(); }
