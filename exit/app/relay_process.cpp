@@ -48,6 +48,10 @@ net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
   c.channel_limits.priority = proto::CircuitPriority{o.circuit_priority_halflife};
   c.channel_limits.cell_sample_every = o.scheduler_sample_cells;
   c.scheduler = scheduler_config(o);
+  // Congestion control for the circuits this relay is the edge of: tor's
+  // defaults (cc_alg 2, cc_sendme_inc 31, ...) until the relay reads the
+  // consensus's cc_* parameters and torrc overrides through cc_params_from.
+  c.congestion_control = proto::CcParams{};
   for (const auto& a : o.addresses) {
     if (a.is_v4()) {
       c.advertised_addresses.emplace_back(cell::NetinfoIpv4{{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]}});

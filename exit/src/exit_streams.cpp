@@ -230,7 +230,7 @@ std::size_t ExitStreams::Impl::attached_on(proto::CircuitHandle c) const {
 }
 
 StreamPtr ExitStreams::Impl::add_stream(proto::CircuitHandle c, StreamId id, proto::StreamKind kind) {
-  auto s = std::make_shared<Stream>(io, c, id, kind, pump.add(c, id, kind));
+  auto s = std::make_shared<Stream>(io, c, id, kind, pump.add(c, id, kind, out.uses_congestion_control(c)));
   circuits[c].streams.emplace(id, s);
   by_ref.emplace(s->ref, s);
   ++total;

@@ -17,8 +17,8 @@ enum class Stage : std::uint8_t {
 };
 
 struct PumpStream {
-  PumpStream(StreamRef r, proto::CircuitHandle c, StreamId s, proto::StreamKind kind)
-      : ref(r), circuit(c), id(s), machine(proto::StreamMachine::exit_stream(kind)) {}
+  PumpStream(StreamRef r, proto::CircuitHandle c, StreamId s, proto::StreamKind kind, bool cc)
+      : ref(r), circuit(c), id(s), machine(proto::StreamMachine::exit_stream(kind, {.sendme_windows = !cc})) {}
 
   StreamRef ref;
   proto::CircuitHandle circuit;
@@ -290,9 +290,10 @@ StreamPump::~StreamPump() = default;
 StreamPump::StreamPump(StreamPump&&) noexcept = default;
 StreamPump& StreamPump::operator=(StreamPump&&) noexcept = default;
 
-StreamRef StreamPump::add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind) {
+StreamRef StreamPump::add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind,
+                          bool congestion_control) {
   const StreamRef ref = impl_->next_ref++;
-  impl_->streams.try_emplace(ref, ref, circuit, stream, kind);
+  impl_->streams.try_emplace(ref, ref, circuit, stream, kind, congestion_control);
   impl_->circuits[circuit].members.insert(ref);
   return ref;
 }

@@ -44,6 +44,17 @@ proto::LinkCredentials link_credentials(const keys::RelayKeys& keys) {
                                 keys.link_auth_cert_bytes(), keys.link_auth_key()};
 }
 
+proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock) {
+  proto::CircuitSwitchConfig c;
+  c.max_circuits_per_channel = config.max_circuits_per_channel;
+  c.max_pending_extends = config.max_pending_extends;
+  c.cc = config.congestion_control;
+  // The one injected clock: congestion control stamps DATA cells and times
+  // SENDMEs with it (Clock::Monotonic is the steady clock CcClock names).
+  c.now = [&clock] { return clock.now(); };
+  return c;
+}
+
 proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys) {
   std::optional<crypto::X25519Secret> previous;
   if (keys.previous_onion_key()) previous = keys.previous_onion_key()->key;
@@ -67,8 +78,7 @@ ChannelManager::ChannelManager(asio::io_context& io, const Clock& clock, const k
                   : std::optional<proto::TokenBucket>(std::in_place, config_.bandwidth_rate,
                                                       config_.bandwidth_burst, clock.now())),
       scheduler_(io, clock, bucket_ ? &*bucket_ : nullptr, config_.scheduler),
-      switch_(circuit_switch_keys(keys),
-              proto::CircuitSwitchConfig{config_.max_circuits_per_channel, config_.max_pending_extends}),
+      switch_(circuit_switch_keys(keys), switch_config(config_, clock)),
       acceptor_(io),
       idle_timer_(io) {
   arm_idle_timer();
@@ -444,6 +454,10 @@ bool ChannelManager::send_to_client(proto::CircuitHandle circuit, StreamId strea
 }
 
 bool ChannelManager::can_send_data(proto::CircuitHandle circuit) const { return switch_.can_send_data(circuit); }
+
+bool ChannelManager::uses_congestion_control(proto::CircuitHandle circuit) const {
+  return switch_.uses_congestion_control(circuit);
+}
 
 void ChannelManager::close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) {
   switch_.close_circuit(circuit, reason);

@@ -132,7 +132,11 @@ class StreamPump {
 
   // ---- lifecycle (the runtime connects, resolves and times out) -------------
   // A BEGIN, BEGIN_DIR or RESOLVE was accepted: the stream starts connecting.
-  StreamRef add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind);
+  // `congestion_control`: the circuit negotiated it (prop 324), so the
+  // stream sends no stream SENDMEs, its package window does not limit, and
+  // a stream SENDME from the client is a circuit-level violation.
+  StreamRef add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind,
+                bool congestion_control = false);
   // The connection is up and CONNECTED has been sent: data flows both ways
   // (the client's optimistic DATA first).
   void opened(StreamRef ref);

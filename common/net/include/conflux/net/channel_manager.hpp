@@ -56,6 +56,9 @@ struct ChannelManagerConfig {
   std::vector<cell::NetinfoAddress> advertised_addresses;  // our addresses in NETINFO
   Channel::Limits channel_limits{};  // .priority: CircuitPriorityHalflife
   SchedulerConfig scheduler{};       // Schedulers, KISTSchedRunInterval
+  // Congestion control (prop 324) for the circuits we are the edge of:
+  // tor's defaults until the consensus's cc_* parameters are read.
+  proto::CcParams congestion_control{};
 };
 
 // Counters for metrics and logs. Gauges are the state now; the rest only grow.
@@ -90,6 +93,9 @@ struct RuntimeCounters {
 // The switch's CREATE2 keys: ntor and ntor-v3 on the same onion keys; the
 // ntor node ID is relay_ntor_node_id(identity) (relay_node_id.hpp).
 [[nodiscard]] proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys);
+// The switch's configuration from the runtime's, with `clock` (which must
+// outlive the switch) as its time source.
+[[nodiscard]] proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock);
 
 class ChannelManager final : public proto::CircuitOutput, private LinkChannel::Owner {
  public:
@@ -127,6 +133,7 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   // proto::CircuitOutput
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
   [[nodiscard]] bool can_send_data(proto::CircuitHandle circuit) const override;
+  [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle circuit) const override;
   void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
 
