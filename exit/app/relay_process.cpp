@@ -38,6 +38,12 @@ net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
   return c;
 }
 
+// Congestion control for the circuits this relay is the edge of, shared by
+// the circuit switch (Vegas, SENDME cadence) and the exit (XON/XOFF): tor's
+// defaults (cc_alg 2, cc_sendme_inc 31, ...) until the relay reads the
+// consensus's cc_* parameters and torrc overrides through cc_params_from.
+proto::CcParams relay_cc_params() { return proto::CcParams{}; }
+
 net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
   net::ChannelManagerConfig c;
   c.max_channels = o.max_channels;
@@ -48,10 +54,7 @@ net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
   c.channel_limits.priority = proto::CircuitPriority{o.circuit_priority_halflife};
   c.channel_limits.cell_sample_every = o.scheduler_sample_cells;
   c.scheduler = scheduler_config(o);
-  // Congestion control for the circuits this relay is the edge of: tor's
-  // defaults (cc_alg 2, cc_sendme_inc 31, ...) until the relay reads the
-  // consensus's cc_* parameters and torrc overrides through cc_params_from.
-  c.congestion_control = proto::CcParams{};
+  c.congestion_control = relay_cc_params();
   for (const auto& a : o.addresses) {
     if (a.is_v4()) {
       c.advertised_addresses.emplace_back(cell::NetinfoIpv4{{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]}});
@@ -68,8 +71,10 @@ exit::ConfluxJoinConfig conflux_join_config() {
   return c;
 }
 
-exit::ExitConfig exit_config(const StartupConfig& s) {
+exit::ExitConfig exit_config(const StartupConfig& s, const net::Clock& clock) {
   exit::ExitConfig c;
+  c.congestion_control = relay_cc_params();
+  c.now = [&clock] { return clock.now(); };
   c.mode = s.options.is_exit() ? exit::ExitMode::Exit : exit::ExitMode::NotExit;
   c.policy = s.exit_policy;
   c.ipv6_exit = s.options.ipv6_exit;
@@ -101,7 +106,7 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       keys_(std::move(keys)),
       manager_(io, clock, keys_, nullptr, manager_config(config_.options), log::sink("channel")),
       join_(manager_, [&clock] { return clock.now(); }, conflux_join_config()),
-      exit_(io, join_, exit_config(config_)),
+      exit_(io, join_, exit_config(config_, clock)),
       heartbeat_(io),
       conflux_tick_(io) {
   join_.set_inner(&exit_);

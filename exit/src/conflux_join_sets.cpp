@@ -93,6 +93,14 @@ bool ConfluxJoin::can_send_data(proto::CircuitHandle circuit) const {
   return ok;
 }
 
+bool ConfluxJoin::uses_congestion_control(proto::CircuitHandle circuit) const {
+  if (!is_set_handle(circuit)) return out_.uses_congestion_control(circuit);
+  const SetEntry* e = find_set(set_id_of(circuit));
+  if (e == nullptr || e->legs.empty()) return false;
+  return std::all_of(e->legs.begin(), e->legs.end(),
+                     [this](proto::CircuitHandle leg) { return out_.uses_congestion_control(leg); });
+}
+
 void ConfluxJoin::close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) {
   if (!is_set_handle(circuit)) return out_.close_circuit(circuit, reason);
   // The exit module closes a set for a stream protocol violation.
