@@ -166,6 +166,10 @@ void ConfluxJoin::on_circuit_sendme(proto::CircuitHandle circuit) {
   const LegRef ref = it->second;
   SetEntry* e = find_set(ref.set);
   if (e == nullptr) return;
+  // The switch has run Vegas on this SENDME already: the leg follows its cwnd.
+  if (auto flow = out_.flow_info(circuit); flow && flow->congestion_control) {
+    e->set->set_leg_cwnd(ref.leg, static_cast<std::uint32_t>(std::min<std::uint64_t>(flow->window, UINT32_MAX)));
+  }
   if (auto r = e->set->on_leg_sendme(ref.leg, now_()); !r) return set_failed(ref.set, r.error());
   after_window(ref.set);
 }

@@ -459,6 +459,10 @@ bool ChannelManager::uses_congestion_control(proto::CircuitHandle circuit) const
   return switch_.uses_congestion_control(circuit);
 }
 
+std::optional<proto::RelayCircuitFlowInfo> ChannelManager::flow_info(proto::CircuitHandle circuit) const {
+  return switch_.flow_info(circuit);
+}
+
 void ChannelManager::close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) {
   switch_.close_circuit(circuit, reason);
   run_actions();

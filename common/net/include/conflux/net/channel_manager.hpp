@@ -134,6 +134,7 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
   [[nodiscard]] bool can_send_data(proto::CircuitHandle circuit) const override;
   [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle circuit) const override;
+  [[nodiscard]] std::optional<proto::RelayCircuitFlowInfo> flow_info(proto::CircuitHandle circuit) const override;
   void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
 
