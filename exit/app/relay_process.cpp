@@ -44,8 +44,9 @@ net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
 // consensus's cc_* parameters and torrc overrides through cc_params_from.
 proto::CcParams relay_cc_params() { return proto::CcParams{}; }
 
-net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
+net::ChannelManagerConfig manager_config(const config::RelayOptions& o, proto::ClockHealth& clock_health) {
   net::ChannelManagerConfig c;
+  c.clock_health = &clock_health;
   c.max_channels = o.max_channels;
   c.max_circuits_per_channel = o.max_circuits_per_channel;
   c.bandwidth_rate = o.bandwidth_rate;
@@ -71,8 +72,9 @@ exit::ConfluxJoinConfig conflux_join_config() {
   return c;
 }
 
-exit::ExitConfig exit_config(const StartupConfig& s, const net::Clock& clock) {
+exit::ExitConfig exit_config(const StartupConfig& s, const net::Clock& clock, const proto::ClockHealth& health) {
   exit::ExitConfig c;
+  c.clock_health = &health;
   c.congestion_control = relay_cc_params();
   c.now = [&clock] { return clock.now(); };
   c.mode = s.options.is_exit() ? exit::ExitMode::Exit : exit::ExitMode::NotExit;
@@ -104,9 +106,9 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       clock_(clock),
       config_(std::move(config)),
       keys_(std::move(keys)),
-      manager_(io, clock, keys_, nullptr, manager_config(config_.options), log::sink("channel")),
+      manager_(io, clock, keys_, nullptr, manager_config(config_.options, clock_health_), log::sink("channel")),
       join_(manager_, [&clock] { return clock.now(); }, conflux_join_config()),
-      exit_(io, join_, exit_config(config_, clock)),
+      exit_(io, join_, exit_config(config_, clock, clock_health_)),
       heartbeat_(io),
       conflux_tick_(io) {
   join_.set_inner(&exit_);

@@ -9,9 +9,10 @@ namespace conflux::exit {
 
 namespace {
 
-PumpLimits pump_limits(const ExitLimits& limits, const proto::CcParams& cc) {
+PumpLimits pump_limits(const ExitLimits& limits, const ExitConfig& cfg) {
   PumpLimits p;
-  p.cc = cc;
+  p.cc = cfg.congestion_control;
+  p.clock_health = cfg.clock_health;
   p.read_cells = std::max<std::size_t>(limits.read_cells, 1);
   p.max_upstream_bytes = limits.max_upstream_bytes;
   return p;
@@ -33,7 +34,7 @@ ExitStreams::Impl::Impl(asio::io_context& io_ctx, proto::CircuitOutput& output, 
     : io(io_ctx),
       out(output),
       cfg(std::move(config)),
-      pump(pump_limits(cfg.limits, cfg.congestion_control)) {}
+      pump(pump_limits(cfg.limits, cfg)) {}
 
 proto::CcClock::time_point ExitStreams::Impl::now() const {
   return cfg.now ? cfg.now() : proto::CcClock::time_point{};

@@ -86,9 +86,12 @@ struct StreamPump::Impl {
   }
 
   PumpLimits limits;
-  // XON drain rates are not measured while the clock looks broken; the
-  // pump times nothing itself, so its copy stays healthy.
-  proto::ClockHealth clock_health;
+  // XON drain rates are not measured while the clock looks broken: the
+  // runtime's flag (limits.clock_health), else this one, which stays healthy.
+  proto::ClockHealth own_clock_health;
+  [[nodiscard]] const proto::ClockHealth& clock_health() const {
+    return limits.clock_health != nullptr ? *limits.clock_health : own_clock_health;
+  }
   StreamRef next_ref = 1;
   std::unordered_map<StreamRef, PumpStream> streams;
   std::unordered_map<proto::CircuitHandle, PumpCircuit> circuits;
@@ -318,7 +321,7 @@ StreamRef StreamPump::add(proto::CircuitHandle circuit, StreamId stream, proto::
                           bool congestion_control) {
   const StreamRef ref = impl_->next_ref++;
   const proto::CcParams* cc = congestion_control ? &impl_->limits.cc : nullptr;
-  impl_->streams.try_emplace(ref, ref, circuit, stream, kind, cc, impl_->clock_health);
+  impl_->streams.try_emplace(ref, ref, circuit, stream, kind, cc, impl_->clock_health());
   impl_->circuits[circuit].members.insert(ref);
   return ref;
 }

@@ -39,6 +39,7 @@ TEST_CASE("a client asking for congestion control gets cc_sendme_inc 31 in CREAT
   CHECK(info->sendme_inc == 31);
   CHECK(info->window == 124);  // cc_cwnd_init
   CHECK(info->inflight == 0);
+  CHECK(net.relays[0]->sw->stats().circuits_cc == 1);
 }
 
 TEST_CASE("with congestion control the edge acknowledges the client's DATA every 31 cells", "[switch][cc]") {
@@ -175,6 +176,7 @@ TEST_CASE("a client that does not ask for congestion control keeps fixed windows
   REQUIRE(client.create(kAskNothing));
   CHECK(client.server_message == kSmEmpty);
   check_fixed_windows(net, client);
+  CHECK(net.relays[0]->sw->stats().circuits_cc == 0);
 }
 
 TEST_CASE("a relay with cc_alg 0 declines congestion control and keeps fixed windows", "[switch][cc]") {
@@ -230,4 +232,18 @@ TEST_CASE("with congestion control and a clock, Vegas grows the edge's window pa
   CHECK(info->window == info->inflight);  // the edge sent until cwnd was full
   CHECK(info->ewma_rtt_usec == 50000);
   CHECK_FALSE(sw.can_send_data(h));
+}
+
+TEST_CASE("a clock stall seen on a circuit marks the runtime's one ClockHealth", "[switch][cc]") {
+  ClockHealth health;
+  CircuitSwitchConfig cfg;
+  cfg.clock_health = &health;  // time stands still: the first RTT sample is 0
+  Net net(1, cfg);
+  CcTestClient client(net);
+  REQUIRE(client.create(kAskCc));
+  REQUIRE(fill_window(net, edge_circuit(net)) == 124);
+  client.drain();
+  CHECK_FALSE(health.broken);
+  client.send_sendme();
+  CHECK(health.broken);
 }

@@ -49,6 +49,7 @@ proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, con
   c.max_circuits_per_channel = config.max_circuits_per_channel;
   c.max_pending_extends = config.max_pending_extends;
   c.cc = config.congestion_control;
+  c.clock_health = config.clock_health;
   // The one injected clock: congestion control stamps DATA cells and times
   // SENDMEs with it (Clock::Monotonic is the steady clock CcClock names).
   c.now = [&clock] { return clock.now(); };
@@ -443,6 +444,7 @@ RuntimeCounters ChannelManager::counters() const {
     if (!pending.channel) ++c.connects_pending;
   c.circuits = switch_.circuit_count();
   c.circuits_created = switch_.stats().circuits_created;
+  c.circuits_cc = switch_.stats().circuits_cc;
   c.circuits_closed = switch_.stats().circuits_closed;
   return c;
 }

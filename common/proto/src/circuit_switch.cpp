@@ -82,12 +82,16 @@ struct CircuitSwitch::Impl {
   std::unordered_map<std::uint64_t, CircuitHandle> pending;  // OpenChannel request -> circuit
   CircuitHandle next_handle = 1;
   std::uint64_t next_request = 1;
-  // tor's process-wide "monotonic clock looks broken" flag; this switch is
-  // the relay's only congestion-control owner, so it holds the one copy.
-  ClockHealth clock_health;
+  // tor's process-wide "monotonic clock looks broken" flag: the runtime's
+  // (config.clock_health), or this one when it gives none.
+  ClockHealth own_clock_health;
+  ClockHealth& clock_health;
 
   Impl(CircuitSwitchKeys k, CircuitSwitchConfig c, CircuitSwitchStats& s)
-      : keys(std::move(k)), config(c), stats(s) {}
+      : keys(std::move(k)),
+        config(std::move(c)),
+        stats(s),
+        clock_health(config.clock_health != nullptr ? *config.clock_health : own_clock_health) {}
 
   [[nodiscard]] CcClock::time_point now() const { return config.now ? config.now() : CcClock::time_point{}; }
 
@@ -189,6 +193,7 @@ void CircuitSwitch::Impl::add_circuit(ChannelId chan, CircId id, const crypto::K
   circuits.emplace(h, std::make_unique<Circuit>(h, Side{chan, id}, *relay_keys, std::move(flow)));
   by_side[{chan, id.value()}] = h;
   ++stats.circuits_created;
+  if (cc) ++stats.circuits_cc;
   send(Side{chan, id}, reply_cmd, reply);
 }
 

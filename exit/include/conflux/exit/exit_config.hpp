@@ -93,6 +93,9 @@ struct ExitConfig {
   // The runtime's monotonic clock (the one it gives the circuit switch),
   // for the drain rates XON carries. Unset: time stands still.
   std::function<proto::CcClock::time_point()> now{};
+  // The process's one ClockHealth (the circuit switch marks it); null: the
+  // exit's own, which nothing marks. Must outlive the ExitStreams.
+  const proto::ClockHealth* clock_health = nullptr;
 };
 
 // END reasons 0..14 by value; slot 0 also counts values tor-spec does not list.

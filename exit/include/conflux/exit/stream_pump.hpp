@@ -77,6 +77,9 @@ struct PumpLimits {
   // there, and tor would leave it to its OOM handler.
   proto::CcParams cc{};
   std::size_t max_upstream_bytes_cc = std::size_t{8} << 20;
+  // XON drain rates are not measured while it says the clock is broken;
+  // null: the pump's own, which nothing marks. Must outlive the pump.
+  const proto::ClockHealth* clock_health = nullptr;
 };
 
 namespace pump {

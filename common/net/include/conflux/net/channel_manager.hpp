@@ -59,6 +59,8 @@ struct ChannelManagerConfig {
   // Congestion control (prop 324) for the circuits we are the edge of:
   // tor's defaults until the consensus's cc_* parameters are read.
   proto::CcParams congestion_control{};
+  // The process's one ClockHealth (shared with the exit); null: the switch's own.
+  proto::ClockHealth* clock_health = nullptr;
 };
 
 // Counters for metrics and logs. Gauges are the state now; the rest only grow.
@@ -79,6 +81,7 @@ struct RuntimeCounters {
   std::uint64_t handshake_failures = 0;    // channels closed before their link handshake finished
   std::uint64_t connect_failures = 0;      // OpenChannel answered with a failure
   std::uint64_t circuits_created = 0;
+  std::uint64_t circuits_cc = 0;           // created with congestion control negotiated
   std::uint64_t circuits_closed = 0;
   std::uint64_t cells_in = 0;              // circuit cells received on open channels
   std::uint64_t cells_out = 0;             // circuit cells and DESTROYs queued for sending

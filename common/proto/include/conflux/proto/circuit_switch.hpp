@@ -99,6 +99,10 @@ struct CircuitSwitchConfig {
   // when a circuit SENDME arrives. Unset: time stands still, so every RTT
   // sample is a clock stall that Vegas skips (cwnd stays at cc_cwnd_init).
   std::function<CcClock::time_point()> now{};
+  // The process's "monotonic clock looks broken" flag (tor keeps one global),
+  // shared with the exit's XON/XOFF; null: the switch keeps its own. Must
+  // outlive the switch.
+  ClockHealth* clock_health = nullptr;
 };
 
 struct CircuitSwitchKeys {
@@ -108,6 +112,7 @@ struct CircuitSwitchKeys {
 
 struct CircuitSwitchStats {
   std::uint64_t circuits_created = 0;
+  std::uint64_t circuits_cc = 0;  // of those, with congestion control negotiated
   std::uint64_t circuits_closed = 0;
   std::uint64_t cells_forwarded = 0;
   std::uint64_t handshake_failures = 0;
