@@ -44,6 +44,8 @@ void channels(metrics::Snapshot& out, const net::RuntimeCounters& c) {
 void circuits(metrics::Snapshot& out, const net::RuntimeCounters& c) {
   out.gauge("conflux_relay_circuits", "Circuits open now.", c.circuits);
   out.counter("conflux_relay_circuits_created_total", "Circuits created.", c.circuits_created);
+  out.counter("conflux_relay_circuits_congestion_control_total",
+              "Circuits created with congestion control (prop 324) negotiated.", c.circuits_cc);
   out.counter("conflux_relay_circuits_closed_total", "Circuits closed.", c.circuits_closed);
   for (std::size_t r = 0; r < c.circuits_destroyed_by_reason.size(); ++r) {
     out.counter("conflux_relay_circuits_destroyed_total", "Circuits freed, by the DESTROY reason that ended them.",

@@ -38,8 +38,22 @@ net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
   return c;
 }
 
-net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
+// Congestion control for the circuits this relay is the edge of, shared by
+// the circuit switch (Vegas, SENDME cadence) and the exit (XON/XOFF): tor's
+// defaults (cc_alg 2, cc_sendme_inc 31, ...) with OverrideConsensusParams
+// on top; the relay does not fetch the consensus (yet) to read its cc_*.
+// `log`: say which overrides were clamped (once per start, not per caller).
+proto::CcParams relay_cc_params(const config::RelayOptions& o, bool log = false) {
+  auto built = proto::cc_params_from(o.override_consensus_params);
+  for (const auto& a : log ? built.adjusted : std::vector<proto::CcParamAdjustment>{})
+    log::write(log::Severity::Notice, "OverrideConsensusParams " + a.name + "=" + std::to_string(a.given) +
+                                          " is out of range; using " + std::to_string(a.used));
+  return built.params;
+}
+
+net::ChannelManagerConfig manager_config(const config::RelayOptions& o, proto::ClockHealth& clock_health) {
   net::ChannelManagerConfig c;
+  c.clock_health = &clock_health;
   c.max_channels = o.max_channels;
   c.max_circuits_per_channel = o.max_circuits_per_channel;
   c.bandwidth_rate = o.bandwidth_rate;
@@ -48,6 +62,7 @@ net::ChannelManagerConfig manager_config(const config::RelayOptions& o) {
   c.channel_limits.priority = proto::CircuitPriority{o.circuit_priority_halflife};
   c.channel_limits.cell_sample_every = o.scheduler_sample_cells;
   c.scheduler = scheduler_config(o);
+  c.congestion_control = relay_cc_params(o, true);
   for (const auto& a : o.addresses) {
     if (a.is_v4()) {
       c.advertised_addresses.emplace_back(cell::NetinfoIpv4{{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]}});
@@ -64,8 +79,11 @@ exit::ConfluxJoinConfig conflux_join_config() {
   return c;
 }
 
-exit::ExitConfig exit_config(const StartupConfig& s) {
+exit::ExitConfig exit_config(const StartupConfig& s, const net::Clock& clock, const proto::ClockHealth& health) {
   exit::ExitConfig c;
+  c.clock_health = &health;
+  c.congestion_control = relay_cc_params(s.options);
+  c.now = [&clock] { return clock.now(); };
   c.mode = s.options.is_exit() ? exit::ExitMode::Exit : exit::ExitMode::NotExit;
   c.policy = s.exit_policy;
   c.ipv6_exit = s.options.ipv6_exit;
@@ -95,9 +113,9 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       clock_(clock),
       config_(std::move(config)),
       keys_(std::move(keys)),
-      manager_(io, clock, keys_, nullptr, manager_config(config_.options), log::sink("channel")),
+      manager_(io, clock, keys_, nullptr, manager_config(config_.options, clock_health_), log::sink("channel")),
       join_(manager_, [&clock] { return clock.now(); }, conflux_join_config()),
-      exit_(io, join_, exit_config(config_)),
+      exit_(io, join_, exit_config(config_, clock, clock_health_)),
       heartbeat_(io),
       conflux_tick_(io) {
   join_.set_inner(&exit_);

@@ -128,6 +128,12 @@ void ConfluxJoin::on_link(proto::CircuitHandle circuit, StreamId stream, const c
     // We send to the client: its desired UX picks how.
     cfg.scheduler = proto::leg_sched_for_ux(linked->peer_ux);
     cfg.sched_params = proto::leg_sched_params_for_ux(linked->peer_ux);
+    // A congestion-controlled leg is acknowledged every sendme_inc cells
+    // and limited by Vegas's cwnd, not by fixed windows (1000/100).
+    if (auto flow = out_.flow_info(circuit); flow && flow->congestion_control) {
+      cfg.window.cwnd = static_cast<std::uint32_t>(flow->window);
+      cfg.window.sendme_inc = flow->sendme_inc;
+    }
     SetEntry entry;
     entry.set = std::make_unique<proto::ConfluxSet>(id, budget_, cfg);
     sets_.emplace(id, std::move(entry));

@@ -93,6 +93,14 @@ bool ConfluxJoin::can_send_data(proto::CircuitHandle circuit) const {
   return ok;
 }
 
+bool ConfluxJoin::uses_congestion_control(proto::CircuitHandle circuit) const {
+  if (!is_set_handle(circuit)) return out_.uses_congestion_control(circuit);
+  const SetEntry* e = find_set(set_id_of(circuit));
+  if (e == nullptr || e->legs.empty()) return false;
+  return std::all_of(e->legs.begin(), e->legs.end(),
+                     [this](proto::CircuitHandle leg) { return out_.uses_congestion_control(leg); });
+}
+
 void ConfluxJoin::close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) {
   if (!is_set_handle(circuit)) return out_.close_circuit(circuit, reason);
   // The exit module closes a set for a stream protocol violation.
@@ -158,6 +166,10 @@ void ConfluxJoin::on_circuit_sendme(proto::CircuitHandle circuit) {
   const LegRef ref = it->second;
   SetEntry* e = find_set(ref.set);
   if (e == nullptr) return;
+  // The switch has run Vegas on this SENDME already: the leg follows its cwnd.
+  if (auto flow = out_.flow_info(circuit); flow && flow->congestion_control) {
+    e->set->set_leg_cwnd(ref.leg, static_cast<std::uint32_t>(std::min<std::uint64_t>(flow->window, UINT32_MAX)));
+  }
   if (auto r = e->set->on_leg_sendme(ref.leg, now_()); !r) return set_failed(ref.set, r.error());
   after_window(ref.set);
 }

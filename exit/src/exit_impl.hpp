@@ -107,6 +107,7 @@ struct ExitStreams::Impl {
   void on_data(proto::CircuitHandle c, StreamId id, std::vector<std::uint8_t> data);
   void on_end(proto::CircuitHandle c, StreamId id, cell::EndReason reason);
   void on_sendme(proto::CircuitHandle c, StreamId id);
+  void on_xon_xoff(proto::CircuitHandle c, StreamId id, std::optional<cell::XonMsg> xon);
   void on_wrong_direction(proto::CircuitHandle c, StreamId id, bool connected);
   void on_writable(proto::CircuitHandle c);
 
@@ -134,6 +135,8 @@ struct ExitStreams::Impl {
   // The connect or lookup failed: END with 'reason', then forget the stream.
   void fail(const StreamPtr& s, cell::EndReason reason, std::optional<cell::RelayAddrTtl> addr = std::nullopt);
   void log(LogLevel level, std::string_view text) const;
+  // The runtime's clock (ExitConfig::now), for XON/XOFF drain rates.
+  [[nodiscard]] proto::CcClock::time_point now() const;
   // One timer per stream serves each phase in turn; a handler whose phase
   // has passed does nothing.
   void arm_timer(const StreamPtr& s, std::chrono::milliseconds after, void (Impl::*on_expire)(StreamPtr));

@@ -95,7 +95,7 @@ void ExitStreams::Impl::on_write(StreamPtr s, const boost::system::error_code& e
     pump.write_failed(s->ref, end_reason_for(ec));
   } else {
     counters.bytes_to_servers += n;
-    pump.server_written(s->ref, n);
+    pump.server_written(s->ref, n, now());
   }
   run();
 }

@@ -9,8 +9,10 @@ namespace conflux::exit {
 
 namespace {
 
-PumpLimits pump_limits(const ExitLimits& limits) {
+PumpLimits pump_limits(const ExitLimits& limits, const ExitConfig& cfg) {
   PumpLimits p;
+  p.cc = cfg.congestion_control;
+  p.clock_health = cfg.clock_health;
   p.read_cells = std::max<std::size_t>(limits.read_cells, 1);
   p.max_upstream_bytes = limits.max_upstream_bytes;
   return p;
@@ -32,7 +34,11 @@ ExitStreams::Impl::Impl(asio::io_context& io_ctx, proto::CircuitOutput& output, 
     : io(io_ctx),
       out(output),
       cfg(std::move(config)),
-      pump(pump_limits(cfg.limits)) {}
+      pump(pump_limits(cfg.limits, cfg)) {}
+
+proto::CcClock::time_point ExitStreams::Impl::now() const {
+  return cfg.now ? cfg.now() : proto::CcClock::time_point{};
+}
 
 ExitStreams::Impl::~Impl() {
   std::vector<StreamPtr> all;
@@ -64,11 +70,12 @@ void ExitStreams::Impl::on_message(proto::CircuitHandle c, StreamId id, cell::Re
                  [&](cell::DataMsg& m) { on_data(c, id, std::move(m.data)); },
                  [&](cell::EndMsg& m) { on_end(c, id, m.reason); },
                  [&](cell::SendmeMsg&) { on_sendme(c, id); },
+                 [&](cell::XoffMsg&) { on_xon_xoff(c, id, std::nullopt); },
+                 [&](cell::XonMsg& m) { on_xon_xoff(c, id, m); },
                  [&](cell::ResolveMsg& m) { on_resolve(c, id, std::move(m.name)); },
                  [&](cell::ConnectedMsg&) { on_wrong_direction(c, id, true); },
                  [&](cell::ResolvedMsg&) { on_wrong_direction(c, id, false); },
-                 // XON/XOFF on a circuit without congestion control, Conflux
-                 // and circuit commands: nothing for streams. tor drops them.
+                 // Conflux and circuit commands: nothing for streams. tor drops them.
                  [&](auto&) { ++counters.cells_dropped; },
              },
              msg);
@@ -171,7 +178,7 @@ void ExitStreams::Impl::on_data(proto::CircuitHandle c, StreamId id, std::vector
     ++counters.cells_dropped;  // tor-spec 6.2: DATA for unrecognized streams is dropped
     return;
   }
-  pump.client_data(s->ref, std::move(data));
+  pump.client_data(s->ref, std::move(data), now());
   run();
 }
 
@@ -193,6 +200,21 @@ void ExitStreams::Impl::on_sendme(proto::CircuitHandle c, StreamId id) {
     return;
   }
   pump.client_sendme(s->ref);
+  run();
+}
+
+void ExitStreams::Impl::on_xon_xoff(proto::CircuitHandle c, StreamId id, std::optional<cell::XonMsg> xon) {
+  StreamPtr s = find(c, id);
+  if (!s || s->resolve_only) {
+    ++counters.cells_dropped;
+    return;
+  }
+  // The pump ignores them on a stream without congestion control, as tor does.
+  if (xon) {
+    pump.client_xon(s->ref, *xon);
+  } else {
+    pump.client_xoff(s->ref);
+  }
   run();
 }
 
@@ -230,7 +252,7 @@ std::size_t ExitStreams::Impl::attached_on(proto::CircuitHandle c) const {
 }
 
 StreamPtr ExitStreams::Impl::add_stream(proto::CircuitHandle c, StreamId id, proto::StreamKind kind) {
-  auto s = std::make_shared<Stream>(io, c, id, kind, pump.add(c, id, kind));
+  auto s = std::make_shared<Stream>(io, c, id, kind, pump.add(c, id, kind, out.uses_congestion_control(c)));
   circuits[c].streams.emplace(id, s);
   by_ref.emplace(s->ref, s);
   ++total;

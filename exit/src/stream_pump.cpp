@@ -6,6 +6,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "stream_xon_xoff.hpp"
+
 namespace conflux::exit {
 
 namespace {
@@ -17,8 +19,11 @@ enum class Stage : std::uint8_t {
 };
 
 struct PumpStream {
-  PumpStream(StreamRef r, proto::CircuitHandle c, StreamId s, proto::StreamKind kind)
-      : ref(r), circuit(c), id(s), machine(proto::StreamMachine::exit_stream(kind)) {}
+  PumpStream(StreamRef r, proto::CircuitHandle c, StreamId s, proto::StreamKind kind,
+             const proto::CcParams* cc, const proto::ClockHealth& clock)
+      : ref(r), circuit(c), id(s), machine(proto::StreamMachine::exit_stream(kind, {.sendme_windows = cc == nullptr})) {
+    if (cc != nullptr) xon_xoff.emplace(*cc, clock);
+  }
 
   StreamRef ref;
   proto::CircuitHandle circuit;
@@ -26,6 +31,8 @@ struct PumpStream {
   proto::StreamMachine machine;
   Stage stage = Stage::Connecting;
   bool attached = true;  // one of its circuit's streams (false once Closing)
+  // On a circuit with congestion control: XON/XOFF instead of stream SENDMEs.
+  std::optional<StreamXonXoff> xon_xoff;
 
   // Server -> client. 'down' holds only bytes of completed reads.
   std::vector<std::uint8_t> down;
@@ -42,10 +49,17 @@ struct PumpStream {
   bool shut_down = false;
 
   [[nodiscard]] bool has_cells() const noexcept { return down_off < down.size(); }
-  [[nodiscard]] bool window_open() const noexcept { return machine.package_window() > CellCount{0}; }
+  // The stream window (fixed windows), or the client's XON/XOFF (CC).
+  [[nodiscard]] bool window_open() const noexcept {
+    if (xon_xoff) return xon_xoff->may_package();
+    return machine.package_window() > CellCount{0};
+  }
   // May send (has cells) or read (has none) once the circuit takes DATA.
   [[nodiscard]] bool wants_circuit() const noexcept {
     return stage == Stage::Open && attached && !reading && window_open() && (has_cells() || !eof);
+  }
+  [[nodiscard]] std::size_t max_upstream(const PumpLimits& limits) const noexcept {
+    return xon_xoff ? limits.max_upstream_bytes_cc : limits.max_upstream_bytes;
   }
 };
 
@@ -72,6 +86,12 @@ struct StreamPump::Impl {
   }
 
   PumpLimits limits;
+  // XON drain rates are not measured while the clock looks broken: the
+  // runtime's flag (limits.clock_health), else this one, which stays healthy.
+  proto::ClockHealth own_clock_health;
+  [[nodiscard]] const proto::ClockHealth& clock_health() const {
+    return limits.clock_health != nullptr ? *limits.clock_health : own_clock_health;
+  }
   StreamRef next_ref = 1;
   std::unordered_map<StreamRef, PumpStream> streams;
   std::unordered_map<proto::CircuitHandle, PumpCircuit> circuits;
@@ -162,6 +182,8 @@ struct StreamPump::Impl {
     return false;
   }
   void start_read(PumpStream& s) {
+    // With XON/XOFF the machine's stream window stays full: reads are
+    // read_cells long, and the circuit's congestion window limits.
     const auto window = static_cast<std::size_t>(s.machine.package_window().value());
     s.reading = true;
     emit(pump::StartRead{s.ref, std::min(window, limits.read_cells) * kMaxDataLen, false});
@@ -187,6 +209,7 @@ struct StreamPump::Impl {
     cell::DataMsg msg;
     msg.data.assign(first, first + static_cast<std::ptrdiff_t>(n));
     s.down_off += n;
+    if (s.xon_xoff) s.xon_xoff->on_packaged(static_cast<std::uint32_t>(n));
     if (!s.has_cells()) {
       s.down.clear();
       s.down_off = 0;
@@ -228,6 +251,10 @@ struct StreamPump::Impl {
       s.up.pop_front();
     }
     emit(std::move(w));
+  }
+  void send_flow(PumpStream& s, std::optional<cell::RelayMsg> msg) {
+    // Also while connecting (optimistic data waits then); never after END.
+    if (msg && s.stage != Stage::Closing && s.attached) send(s, std::move(*msg));
   }
   void send_deferred_sendmes(PumpStream& s) {
     if (s.stage != Stage::Open || s.up_bytes >= kBacklogCells * kMaxDataLen) return;
@@ -290,9 +317,11 @@ StreamPump::~StreamPump() = default;
 StreamPump::StreamPump(StreamPump&&) noexcept = default;
 StreamPump& StreamPump::operator=(StreamPump&&) noexcept = default;
 
-StreamRef StreamPump::add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind) {
+StreamRef StreamPump::add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind,
+                          bool congestion_control) {
   const StreamRef ref = impl_->next_ref++;
-  impl_->streams.try_emplace(ref, ref, circuit, stream, kind);
+  const proto::CcParams* cc = congestion_control ? &impl_->limits.cc : nullptr;
+  impl_->streams.try_emplace(ref, ref, circuit, stream, kind, cc, impl_->clock_health());
   impl_->circuits[circuit].members.insert(ref);
   return ref;
 }
@@ -316,14 +345,14 @@ void StreamPump::circuit_closed(proto::CircuitHandle circuit) {
   impl_->circuits.erase(circuit);
 }
 
-void StreamPump::client_data(StreamRef ref, std::vector<std::uint8_t> data) {
+void StreamPump::client_data(StreamRef ref, std::vector<std::uint8_t> data, proto::CcClock::time_point now) {
   PumpStream* s = impl_->find(ref);
   if (s == nullptr) return;
   const bool backlogged = s->up_bytes >= kBacklogCells * kMaxDataLen;
   const proto::StreamActions a = s->machine.on_data(backlogged);
   if (a.deliver_data) {
-    if (s->up_bytes + data.size() > impl_->limits.max_upstream_bytes) {
-      // Only a client ignoring its stream window gets here.
+    if (s->up_bytes + data.size() > s->max_upstream(impl_->limits)) {
+      // Only a client ignoring its stream window (or our XOFF) gets here.
       impl_->emit(pump::Violation{ref, "client overran a stream's buffer"});
       const proto::CircuitHandle c = s->circuit;
       if (!s->attached) impl_->forget(ref);
@@ -331,9 +360,24 @@ void StreamPump::client_data(StreamRef ref, std::vector<std::uint8_t> data) {
     }
     s->up_bytes += data.size();
     if (!data.empty()) s->up.push_back(std::move(data));
+    if (s->xon_xoff) impl_->send_flow(*s, s->xon_xoff->on_queued(now, s->up_bytes));
   }
   if (!impl_->act(*s, a)) return;
   if (a.deliver_data) impl_->pump_up(*s);
+}
+
+void StreamPump::client_xoff(StreamRef ref) {
+  PumpStream* s = impl_->find(ref);
+  // Without congestion control tor ignores XON/XOFF.
+  if (s == nullptr || !s->xon_xoff) return;
+  s->xon_xoff->on_xoff();  // reads and packaging stop: wants_circuit() is false now
+}
+
+void StreamPump::client_xon(StreamRef ref, const cell::XonMsg& msg) {
+  PumpStream* s = impl_->find(ref);
+  if (s == nullptr || !s->xon_xoff) return;
+  s->xon_xoff->on_xon(msg);
+  impl_->schedule_and_service(*s);
 }
 
 void StreamPump::client_sendme(StreamRef ref) {
@@ -406,12 +450,13 @@ void StreamPump::server_error(StreamRef ref, cell::EndReason reason) {
   impl_->finish(*s);
 }
 
-void StreamPump::server_written(StreamRef ref, std::size_t n) {
+void StreamPump::server_written(StreamRef ref, std::size_t n, proto::CcClock::time_point now) {
   PumpStream* s = impl_->find(ref);
   if (s == nullptr) return;
   n = std::min(n, s->in_flight);
   s->in_flight -= n;
   s->up_bytes -= n;
+  if (s->xon_xoff) impl_->send_flow(*s, s->xon_xoff->on_written(now, n, s->up_bytes));
   impl_->send_deferred_sendmes(*s);
   if (s->in_flight > 0) return;  // the rest of this write is still going
   if (!s->up.empty()) return impl_->pump_up(*s);
@@ -436,6 +481,12 @@ std::optional<proto::StreamState> StreamPump::state_of(StreamRef ref) const {
   auto it = impl_->streams.find(ref);
   if (it == impl_->streams.end()) return std::nullopt;
   return it->second.machine.state();
+}
+
+std::optional<std::uint64_t> StreamPump::xoffs_sent(StreamRef ref) const {
+  auto it = impl_->streams.find(ref);
+  if (it == impl_->streams.end() || !it->second.xon_xoff) return std::nullopt;
+  return it->second.xon_xoff->up().xoffs_sent();
 }
 
 bool StreamPump::reading(StreamRef ref) const {

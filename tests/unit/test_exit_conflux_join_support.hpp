@@ -56,20 +56,26 @@ struct FakeRuntime final : proto::CircuitOutput {
   struct Circ {
     proto::ChannelId chan = 0;
     int window = 1000;  // the switch's package window for DATA we originate
+    std::optional<int> cwnd;  // congestion control: window = cwnd - inflight
   };
   ConfluxJoin* join = nullptr;
+  // Circuits opened from now on negotiated congestion control (sendme_inc 31, cwnd 124).
+  bool cc_circuits = false;
+  static constexpr int kCcSendmeInc = 31;
   std::map<CircuitHandle, Circ> circs;
   std::map<CircuitHandle, std::deque<Sent>> outbox;  // kept after a close
   std::map<CircuitHandle, cell::DestroyReason> closed;
 
-  void open(CircuitHandle h, proto::ChannelId chan) { circs[h] = Circ{chan, 1000}; }
+  void open(CircuitHandle h, proto::ChannelId chan) {
+    circs[h] = cc_circuits ? Circ{chan, 124, 124} : Circ{chan, 1000, std::nullopt};
+  }
   [[nodiscard]] bool alive(CircuitHandle h) const { return circs.contains(h); }
 
   bool send_to_client(CircuitHandle h, StreamId stream, const cell::RelayMsg& msg) override {
     auto it = circs.find(h);
     if (it == circs.end()) return false;
     if (is<cell::DataMsg>(msg)) {
-      if (it->second.window == 0) return false;
+      if (it->second.window <= 0) return false;
       --it->second.window;
     }
     outbox[h].push_back(Sent{stream, msg});
@@ -83,6 +89,18 @@ struct FakeRuntime final : proto::CircuitOutput {
     if (circs.erase(h) == 0) return;
     closed[h] = reason;
     if (join != nullptr) join->on_circuit_closed(h, reason);
+  }
+  [[nodiscard]] bool uses_congestion_control(CircuitHandle h) const override {
+    auto it = circs.find(h);
+    return it != circs.end() && it->second.cwnd.has_value();
+  }
+  [[nodiscard]] std::optional<proto::RelayCircuitFlowInfo> flow_info(CircuitHandle h) const override {
+    auto it = circs.find(h);
+    if (it == circs.end()) return std::nullopt;
+    const Circ& c = it->second;
+    if (!c.cwnd) return proto::RelayCircuitFlowInfo{false, 100, static_cast<std::uint64_t>(c.window), 0, 0};
+    return proto::RelayCircuitFlowInfo{true, kCcSendmeInc, static_cast<std::uint64_t>(*c.cwnd),
+                                       static_cast<std::uint64_t>(*c.cwnd - c.window), 0};
   }
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(CircuitHandle h) const override {
     auto it = circs.find(h);
@@ -102,6 +120,17 @@ struct FakeRuntime final : proto::CircuitOutput {
     c.window += 100;
     join->on_circuit_sendme(h);
     if (was_empty && alive(h)) join->on_circuit_writable(h);
+  }
+  // A circuit SENDME on a congestion-controlled circuit: 31 cells acknowledged,
+  // and Vegas set cwnd to `cwnd`.
+  void client_sendme_cc(CircuitHandle h, int cwnd) {
+    auto& c = circs.at(h);
+    const bool was_empty = c.window <= 0;
+    const int inflight = *c.cwnd - c.window - kCcSendmeInc;
+    c.cwnd = cwnd;
+    c.window = cwnd - inflight;
+    join->on_circuit_sendme(h);
+    if (was_empty && c.window > 0 && alive(h)) join->on_circuit_writable(h);
   }
   std::deque<Sent> take(CircuitHandle h) { return std::exchange(outbox[h], {}); }
 };

@@ -168,7 +168,7 @@ TEST_CASE("SENDMEs held back while the server is backlogged all go once its queu
   std::size_t sendmes = 0;
   std::size_t written = 0;
   for (int i = 0; i < 150; ++i) {
-    pump.client_data(ref, std::vector<std::uint8_t>(exit::kMaxDataLen, 7));
+    pump.client_data(ref, std::vector<std::uint8_t>(exit::kMaxDataLen, 7), {});
     auto a = pump.take_actions();
     sendmes += sendmes_of(a);
     for (const auto& w : of<exit::pump::WriteToServer>(a))
@@ -176,7 +176,7 @@ TEST_CASE("SENDMEs held back while the server is backlogged all go once its queu
   }
   CHECK(sendmes == 0);
   CHECK(written == exit::kMaxDataLen);  // the first cell's write, still in flight
-  pump.server_written(ref, written);
+  pump.server_written(ref, written, {});
   auto a = pump.take_actions();
   CHECK(sendmes_of(a) == 0);  // still 149 cells queued
   const auto w = of<exit::pump::WriteToServer>(a);
@@ -185,7 +185,7 @@ TEST_CASE("SENDMEs held back while the server is backlogged all go once its queu
   std::size_t queued = 149;
   while (queued > 0) {
     const std::size_t n = std::min<std::size_t>(queued, 32);
-    pump.server_written(ref, n * exit::kMaxDataLen);
+    pump.server_written(ref, n * exit::kMaxDataLen, {});
     queued -= n;
     a = pump.take_actions();
     sendmes += sendmes_of(a);
@@ -198,10 +198,10 @@ TEST_CASE("a client sending beyond the buffer limit kills the circuit, and nothi
   limits.max_upstream_bytes = 1000;
   exit::StreamPump pump(limits);
   const auto ref = pump.add(kCirc, StreamId{1}, proto::StreamKind::Connect);
-  pump.client_data(ref, std::vector<std::uint8_t>(std::size_t{498}, 1));
-  pump.client_data(ref, std::vector<std::uint8_t>(std::size_t{498}, 1));
+  pump.client_data(ref, std::vector<std::uint8_t>(std::size_t{498}, 1), {});
+  pump.client_data(ref, std::vector<std::uint8_t>(std::size_t{498}, 1), {});
   CHECK(pump.take_actions().empty());  // still connecting: kept
-  pump.client_data(ref, std::vector<std::uint8_t>(std::size_t{498}, 1));
+  pump.client_data(ref, std::vector<std::uint8_t>(std::size_t{498}, 1), {});
   const auto a = pump.take_actions();
   REQUIRE(a.size() == 2);
   CHECK(std::holds_alternative<exit::pump::Violation>(a[0]));

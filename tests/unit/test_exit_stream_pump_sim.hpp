@@ -310,7 +310,7 @@ class PumpSim {
     if (n < s.write_total - s.write_done) ++partial_writes;
     s.write_done += n;
     if (s.write_done == s.write_total) s.write.clear();
-    pump.server_written(s.ref, n);
+    pump.server_written(s.ref, n, {});
     return true;
   }
   bool client_sendme(SimStream& s) {
@@ -329,7 +329,7 @@ class PumpSim {
     s.client_pos += n;
     ++s.client_cells;
     in_client_data = true;
-    pump.client_data(s.ref, std::move(d));
+    pump.client_data(s.ref, std::move(d), {});
     run();
     in_client_data = false;
     return true;

@@ -38,6 +38,7 @@ struct FakeCircuit final : proto::CircuitOutput {
   std::vector<std::pair<proto::CircuitHandle, cell::DestroyReason>> closes;
   std::optional<std::size_t> data_credit;
   bool refuse_cells = false;  // a live circuit that refuses what it is given (a runtime bug)
+  std::set<proto::CircuitHandle> congestion_controlled;  // circuits that negotiated prop 324
 
   bool send_to_client(proto::CircuitHandle c, StreamId s, const cell::RelayMsg& msg) override {
     if (gone.count(c) != 0 || refuse_cells) return false;
@@ -50,6 +51,9 @@ struct FakeCircuit final : proto::CircuitOutput {
   }
   [[nodiscard]] bool can_send_data(proto::CircuitHandle c) const override {
     return gone.count(c) == 0 && (!data_credit || *data_credit > 0);
+  }
+  [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle c) const override {
+    return congestion_controlled.count(c) != 0;
   }
   void close_circuit(proto::CircuitHandle c, cell::DestroyReason reason) override {
     gone.insert(c);

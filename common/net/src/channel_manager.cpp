@@ -44,6 +44,18 @@ proto::LinkCredentials link_credentials(const keys::RelayKeys& keys) {
                                 keys.link_auth_cert_bytes(), keys.link_auth_key()};
 }
 
+proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock) {
+  proto::CircuitSwitchConfig c;
+  c.max_circuits_per_channel = config.max_circuits_per_channel;
+  c.max_pending_extends = config.max_pending_extends;
+  c.cc = config.congestion_control;
+  c.clock_health = config.clock_health;
+  // The one injected clock: congestion control stamps DATA cells and times
+  // SENDMEs with it (Clock::Monotonic is the steady clock CcClock names).
+  c.now = [&clock] { return clock.now(); };
+  return c;
+}
+
 proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys) {
   std::optional<crypto::X25519Secret> previous;
   if (keys.previous_onion_key()) previous = keys.previous_onion_key()->key;
@@ -67,8 +79,7 @@ ChannelManager::ChannelManager(asio::io_context& io, const Clock& clock, const k
                   : std::optional<proto::TokenBucket>(std::in_place, config_.bandwidth_rate,
                                                       config_.bandwidth_burst, clock.now())),
       scheduler_(io, clock, bucket_ ? &*bucket_ : nullptr, config_.scheduler),
-      switch_(circuit_switch_keys(keys),
-              proto::CircuitSwitchConfig{config_.max_circuits_per_channel, config_.max_pending_extends}),
+      switch_(circuit_switch_keys(keys), switch_config(config_, clock)),
       acceptor_(io),
       idle_timer_(io) {
   arm_idle_timer();
@@ -433,6 +444,7 @@ RuntimeCounters ChannelManager::counters() const {
     if (!pending.channel) ++c.connects_pending;
   c.circuits = switch_.circuit_count();
   c.circuits_created = switch_.stats().circuits_created;
+  c.circuits_cc = switch_.stats().circuits_cc;
   c.circuits_closed = switch_.stats().circuits_closed;
   return c;
 }
@@ -444,6 +456,14 @@ bool ChannelManager::send_to_client(proto::CircuitHandle circuit, StreamId strea
 }
 
 bool ChannelManager::can_send_data(proto::CircuitHandle circuit) const { return switch_.can_send_data(circuit); }
+
+bool ChannelManager::uses_congestion_control(proto::CircuitHandle circuit) const {
+  return switch_.uses_congestion_control(circuit);
+}
+
+std::optional<proto::RelayCircuitFlowInfo> ChannelManager::flow_info(proto::CircuitHandle circuit) const {
+  return switch_.flow_info(circuit);
+}
 
 void ChannelManager::close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) {
   switch_.close_circuit(circuit, reason);

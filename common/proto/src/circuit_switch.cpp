@@ -5,8 +5,9 @@
 #include "conflux/cell/create_cells.hpp"
 #include "conflux/cell/relay_header.hpp"
 #include "conflux/crypto/create_fast.hpp"
+#include "conflux/crypto/ntor_v3_extensions.hpp"
 #include "conflux/crypto/relay_crypto.hpp"
-#include "conflux/proto/flow_control_sendme.hpp"
+#include "conflux/proto/cc_negotiation.hpp"
 #include "conflux/proto/relay_early.hpp"
 
 namespace conflux::proto {
@@ -39,15 +40,25 @@ struct PendingExtend {
 };
 
 struct Circuit {
-  Circuit(CircuitHandle h, Side p_side, const crypto::RelayCryptoKeys& keys) : handle(h), p(p_side), crypto(keys) {}
+  Circuit(CircuitHandle h, Side p_side, const crypto::RelayCryptoKeys& keys, RelayCircuitFlow f)
+      : handle(h), p(p_side), crypto(keys), flow(std::move(f)) {}
   CircuitHandle handle;
   Side p;                   // toward the client
   std::optional<Side> n;    // toward the exit, once extended
   std::optional<PendingExtend> extending;
   crypto::RelayHopCrypto crypto;
   RelayEarlyGuard early;
-  CircuitSendmeReceiver deliver;  // DATA from the client, recognized here
-  CircuitSendmeSender package;    // DATA this hop originates (exit)
+  // DATA this hop originates (exit) and DATA from the client recognized
+  // here: fixed windows or congestion control, as the handshake agreed.
+  RelayCircuitFlow flow;
+};
+
+// A finished CREATE2 handshake: the reply for CREATED2, the key material,
+// and whether congestion control was agreed (ntor-v3 only).
+struct Answered {
+  std::vector<std::uint8_t> reply;
+  crypto::KeyMaterial material;
+  std::optional<CcAgreement> cc;
 };
 
 std::optional<WireCell> wire_cell(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payload) {
@@ -71,9 +82,18 @@ struct CircuitSwitch::Impl {
   std::unordered_map<std::uint64_t, CircuitHandle> pending;  // OpenChannel request -> circuit
   CircuitHandle next_handle = 1;
   std::uint64_t next_request = 1;
+  // tor's process-wide "monotonic clock looks broken" flag: the runtime's
+  // (config.clock_health), or this one when it gives none.
+  ClockHealth own_clock_health;
+  ClockHealth& clock_health;
 
   Impl(CircuitSwitchKeys k, CircuitSwitchConfig c, CircuitSwitchStats& s)
-      : keys(std::move(k)), config(c), stats(s) {}
+      : keys(std::move(k)),
+        config(std::move(c)),
+        stats(s),
+        clock_health(config.clock_health != nullptr ? *config.clock_health : own_clock_health) {}
+
+  [[nodiscard]] CcClock::time_point now() const { return config.now ? config.now() : CcClock::time_point{}; }
 
   Circuit* find(ChannelId chan, CircId id) {
     auto it = by_side.find({chan, id.value()});
@@ -122,13 +142,16 @@ struct CircuitSwitch::Impl {
   bool register_create(ChannelId chan, CircId id);
   void fail_create(ChannelId chan, CircId id);
   void add_circuit(ChannelId chan, CircId id, const crypto::KeyMaterial& material, cell::CellCommand reply_cmd,
-                   bytes::ByteSpan reply);
+                   bytes::ByteSpan reply, std::optional<CcAgreement> cc = std::nullopt);
+  std::optional<Answered> answer_ntor_v3(bytes::ByteSpan hdata) const;
   void on_create2(ChannelId chan, CircId id, bytes::ByteSpan payload);
   void on_create_fast(ChannelId chan, CircId id, bytes::ByteSpan payload);
   void on_created2(Circuit& c, bytes::ByteSpan payload);
   void on_relay_from_client(Circuit& c, bytes::ByteSpan payload, bool early);
   void on_relay_from_exit(Circuit& c, bytes::ByteSpan payload, bool early);
   void on_recognized(Circuit& c, const cell::RelayPayload& payload, bool early);
+  void on_circuit_sendme(Circuit& c, const cell::SendmeMsg& sendme);
+  void on_data(Circuit& c, StreamId stream, cell::RelayMsg msg);
   void on_extend2(Circuit& c, const cell::Extend2Msg& msg);
   bool originate(Circuit& c, StreamId stream, const cell::RelayMsg& msg);
 };
@@ -161,14 +184,38 @@ void CircuitSwitch::Impl::fail_create(ChannelId chan, CircId id) {
 }
 
 void CircuitSwitch::Impl::add_circuit(ChannelId chan, CircId id, const crypto::KeyMaterial& material,
-                                      cell::CellCommand reply_cmd, bytes::ByteSpan reply) {
+                                      cell::CellCommand reply_cmd, bytes::ByteSpan reply,
+                                      std::optional<CcAgreement> cc) {
   auto relay_keys = crypto::RelayCryptoKeys::from_key_material(material.view());
   if (!relay_keys) return fail_create(chan, id);
   const CircuitHandle h = next_handle++;
-  circuits.emplace(h, std::make_unique<Circuit>(h, Side{chan, id}, *relay_keys));
+  RelayCircuitFlow flow = cc ? RelayCircuitFlow(config.cc, *cc, clock_health) : RelayCircuitFlow();
+  circuits.emplace(h, std::make_unique<Circuit>(h, Side{chan, id}, *relay_keys, std::move(flow)));
   by_side[{chan, id.value()}] = h;
   ++stats.circuits_created;
+  if (cc) ++stats.circuits_cc;
   send(Side{chan, id}, reply_cmd, reply);
+}
+
+// tor answers the client's extension list whenever it is asked: with
+// congestion control when the client requested it and our cc_alg is not 0,
+// with an empty list otherwise. A list that does not parse refuses the
+// handshake (tor's parse failure in the onionskin answer does the same).
+// Whichever hop answers may be asked; a client asks only its exit hop.
+std::optional<Answered> CircuitSwitch::Impl::answer_ntor_v3(bytes::ByteSpan hdata) const {
+  std::optional<CcAgreement> agreed;
+  auto policy = [&](std::span<const std::uint8_t> cm) -> std::optional<std::vector<std::uint8_t>> {
+    auto answer = cc_exit_answer(cm, config.cc);
+    if (!answer) return std::nullopt;
+    auto sm = crypto::encode_ntor_v3_extensions(answer->reply);
+    if (!sm) return std::nullopt;
+    agreed = answer->agreement;
+    return std::move(*sm);
+  };
+  auto done = crypto::ntor_v3_server_handshake(keys.ntor_v3, hdata, crypto::kNtorV3CircuitVerification, policy,
+                                               crypto::RelayCryptoKeys::kMaterialLen);
+  if (!done) return std::nullopt;
+  return Answered{std::move(done->reply), std::move(done->keys), agreed};
 }
 
 void CircuitSwitch::Impl::on_create2(ChannelId chan, CircId id, bytes::ByteSpan payload) {
@@ -176,29 +223,19 @@ void CircuitSwitch::Impl::on_create2(ChannelId chan, CircId id, bytes::ByteSpan 
   auto create = cell::decode_create2_cell(payload);
   if (!create) return fail_create(chan, id);
 
-  std::vector<std::uint8_t> reply;
-  std::optional<crypto::KeyMaterial> material;
+  std::optional<Answered> answered;
   if (create->htype == kHtypeNtor) {
     auto done = crypto::ntor_server_handshake(keys.ntor, create->hdata, crypto::RelayCryptoKeys::kMaterialLen);
-    if (!done) return fail_create(chan, id);
-    reply.assign(done->reply.begin(), done->reply.end());
-    material.emplace(std::move(done->keys));
+    if (done) {
+      answered.emplace(Answered{{done->reply.begin(), done->reply.end()}, std::move(done->keys), std::nullopt});
+    }
   } else if (create->htype == kHtypeNtorV3) {
-    // We do not run congestion control (prop 324) yet, so every extension the
-    // client asks for is declined with an empty server message.
-    auto done = crypto::ntor_v3_server_handshake(
-        keys.ntor_v3, create->hdata, crypto::kNtorV3CircuitVerification,
-        [](std::span<const std::uint8_t>) { return std::optional<std::vector<std::uint8_t>>(std::vector<std::uint8_t>{0}); },
-        crypto::RelayCryptoKeys::kMaterialLen);
-    if (!done) return fail_create(chan, id);
-    reply = std::move(done->reply);
-    material.emplace(std::move(done->keys));
-  } else {
-    return fail_create(chan, id);
+    answered = answer_ntor_v3(create->hdata);
   }
-  auto created = cell::encode_created2_cell(cell::Created2Cell{reply});
+  if (!answered) return fail_create(chan, id);
+  auto created = cell::encode_created2_cell(cell::Created2Cell{answered->reply});
   if (!created) return fail_create(chan, id);
-  add_circuit(chan, id, *material, cell::CellCommand::Created2, *created);
+  add_circuit(chan, id, answered->material, cell::CellCommand::Created2, *created, answered->cc);
 }
 
 // CREATE_FAST only ever arrives from the previous hop, and the switch never
@@ -254,11 +291,7 @@ void CircuitSwitch::Impl::on_recognized(Circuit& c, const cell::RelayPayload& pa
   }
   if (auto* extend = std::get_if<cell::Extend2Msg>(&*msg)) return on_extend2(c, *extend);
   if (auto* sendme = std::get_if<cell::SendmeMsg>(&*msg); sendme && view->stream == StreamId{0}) {
-    const bool was_blocked = !c.package.can_send();
-    if (!c.package.on_sendme(*sendme)) return violation(c);
-    actions.push_back(CircuitSendme{c.handle});
-    if (was_blocked) actions.push_back(CircuitWritable{c.handle});
-    return;
+    return on_circuit_sendme(c, *sendme);
   }
   if (std::holds_alternative<cell::DropMsg>(*msg)) return;
   if (std::holds_alternative<cell::TruncateMsg>(*msg)) {
@@ -276,19 +309,33 @@ void CircuitSwitch::Impl::on_recognized(Circuit& c, const cell::RelayPayload& pa
   }
   // Everything else is for the edge: only the last hop may see it.
   if (c.n || c.extending) return violation(c);
-  if (std::holds_alternative<cell::DataMsg>(*msg)) {
-    auto digest = c.crypto.last_received_digest();
-    if (!digest) return violation(c);
-    auto due = c.deliver.on_data_received(*digest);
-    if (!due) return violation(c);
-    const CircuitHandle h = c.handle;
-    actions.push_back(DeliverStreamMessage{h, view->stream, std::move(*msg)});
-    // The exit may have closed the circuit in between only through us, so c
-    // is still valid here.
-    if (*due && !originate(c, StreamId{0}, **due)) return;
-    return;
-  }
+  // With congestion control XON/XOFF replace stream SENDMEs; tor closes a
+  // circuit whose client sends one anyway (sendme_process_stream_level).
+  if (std::holds_alternative<cell::SendmeMsg>(*msg) && c.flow.congestion_control()) return violation(c);
+  if (std::holds_alternative<cell::DataMsg>(*msg)) return on_data(c, view->stream, std::move(*msg));
   actions.push_back(DeliverStreamMessage{c.handle, view->stream, std::move(*msg)});
+}
+
+// Both modes report every accepted SENDME (a Conflux set at the exit counts
+// its leg's acknowledged cells from it) and a reopened window. With
+// congestion control a SENDME may leave the window shut (cwnd shrank), so
+// the window is checked after it rather than assumed open.
+void CircuitSwitch::Impl::on_circuit_sendme(Circuit& c, const cell::SendmeMsg& sendme) {
+  const bool was_blocked = !c.flow.can_send();
+  if (!c.flow.on_sendme(now(), sendme)) return violation(c);
+  actions.push_back(CircuitSendme{c.handle});
+  if (was_blocked && c.flow.can_send()) actions.push_back(CircuitWritable{c.handle});
+}
+
+void CircuitSwitch::Impl::on_data(Circuit& c, StreamId stream, cell::RelayMsg msg) {
+  auto digest = c.crypto.last_received_digest();
+  if (!digest) return violation(c);
+  auto due = c.flow.on_data_received(*digest);
+  if (!due) return violation(c);
+  actions.push_back(DeliverStreamMessage{c.handle, stream, std::move(msg)});
+  // The exit may have closed the circuit in between only through us, so c
+  // is still valid here.
+  if (*due) (void)originate(c, StreamId{0}, **due);
 }
 
 void CircuitSwitch::Impl::on_extend2(Circuit& c, const cell::Extend2Msg& msg) {
@@ -309,11 +356,11 @@ void CircuitSwitch::Impl::on_extend2(Circuit& c, const cell::Extend2Msg& msg) {
 
 bool CircuitSwitch::Impl::originate(Circuit& c, StreamId stream, const cell::RelayMsg& msg) {
   const bool is_data = std::holds_alternative<cell::DataMsg>(msg);
-  if (is_data && !c.package.can_send()) return false;
+  if (is_data && !c.flow.can_send()) return false;
   auto payload = cell::encode_relay_msg_payload(stream, msg);
   if (!payload) return false;
   auto digest = c.crypto.originate_backward(*payload);
-  if (is_data && !c.package.on_data_sent(digest)) return false;
+  if (is_data && !c.flow.on_data_sent(now(), digest)) return false;
   send(c.p, cell::CellCommand::Relay, *payload);
   return true;
 }
@@ -401,7 +448,18 @@ bool CircuitSwitch::send_to_client(CircuitHandle circuit, StreamId stream, const
 
 bool CircuitSwitch::can_send_data(CircuitHandle circuit) const {
   auto it = impl_->circuits.find(circuit);
-  return it != impl_->circuits.end() && it->second->package.can_send();
+  return it != impl_->circuits.end() && it->second->flow.can_send();
+}
+
+bool CircuitSwitch::uses_congestion_control(CircuitHandle circuit) const {
+  auto it = impl_->circuits.find(circuit);
+  return it != impl_->circuits.end() && it->second->flow.congestion_control();
+}
+
+std::optional<RelayCircuitFlowInfo> CircuitSwitch::flow_info(CircuitHandle circuit) const {
+  auto it = impl_->circuits.find(circuit);
+  if (it == impl_->circuits.end()) return std::nullopt;
+  return it->second->flow.info();
 }
 
 void CircuitSwitch::close_circuit(CircuitHandle circuit, cell::DestroyReason reason) {

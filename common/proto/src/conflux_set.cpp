@@ -308,6 +308,10 @@ ConfluxResult<ConfluxOk> ConfluxSet::on_leg_sendme(LegId leg, ConfluxTime now) {
   return retx_.on_leg_acked(leg, CellCount{states_[*i].sendme_inc()});
 }
 
+void ConfluxSet::set_leg_cwnd(LegId leg, std::uint32_t cwnd) {
+  if (const auto i = index_of(leg)) states_[*i].set_cwnd(cwnd);
+}
+
 std::vector<ConfluxLegInfo> ConfluxSet::legs() const {
   std::vector<ConfluxLegInfo> out;
   for (std::size_t i = 0; i < legs_.size(); ++i) {

@@ -128,6 +128,9 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   // proto::CircuitOutput: what the exit module sends.
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
   [[nodiscard]] bool can_send_data(proto::CircuitHandle circuit) const override;
+  // A set's streams use XON/XOFF when every live leg negotiated congestion
+  // control (a client negotiates its legs alike; tor links only CC legs).
+  [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle circuit) const override;
   void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
 

@@ -13,6 +13,8 @@
 #include "conflux/cell/relay_addr.hpp"
 #include "conflux/cell/relay_header.hpp"
 #include "conflux/cell/relay_stream_msgs.hpp"
+#include "conflux/proto/cc_params.hpp"
+#include "conflux/proto/cc_rtt.hpp"
 #include "conflux/proto/exit_policy.hpp"
 #include "conflux/proto/flow_control.hpp"
 
@@ -85,6 +87,15 @@ struct ExitConfig {
   // Unset: END NOTDIRECTORY.
   std::optional<DirPortTarget> dir_port;
   LogFn log;  // may be empty
+  // XON/XOFF thresholds for streams on circuits with congestion control
+  // (cc_xoff_exit, cc_xon_*): tor's defaults until the consensus is read.
+  proto::CcParams congestion_control{};
+  // The runtime's monotonic clock (the one it gives the circuit switch),
+  // for the drain rates XON carries. Unset: time stands still.
+  std::function<proto::CcClock::time_point()> now{};
+  // The process's one ClockHealth (the circuit switch marks it); null: the
+  // exit's own, which nothing marks. Must outlive the ExitStreams.
+  const proto::ClockHealth* clock_health = nullptr;
 };
 
 // END reasons 0..14 by value; slot 0 also counts values tor-spec does not list.

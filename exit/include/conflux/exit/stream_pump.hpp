@@ -29,6 +29,13 @@
 //   - A stream SENDME for the client waits while more than kBacklogCells of
 //     its bytes are not yet written to the server (tor-spec 7.4); all the
 //     deferred ones go as soon as the queue drains below that.
+//   - On a circuit with congestion control (prop 324) there are no stream
+//     windows: no stream SENDMEs go out, the package window never stops a
+//     read, and a stream SENDME from the client kills the circuit. Instead,
+//     the client's XOFF stops the stream's reads and packaging until its
+//     XON, and we send XOFF when more than cc_xoff_exit bytes have waited
+//     for the server for 5 ms, then XON once they drained
+//     (stream_xon_xoff.hpp).
 //
 // Streams are named by a StreamRef the pump hands out: after END a stream
 // only flushes to its server, and the client may reuse its ID meanwhile.
@@ -44,6 +51,8 @@
 
 #include "conflux/cell/relay_stream_msgs.hpp"
 #include "conflux/exit/exit_config.hpp"
+#include "conflux/proto/cc_params.hpp"
+#include "conflux/proto/cc_rtt.hpp"
 #include "conflux/proto/exit_interface.hpp"
 #include "conflux/proto/stream_state.hpp"
 
@@ -61,6 +70,16 @@ struct PumpLimits {
   // After END: what the server still sends is read in pieces of this size and
   // discarded, until its FIN.
   std::size_t drain_bytes = 4096;
+  // Streams on circuits with congestion control: XOFF at cc_xoff_exit bytes
+  // waiting (tor's default 500 cells of 488 bytes). A client keeps sending
+  // what is in flight until our XOFF reaches it (up to its cwnd), so the
+  // hard bound is far above that limit; only a client ignoring XOFF gets
+  // there, and tor would leave it to its OOM handler.
+  proto::CcParams cc{};
+  std::size_t max_upstream_bytes_cc = std::size_t{8} << 20;
+  // XON drain rates are not measured while it says the clock is broken;
+  // null: the pump's own, which nothing marks. Must outlive the pump.
+  const proto::ClockHealth* clock_health = nullptr;
 };
 
 namespace pump {
@@ -132,7 +151,11 @@ class StreamPump {
 
   // ---- lifecycle (the runtime connects, resolves and times out) -------------
   // A BEGIN, BEGIN_DIR or RESOLVE was accepted: the stream starts connecting.
-  StreamRef add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind);
+  // `congestion_control`: the circuit negotiated it (prop 324), so the
+  // stream sends no stream SENDMEs, its package window does not limit, and
+  // a stream SENDME from the client is a circuit-level violation.
+  StreamRef add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind,
+                bool congestion_control = false);
   // The connection is up and CONNECTED has been sent: data flows both ways
   // (the client's optimistic DATA first).
   void opened(StreamRef ref);
@@ -144,8 +167,14 @@ class StreamPump {
   void circuit_closed(proto::CircuitHandle circuit);
 
   // ---- from the client --------------------------------------------------------
-  void client_data(StreamRef ref, std::vector<std::uint8_t> data);
+  // `now` (the runtime's clock) times how fast the server drains what waits
+  // for it, for XON/XOFF; streams without congestion control ignore it.
+  void client_data(StreamRef ref, std::vector<std::uint8_t> data, proto::CcClock::time_point now);
   void client_sendme(StreamRef ref);
+  // XOFF stops reading the server and packaging its data; XON resumes them.
+  // Ignored on streams without congestion control, as tor does.
+  void client_xoff(StreamRef ref);
+  void client_xon(StreamRef ref, const cell::XonMsg& msg);
   void client_end(StreamRef ref, cell::EndReason reason = cell::EndReason::Misc);
   // CONNECTED or RESOLVED, which only travel towards the client.
   void client_wrong_direction(StreamRef ref, bool connected);
@@ -166,7 +195,7 @@ class StreamPump {
   void server_error(StreamRef ref, cell::EndReason reason);
   // Bytes of the current WriteToServer are written (the whole write, or part
   // of it: the write goes on until all of it is reported).
-  void server_written(StreamRef ref, std::size_t n);
+  void server_written(StreamRef ref, std::size_t n, proto::CcClock::time_point now);
   void write_failed(StreamRef ref, cell::EndReason reason);
 
   // Actions produced since the last call, oldest first.
@@ -177,6 +206,8 @@ class StreamPump {
   [[nodiscard]] std::size_t stream_count() const;
   [[nodiscard]] std::optional<proto::StreamState> state_of(StreamRef ref) const;
   [[nodiscard]] bool reading(StreamRef ref) const;
+  // XOFFs sent for a stream with congestion control (nullopt: unknown, or fixed windows).
+  [[nodiscard]] std::optional<std::uint64_t> xoffs_sent(StreamRef ref) const;
 
  private:
   struct Impl;

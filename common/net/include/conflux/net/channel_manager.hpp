@@ -56,6 +56,11 @@ struct ChannelManagerConfig {
   std::vector<cell::NetinfoAddress> advertised_addresses;  // our addresses in NETINFO
   Channel::Limits channel_limits{};  // .priority: CircuitPriorityHalflife
   SchedulerConfig scheduler{};       // Schedulers, KISTSchedRunInterval
+  // Congestion control (prop 324) for the circuits we are the edge of:
+  // tor's defaults until the consensus's cc_* parameters are read.
+  proto::CcParams congestion_control{};
+  // The process's one ClockHealth (shared with the exit); null: the switch's own.
+  proto::ClockHealth* clock_health = nullptr;
 };
 
 // Counters for metrics and logs. Gauges are the state now; the rest only grow.
@@ -76,6 +81,7 @@ struct RuntimeCounters {
   std::uint64_t handshake_failures = 0;    // channels closed before their link handshake finished
   std::uint64_t connect_failures = 0;      // OpenChannel answered with a failure
   std::uint64_t circuits_created = 0;
+  std::uint64_t circuits_cc = 0;           // created with congestion control negotiated
   std::uint64_t circuits_closed = 0;
   std::uint64_t cells_in = 0;              // circuit cells received on open channels
   std::uint64_t cells_out = 0;             // circuit cells and DESTROYs queued for sending
@@ -90,6 +96,9 @@ struct RuntimeCounters {
 // The switch's CREATE2 keys: ntor and ntor-v3 on the same onion keys; the
 // ntor node ID is relay_ntor_node_id(identity) (relay_node_id.hpp).
 [[nodiscard]] proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys);
+// The switch's configuration from the runtime's, with `clock` (which must
+// outlive the switch) as its time source.
+[[nodiscard]] proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock);
 
 class ChannelManager final : public proto::CircuitOutput, private LinkChannel::Owner {
  public:
@@ -127,6 +136,8 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   // proto::CircuitOutput
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
   [[nodiscard]] bool can_send_data(proto::CircuitHandle circuit) const override;
+  [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle circuit) const override;
+  [[nodiscard]] std::optional<proto::RelayCircuitFlowInfo> flow_info(proto::CircuitHandle circuit) const override;
   void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
 

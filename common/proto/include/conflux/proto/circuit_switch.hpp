@@ -9,7 +9,16 @@
 // RELAY_EARLY rules and per-channel circuit limits, and hands stream
 // messages that are addressed to this hop to the exit module. The runtime
 // owns channels and sockets; this object owns circuits.
+//
+// Congestion control (prop 324) is chosen per circuit when CREATE2 ntor-v3
+// is answered: a client that asks for it (extension 0x01 in its message)
+// gets our cc_sendme_inc back (0x02) unless our cc_alg is 0, and the
+// circuit's edge then runs Vegas on the DATA it originates and acknowledges
+// the client's DATA every sendme_inc cells (relay_circuit_flow.hpp).
+// Otherwise fixed windows, as before. Vegas needs the time of each SENDME:
+// the runtime injects its clock as CircuitSwitchConfig::now.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -25,7 +34,10 @@
 #include "conflux/crypto/ntor.hpp"
 #include "conflux/crypto/ntor_v3.hpp"
 #include "conflux/proto/circuit_ids.hpp"
+#include "conflux/proto/cc_params.hpp"
+#include "conflux/proto/cc_rtt.hpp"
 #include "conflux/proto/circuit_mux.hpp"
+#include "conflux/proto/relay_circuit_flow.hpp"
 
 namespace conflux::proto {
 
@@ -80,6 +92,17 @@ using SwitchAction = std::variant<SendCell, SendDestroy, OpenChannel, DeliverStr
 struct CircuitSwitchConfig {
   std::size_t max_circuits_per_channel = 1024;
   std::size_t max_pending_extends = 4096;
+  // Our congestion-control parameters (consensus, then torrc); tor's
+  // defaults until the relay reads them. cc_alg 0: never agree to CC.
+  CcParams cc{};
+  // The runtime's monotonic clock, read when a DATA cell is originated and
+  // when a circuit SENDME arrives. Unset: time stands still, so every RTT
+  // sample is a clock stall that Vegas skips (cwnd stays at cc_cwnd_init).
+  std::function<CcClock::time_point()> now{};
+  // The process's "monotonic clock looks broken" flag (tor keeps one global),
+  // shared with the exit's XON/XOFF; null: the switch keeps its own. Must
+  // outlive the switch.
+  ClockHealth* clock_health = nullptr;
 };
 
 struct CircuitSwitchKeys {
@@ -89,6 +112,7 @@ struct CircuitSwitchKeys {
 
 struct CircuitSwitchStats {
   std::uint64_t circuits_created = 0;
+  std::uint64_t circuits_cc = 0;  // of those, with congestion control negotiated
   std::uint64_t circuits_closed = 0;
   std::uint64_t cells_forwarded = 0;
   std::uint64_t handshake_failures = 0;
@@ -117,8 +141,14 @@ class CircuitSwitch {
   // The exit module sends a message toward the client on `circuit`.
   // False if the circuit is gone or the message cannot be framed.
   bool send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg);
-  // Whether a DATA cell may be originated on `circuit` now (package window).
+  // Whether a DATA cell may be originated on `circuit` now (package window,
+  // or congestion window with congestion control).
   [[nodiscard]] bool can_send_data(CircuitHandle circuit) const;
+  // Whether the circuit negotiated congestion control: its streams use
+  // XON/XOFF, not stream SENDMEs (prop 324 section 4).
+  [[nodiscard]] bool uses_congestion_control(CircuitHandle circuit) const;
+  // The circuit's flow-control state (tests, metrics); nullopt if unknown.
+  [[nodiscard]] std::optional<RelayCircuitFlowInfo> flow_info(CircuitHandle circuit) const;
   // The exit module or the runtime closes a circuit (both directions).
   void close_circuit(CircuitHandle circuit, cell::DestroyReason reason);
 

@@ -147,6 +147,10 @@ class ConfluxSet {
   // A circuit SENDME arrived on the leg (it acknowledges window.sendme_inc
   // DATA cells). Call flush() after: resends may fit now.
   ConfluxResult<ConfluxOk> on_leg_sendme(LegId leg, ConfluxTime now);
+  // The leg's circuit runs congestion control: its cwnd now (the set is
+  // then built with window.sendme_inc = the negotiated sendme_inc). Call
+  // before on_leg_sendme so that the scheduler sees the window Vegas chose.
+  void set_leg_cwnd(LegId leg, std::uint32_t cwnd);
 
   [[nodiscard]] SetId id() const noexcept { return id_; }
   [[nodiscard]] std::size_t live_legs() const noexcept { return legs_.size(); }

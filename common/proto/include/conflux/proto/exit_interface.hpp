@@ -20,6 +20,14 @@ class CircuitOutput {
   // window is empty (wait for ExitHandler::on_circuit_writable).
   virtual bool send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) = 0;
   [[nodiscard]] virtual bool can_send_data(CircuitHandle circuit) const = 0;
+  // Whether the circuit negotiated congestion control (prop 324): its streams
+  // then send no stream SENDMEs and their package windows do not limit.
+  [[nodiscard]] virtual bool uses_congestion_control(CircuitHandle /*circuit*/) const { return false; }
+  // The circuit's flow control (a Conflux set at the exit follows a
+  // congestion-controlled leg's cwnd); nullopt if unknown.
+  [[nodiscard]] virtual std::optional<RelayCircuitFlowInfo> flow_info(CircuitHandle /*circuit*/) const {
+    return std::nullopt;
+  }
   virtual void close_circuit(CircuitHandle circuit, cell::DestroyReason reason) = 0;
   // The channel the circuit came in on (its previous hop), if known: the
   // Conflux join point attributes LINKs to it for its per-origin caps.

@@ -1,0 +1,153 @@
+// exit::StreamPump on circuits with congestion control (prop 324 section 4):
+// no stream windows, no stream SENDMEs (one from the client kills the
+// circuit), XOFF/XON from the client stop and resume the server's reads, and
+// the exit's own XOFF/XON when the client's data waits for a slow server.
+#include <catch2/catch.hpp>
+#include <chrono>
+
+#include "conflux/exit/stream_pump.hpp"
+
+using namespace conflux;
+
+namespace {
+
+constexpr proto::CircuitHandle kCirc = 5;
+constexpr bool kCc = true;
+
+template <class T>
+std::vector<T> of(const std::vector<exit::PumpAction>& actions) {
+  std::vector<T> out;
+  for (const auto& a : actions)
+    if (const T* t = std::get_if<T>(&a)) out.push_back(*t);
+  return out;
+}
+
+template <class M>
+std::size_t sent(const std::vector<exit::PumpAction>& actions) {
+  std::size_t n = 0;
+  for (const auto& s : of<exit::pump::Send>(actions)) n += std::holds_alternative<M>(s.msg) ? 1U : 0U;
+  return n;
+}
+
+// The circuit always takes DATA and the server always has bytes: the DATA
+// cells the pump sends before it stops asking (or `limit`).
+std::size_t drive_down(exit::StreamPump& pump, exit::StreamRef ref, std::size_t limit) {
+  std::size_t data = 0;
+  for (auto a = pump.take_actions(); !a.empty() && data < limit; a = pump.take_actions()) {
+    data += sent<cell::DataMsg>(a);
+    for (const auto& r : of<exit::pump::StartRead>(a)) pump.server_read(ref, std::vector<std::uint8_t>(r.max_bytes, 1));
+    if (!of<exit::pump::CheckWritable>(a).empty()) pump.circuit_writable(kCirc, true);
+  }
+  return data;
+}
+
+exit::StreamRef open_stream(exit::StreamPump& pump, bool cc) {
+  const auto ref = pump.add(kCirc, StreamId{1}, proto::StreamKind::Connect, cc);
+  pump.opened(ref);
+  return ref;
+}
+
+}  // namespace
+
+TEST_CASE("with congestion control the stream window does not stop the server's reads", "[exit][pump][cc]") {
+  exit::StreamPump pump;
+  const auto ref = open_stream(pump, kCc);
+  // A fixed-window stream stops at 500 cells until the client's SENDME.
+  CHECK(drive_down(pump, ref, 2000) >= 2000);
+
+  exit::StreamPump fixed;
+  const auto fixed_ref = open_stream(fixed, !kCc);
+  CHECK(drive_down(fixed, fixed_ref, 2000) == 500);
+}
+
+TEST_CASE("with congestion control the exit sends no stream SENDMEs for the client's DATA", "[exit][pump][cc]") {
+  exit::StreamPump pump;
+  const auto ref = open_stream(pump, kCc);
+  pump.circuit_writable(kCirc, false);
+  (void)pump.take_actions();
+  std::size_t sendmes = 0;
+  for (int i = 0; i < 200; ++i) {
+    pump.client_data(ref, std::vector<std::uint8_t>(exit::kMaxDataLen, 7), {});
+    auto a = pump.take_actions();
+    sendmes += sent<cell::SendmeMsg>(a);
+    for (const auto& w : of<exit::pump::WriteToServer>(a)) {
+      std::size_t n = 0;
+      for (const auto& c : w.chunks) n += c.size();
+      pump.server_written(ref, n, {});
+    }
+  }
+  CHECK(sendmes == 0);  // 4 with fixed windows (every 50 cells)
+}
+
+TEST_CASE("with congestion control a stream SENDME from the client kills the circuit", "[exit][pump][cc]") {
+  exit::StreamPump pump;
+  const auto ref = open_stream(pump, kCc);
+  (void)pump.take_actions();
+  pump.client_sendme(ref);
+  const auto a = pump.take_actions();
+  REQUIRE(of<exit::pump::KillCircuit>(a).size() == 1);
+  CHECK(of<exit::pump::KillCircuit>(a)[0].circuit == kCirc);
+  CHECK_FALSE(pump.knows(ref));
+}
+
+TEST_CASE("the client's XOFF stops the server's reads and its XON resumes them", "[exit][pump][cc]") {
+  exit::StreamPump pump;
+  const auto ref = open_stream(pump, kCc);
+  REQUIRE(drive_down(pump, ref, 16) >= 16);
+  // Whatever read is in flight completes; nothing is read or sent after it.
+  pump.client_xoff(ref);
+  if (pump.reading(ref)) pump.server_read(ref, std::vector<std::uint8_t>(exit::kMaxDataLen, 1));
+  pump.circuit_writable(kCirc, true);
+  CHECK(drive_down(pump, ref, 100) == 0);
+  CHECK_FALSE(pump.reading(ref));
+
+  pump.client_xon(ref, cell::XonMsg{0});
+  CHECK(drive_down(pump, ref, 100) >= 100);
+}
+
+TEST_CASE("without congestion control XON and XOFF are ignored", "[exit][pump][cc]") {
+  exit::StreamPump pump;
+  const auto ref = open_stream(pump, !kCc);
+  pump.client_xoff(ref);
+  CHECK(drive_down(pump, ref, 100) >= 100);
+}
+
+TEST_CASE("the exit sends XOFF when the client's data waits for the server past cc_xoff_exit, XON once it drained",
+          "[exit][pump][cc]") {
+  exit::StreamPump pump;
+  const auto ref = open_stream(pump, kCc);
+  pump.circuit_writable(kCirc, false);
+  (void)pump.take_actions();
+  // The server reads nothing: the first write stays in flight, and one cell
+  // arrives every millisecond. cc_xoff_exit is 500 cells of 488 bytes
+  // (244000); 490 cells of 498 bytes pass it, and XOFF goes once the
+  // buffer has been over it for more than the 5 ms grace period: cell 496.
+  proto::CcClock::time_point now{std::chrono::seconds(10)};
+  std::size_t xoff_at = 0;
+  std::size_t in_flight = 0;
+  for (std::size_t i = 1; i <= 600 && xoff_at == 0; ++i) {
+    now += std::chrono::milliseconds(1);
+    pump.client_data(ref, std::vector<std::uint8_t>(exit::kMaxDataLen, 7), now);
+    auto a = pump.take_actions();
+    for (const auto& w : of<exit::pump::WriteToServer>(a))
+      for (const auto& c : w.chunks) in_flight += c.size();
+    if (sent<cell::XoffMsg>(a) == 1) xoff_at = i;
+  }
+  CHECK(xoff_at == 496);
+  CHECK(pump.xoffs_sent(ref) == 1);
+
+  // The server catches up: everything queued is written, and XON follows.
+  std::size_t xons = 0;
+  for (int round = 0; round < 100 && in_flight > 0; ++round) {
+    now += std::chrono::milliseconds(1);
+    const std::size_t n = in_flight;
+    in_flight = 0;
+    pump.server_written(ref, n, now);
+    auto a = pump.take_actions();
+    xons += sent<cell::XonMsg>(a);
+    for (const auto& w : of<exit::pump::WriteToServer>(a))
+      for (const auto& c : w.chunks) in_flight += c.size();
+  }
+  CHECK(in_flight == 0);
+  CHECK(xons == 1);
+}
