@@ -102,10 +102,13 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOw
   }
   last_path_error_.clear();
   choice->info.serial = next_serial_++;
-  // Conflux legs keep fixed windows for now: the sets' shared stream window
-  // and leg scheduling do not read congestion control yet.
-  if (owner == nullptr && options_.congestion_control && cc_params_.alg != proto::CcAlg::FixedWindow)
+  // A Conflux leg asks what its set runs (the set is built for it); a single
+  // circuit what the consensus says.
+  if (owner != nullptr) {
+    if (const proto::CcParams* cc = owner->leg_congestion_control()) choice->info.congestion_control = *cc;
+  } else if (options_.congestion_control && cc_params_.alg != proto::CcAlg::FixedWindow) {
     choice->info.congestion_control = cc_params_;
+  }
   Circuit::Hooks hooks;
   hooks.built = [this](Circuit& c) { on_built(c); };
   hooks.closed = [this](Circuit& c, std::string_view why_closed) { on_closed(c, why_closed); };

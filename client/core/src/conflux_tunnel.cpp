@@ -35,10 +35,24 @@ ConfluxTunnelConfig ConfluxTunnelConfig::for_ux(cell::ConfluxUx ux, std::size_t 
   return c;
 }
 
+namespace {
+
+// With congestion control a leg's SENDME acknowledges sendme_inc cells, not
+// the fixed windows' 100, and its window is Vegas's (fed per SENDME).
+ConfluxTunnelConfig with_cc_windows(ConfluxTunnelConfig c) {
+  if (c.congestion_control) {
+    c.set.window.sendme_inc = c.congestion_control->sendme_inc;
+    c.set.window.cwnd = static_cast<std::uint32_t>(c.congestion_control->cwnd_init);
+  }
+  return c;
+}
+
+}  // namespace
+
 ConfluxTunnel::ConfluxTunnel(std::uint64_t serial, ConfluxTunnelConfig config, proto::ReorderBudget& budget,
                              Hooks hooks, const net::Clock& clock, net::LogSink log)
     : serial_(serial),
-      config_(std::move(config)),
+      config_(with_cc_windows(std::move(config))),
       hooks_(std::move(hooks)),
       clock_(clock),
       log_(std::move(log)),
@@ -181,6 +195,13 @@ void ConfluxTunnel::close_leg(std::uint64_t serial, cell::DestroyReason reason, 
 void ConfluxTunnel::on_leg_open(std::uint64_t serial) {
   Leg* l = find_leg(serial);
   if (l == nullptr || state_ == State::Closed || l->phase != LegPhase::Building) return;
+  if (config_.congestion_control) {
+    // Both ends must count the leg's window the same way: an exit that
+    // runs fixed windows (or another sendme_inc) cannot carry this set.
+    const auto agreed = l->circuit->leg_cc_agreement();
+    if (!agreed || agreed->sendme_inc != config_.congestion_control->sendme_inc)
+      return close_leg(serial, cell::DestroyReason::Finished, "the exit did not agree to congestion control");
+  }
   l->ours = set_->advertise();
   auto link = linker_.start_leg(l->id, l->ours, config_.ux, now());
   if (!link) return close_leg(serial, cell::DestroyReason::Finished, std::string(proto::to_string(link.error())));
@@ -308,6 +329,7 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
     return fail(added.error());
   }
   l->phase = LegPhase::Linked;
+  follow_leg_cwnd(*l);
   ++stats_.legs_linked;
   (void)l->circuit->send(StreamId{0}, linked->ack);
   state_ = State::Open;
@@ -352,9 +374,15 @@ void ConfluxTunnel::on_sequenced(std::uint64_t serial, StreamId stream, const ce
   if (pressure && hooks_.memory_pressure) hooks_.memory_pressure();
 }
 
+void ConfluxTunnel::follow_leg_cwnd(const Leg& l) {
+  if (const proto::Vegas* v = l.circuit->leg_vegas())
+    set_->set_leg_cwnd(l.id, static_cast<std::uint32_t>(std::min<std::uint64_t>(v->cwnd(), UINT32_MAX)));
+}
+
 void ConfluxTunnel::on_leg_sendme(std::uint64_t serial) {
   Leg* l = find_leg(serial);
   if (l == nullptr || l->phase != LegPhase::Linked) return;  // no DATA went on it yet
+  follow_leg_cwnd(*l);
   if (auto r = set_->on_leg_sendme(l->id, now()); !r) return fail(r.error());
   flush();
   notify_writable();

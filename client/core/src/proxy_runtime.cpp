@@ -255,6 +255,7 @@ struct ProxyRuntime::Impl {
       net::emit(log, net::LogLevel::Notice, "Consensus parameter " + a.name + "=" + std::to_string(a.given) +
                                                 " is out of range; using " + std::to_string(a.used));
     pool.set_cc_params(built.params);
+    if (conflux) conflux->set_cc_params(built.params);
   }
 
   void check_ready() {

@@ -80,6 +80,10 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   }
   // The exit hop's congestion control (cwnd, inflight, RTT), else null.
   [[nodiscard]] const proto::Vegas* vegas() const noexcept { return inner_.vegas(); }
+  [[nodiscard]] std::optional<proto::CcAgreement> leg_cc_agreement() const override {
+    return inner_.congestion_control();
+  }
+  [[nodiscard]] const proto::Vegas* leg_vegas() const override { return inner_.vegas(); }
   [[nodiscard]] std::uint64_t serial() const override { return info_.serial; }
   [[nodiscard]] std::string name() const override { return "circuit " + std::to_string(info_.serial); }
   [[nodiscard]] RelayIdentity exit_identity() const override;

@@ -97,6 +97,12 @@ class ConfluxPool final : public StreamPool {
   // dirtiness, the prebuilt set, freeing closed sets.
   void tick();
   void shutdown();
+  // The congestion control the legs of sets launched from now on ask for
+  // (the consensus's cc_*); cc_alg 0: fixed windows.
+  void set_cc_params(const proto::CcParams& params) {
+    options_.tunnel.congestion_control.reset();
+    if (params.alg != proto::CcAlg::FixedWindow) options_.tunnel.congestion_control = params;
+  }
   // A circuit build ended (MaxClientCircuitsPending has room): waiting
   // streams try to launch their set again at once.
   void pending_slot_freed() { wake_all(); }

@@ -48,6 +48,11 @@ struct ConfluxTunnelConfig {
   std::chrono::seconds suspect_for{120};
   proto::ConfluxSetConfig set{};                   // the scheduler follows `ux` (for_ux)
   proto::ClientLinkConfig link{};                  // legs_per_set follows num_legs
+  // Every leg asks its exit for congestion control with these parameters,
+  // and a leg whose exit does not agree (with our sendme_inc) is not linked,
+  // as tor's Conflux requires; the set then follows each leg's Vegas cwnd
+  // and its streams run XON/XOFF. Nullopt: fixed windows on every leg.
+  std::optional<proto::CcParams> congestion_control;
 
   // The settings for a ConfluxClientUX: the scheduler for our data
   // (leg_sched_for_ux) and the LINK's desired_ux.
@@ -109,12 +114,16 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   [[nodiscard]] std::uint64_t serial() const override { return serial_; }
   [[nodiscard]] std::string name() const override { return "Conflux set " + std::to_string(serial_); }
   [[nodiscard]] RelayIdentity exit_identity() const override { return exit_.value_or(RelayIdentity{}); }
+  [[nodiscard]] const proto::CcParams* congestion_control() const override {
+    return config_.congestion_control ? &*config_.congestion_control : nullptr;
+  }
 
   // LegOwner
   void on_leg_open(std::uint64_t serial) override;
   void on_leg_msg(std::uint64_t serial, HopNum hop, StreamId stream, const cell::RelayMsg& msg) override;
   void on_leg_writable(std::uint64_t serial) override;
   void on_leg_closed(std::uint64_t serial, std::string_view why) override;
+  [[nodiscard]] const proto::CcParams* leg_congestion_control() const override { return congestion_control(); }
 
   // For the pool: state, exit, isolation and dirtiness (as a circuit's).
   [[nodiscard]] State state() const noexcept { return state_; }
@@ -151,6 +160,8 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   [[nodiscard]] proto::ConfluxTime now() const { return clock_.now(); }
   Leg* find_leg(std::uint64_t serial);
   Leg* find_leg(proto::LegId id);
+  // The set's window follows the leg's Vegas (congestion control only).
+  void follow_leg_cwnd(const Leg& l);
   bool launch_leg(std::optional<RelayIdentity> retry_through);
   void top_up();
   void on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg& msg);

@@ -5,11 +5,14 @@
 // the set. The owner sees legs only through LegCircuit, so it can be tested
 // with fake legs.
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "conflux/bytes/strong_int.hpp"
 #include "conflux/cell/destroy_cell.hpp"
 #include "conflux/cell/relay_msg.hpp"
+#include "conflux/proto/cc_negotiation.hpp"
+#include "conflux/proto/cc_vegas.hpp"
 
 namespace conflux::client {
 
@@ -27,6 +30,9 @@ class LegOwner {
   virtual void on_leg_writable(std::uint64_t serial) = 0;
   // Once, whatever the phase; the circuit is not to be used afterwards.
   virtual void on_leg_closed(std::uint64_t serial, std::string_view why) = 0;
+  // The congestion control a leg asks its exit for (prop 324: tor's Conflux
+  // needs it), or null for fixed windows. Read when the leg is launched.
+  [[nodiscard]] virtual const proto::CcParams* leg_congestion_control() const { return nullptr; }
 };
 
 class LegCircuit {
@@ -39,6 +45,10 @@ class LegCircuit {
   virtual void close(cell::DestroyReason reason, std::string_view why) = 0;
   // Null gives the circuit back to nobody: it then reports nothing.
   virtual void set_leg_owner(LegOwner* owner) = 0;
+  // What the exit agreed to (set once the circuit is built), and the
+  // congestion window it then runs; null/nullopt with fixed windows.
+  [[nodiscard]] virtual std::optional<proto::CcAgreement> leg_cc_agreement() const { return std::nullopt; }
+  [[nodiscard]] virtual const proto::Vegas* leg_vegas() const { return nullptr; }
 };
 
 }  // namespace conflux::client
