@@ -71,6 +71,7 @@ class FakeLeg final : public client::LegCircuit {
     if (auto* o = std::exchange(owner, nullptr)) o->on_leg_closed(info_.serial, why);
   }
   void set_leg_owner(client::LegOwner* o) override { owner = o; }
+  [[nodiscard]] std::optional<proto::CcAgreement> leg_cc_agreement() const override { return cc; }
 
   [[nodiscard]] std::uint64_t serial() const { return info_.serial; }
   // The leg was built (every hop answered).
@@ -84,6 +85,7 @@ class FakeLeg final : public client::LegCircuit {
   std::deque<Wire> to_client;
   bool closed = false;
   bool refuse_sends = false;
+  std::optional<proto::CcAgreement> cc;  // what the leg's exit agreed to
   std::string close_reason;
   unsigned data_from_client = 0;  // for the exit's circuit SENDMEs
   unsigned data_to_client = 0;    // for the client's circuit SENDMEs

@@ -508,3 +508,40 @@ TEST_CASE("conflux tunnel: a download keeps its pace after a leg is replaced", "
   CHECK(per_round.size() < 200);
   CHECK(rig.stream.data.size() == total_cells * 400);
 }
+
+TEST_CASE("conflux tunnel: with congestion control only legs whose exit agreed are linked", "[proxy][conflux][cc]") {
+  TunnelRig rig;
+  rig.config.congestion_control = proto::CcParams{};
+  rig.make();
+  rig.tunnel->start(80);
+  REQUIRE(rig.legs.size() == 2);
+  // Every leg is launched asking for it, and its streams run XON/XOFF.
+  REQUIRE(rig.tunnel->leg_congestion_control() != nullptr);
+  CHECK(rig.tunnel->congestion_control() == rig.tunnel->leg_congestion_control());
+  rig.leg(0).cc = proto::CcAgreement{31};
+  rig.leg(0).open();
+  rig.leg(1).cc = proto::CcAgreement{32};  // another sendme_inc: both ends would count the window apart
+  rig.leg(1).open();
+  rig.exit.run();
+  CHECK(rig.tunnel->linked_legs() == 1);
+  CHECK(rig.leg(1).closed);
+  CHECK(rig.leg(1).close_reason == "the exit did not agree to congestion control");
+  // Its replacement: an exit that runs fixed windows is not linked either.
+  REQUIRE(rig.legs.size() == 3);
+  rig.leg(2).open();
+  CHECK(rig.leg(2).closed);
+  CHECK(rig.tunnel->linked_legs() == 1);
+}
+
+TEST_CASE("conflux tunnel: without congestion control, legs ask for nothing and need nothing", "[proxy][conflux][cc]") {
+  TunnelRig rig;
+  rig.make();
+  rig.tunnel->start(80);
+  CHECK(rig.tunnel->leg_congestion_control() == nullptr);
+  CHECK(rig.tunnel->congestion_control() == nullptr);
+  rig.leg(0).open();
+  rig.leg(1).cc = proto::CcAgreement{31};  // an exit that would have: no matter
+  rig.leg(1).open();
+  rig.exit.run();
+  CHECK(rig.tunnel->linked_legs() == 2);
+}
