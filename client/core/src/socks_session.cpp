@@ -125,6 +125,20 @@ net::awaitable<void> downlink(std::shared_ptr<Session> s, SocksContext& ctx) {
   st.tx_wakeup().notify();
 }
 
+// A stream stopped carrying data: it is no longer active, and its XON/XOFF
+// go to the metrics.
+void count_stream_end(ProxyCounters& c, const ClientStream& st) {
+  --c.streams_active;
+  if (const auto& d = st.deliver_flow()) {
+    c.xoffs_sent += d->xoffs_sent();
+    c.xons_sent += d->xons_sent();
+  }
+  if (const auto& p = st.package_flow()) {
+    c.xoffs_received += p->xoffs_received();
+    c.xons_received += p->xons_received();
+  }
+}
+
 }  // namespace
 
 net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation) {
@@ -249,15 +263,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   ++ctx.counters.streams_active;
   net::asio::co_spawn(sock.get_executor(), uplink(session, ctx, std::move(early)), net::asio::detached);
   co_await downlink(session, ctx);
-  --ctx.counters.streams_active;
-  if (const auto& d = st.deliver_flow()) {
-    ctx.counters.xoffs_sent += d->xoffs_sent();
-    ctx.counters.xons_sent += d->xons_sent();
-  }
-  if (const auto& p = st.package_flow()) {
-    ctx.counters.xoffs_received += p->xoffs_received();
-    ctx.counters.xons_received += p->xons_received();
-  }
+  count_stream_end(ctx.counters, st);
   StreamCarrier* circ = st.circuit();
   st.close(cell::EndReason::Done);
   if (circ != nullptr) ctx.pool.stream_done(*circ);
