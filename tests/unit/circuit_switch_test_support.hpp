@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "actions_of_type.hpp"
 #include "conflux/cell/create_cells.hpp"
 #include "conflux/cell/relay_header.hpp"
 #include "conflux/crypto/relay_crypto.hpp"
@@ -189,14 +190,6 @@ struct Client {
     REQUIRE(circuit.hops() == hops);
   }
 };
-
-template <class T, class Action>
-std::vector<T> of_type(const std::vector<Action>& actions) {
-  std::vector<T> out;
-  for (auto& a : actions)
-    if (auto* t = std::get_if<T>(&a)) out.push_back(*t);
-  return out;
-}
 
 
 }  // namespace conflux::test

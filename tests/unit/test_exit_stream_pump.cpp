@@ -4,6 +4,7 @@
 // happens), and the rules one scenario at a time.
 #include <catch2/catch.hpp>
 
+#include "actions_of_type.hpp"
 #include "test_exit_stream_pump_sim.hpp"
 
 using namespace conflux;
@@ -74,10 +75,7 @@ constexpr proto::CircuitHandle kCirc = 5;
 
 template <class T>
 std::vector<T> of(const std::vector<exit::PumpAction>& actions) {
-  std::vector<T> out;
-  for (const auto& a : actions)
-    if (const T* t = std::get_if<T>(&a)) out.push_back(*t);
-  return out;
+  return test::of_type<T>(actions);
 }
 
 std::vector<cell::DataMsg> data_of(const std::vector<exit::PumpAction>& actions) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
+#include "actions_of_type.hpp"
 #include "conflux/exit/stream_pump.hpp"
 
 using namespace conflux;
@@ -16,10 +17,7 @@ constexpr bool kCc = true;
 
 template <class T>
 std::vector<T> of(const std::vector<exit::PumpAction>& actions) {
-  std::vector<T> out;
-  for (const auto& a : actions)
-    if (const T* t = std::get_if<T>(&a)) out.push_back(*t);
-  return out;
+  return test::of_type<T>(actions);
 }
 
 template <class M>
