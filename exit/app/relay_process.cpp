@@ -2,7 +2,9 @@
 
 #include <sstream>
 
+#include "conflux/config/consensus_params.hpp"
 #include "conflux/keys/fingerprint.hpp"
+#include "conflux/proto/cc_params.hpp"
 #include "relay_metrics.hpp"
 
 namespace conflux::relay {
@@ -39,16 +41,29 @@ net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
 }
 
 // Congestion control for the circuits this relay is the edge of, shared by
-// the circuit switch (Vegas, SENDME cadence) and the exit (XON/XOFF): tor's
-// defaults (cc_alg 2, cc_sendme_inc 31, ...) with OverrideConsensusParams
-// on top; the relay does not fetch the consensus (yet) to read its cc_*.
-// `log`: say which overrides were clamped (once per start, not per caller).
-proto::CcParams relay_cc_params(const config::RelayOptions& o, bool log = false) {
-  auto built = proto::cc_params_from(o.override_consensus_params);
+// the circuit switch (Vegas, SENDME cadence) and the exit (XON/XOFF): until
+// a consensus is fetched, tor's defaults (cc_alg 2, cc_sendme_inc 31, ...)
+// with OverrideConsensusParams on top; then the consensus's cc_* with the
+// same overrides (RelayProcess::apply_consensus).
+// `log`: say which values were clamped (once per start or consensus).
+proto::CcParams relay_cc_params(const std::map<std::string, std::int32_t>& params, bool log = false) {
+  auto built = proto::cc_params_from(params);
   for (const auto& a : log ? built.adjusted : std::vector<proto::CcParamAdjustment>{})
-    log::write(log::Severity::Notice, "OverrideConsensusParams " + a.name + "=" + std::to_string(a.given) +
+    log::write(log::Severity::Notice, "Consensus parameter " + a.name + "=" + std::to_string(a.given) +
                                           " is out of range; using " + std::to_string(a.used));
   return built.params;
+}
+
+proto::CcParams relay_cc_params(const config::RelayOptions& o, bool log = false) {
+  return relay_cc_params(o.override_consensus_params, log);
+}
+
+// The cc_* entries of a parameter map, to tell when they change.
+std::map<std::string, std::int32_t> cc_entries(const std::map<std::string, std::int32_t>& params) {
+  std::map<std::string, std::int32_t> out;
+  for (const auto& [k, v] : params)
+    if (k.rfind("cc_", 0) == 0) out.emplace(k, v);
+  return out;
 }
 
 net::ChannelManagerConfig manager_config(const config::RelayOptions& o, proto::ClockHealth& clock_health) {
@@ -123,6 +138,12 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
   metrics_.add_collector([this](metrics::Snapshot& out) {
     collect_relay_metrics(out, manager_.counters(), exit_.stats(), join_.stats());
     collect_scheduler_metrics(out, manager_.scheduler());
+    if (consensus_) {
+      out.counter("conflux_relay_consensus_fetches_total",
+                  "Consensus fetches from the authorities (for its parameters), by outcome.", consensus_->fetched(),
+                  {{"outcome", "ok"}});
+      out.counter("conflux_relay_consensus_fetches_total", "", consensus_->failed(), {{"outcome", "failed"}});
+    }
   });
 }
 
@@ -295,6 +316,8 @@ bool RelayProcess::start_directory() {
     authority_service_->start();
   }
 
+  if (!authority_ids.empty()) start_consensus_fetch(authority_ids, authority_dirs);
+
   auto info = relay_info();
   if (!info) {
     log::write(log::Severity::Warn, "No IPv4 address to advertise (set Address or an ORPort address): "
@@ -309,6 +332,37 @@ bool RelayProcess::start_directory() {
   }
   publisher_->start();
   return true;
+}
+
+void RelayProcess::start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities,
+                                         std::vector<net::tcp::endpoint> at) {
+  cc_params_in_use_ = cc_entries(config_.options.override_consensus_params);
+  dirnet::ConsensusQuery q;
+  q.sources = std::move(at);
+  q.authorities = std::move(authorities);
+  // A network that just started has no consensus for a while: ask again
+  // within seconds rather than backing off to a minute (tor's relays, too,
+  // keep trying their directory sources until they have one).
+  dirnet::FetcherOptions f;
+  f.retry_max = std::chrono::seconds(10);
+  consensus_ = dirnet::ConsensusFetcher::create(io_.get_executor(), clock_, std::move(q), f);
+  consensus_->on_consensus = [this](const dir::Consensus& c) { apply_consensus(c); };
+  consensus_->start();
+}
+
+void RelayProcess::apply_consensus(const dir::Consensus& c) {
+  const auto merged = config::merge_consensus_params(c.body.params, config_.options.override_consensus_params);
+  auto cc = cc_entries(merged);
+  if (cc == cc_params_in_use_) return;
+  const auto params = relay_cc_params(merged, true);
+  manager_.set_cc_params(params);
+  exit_.set_cc_params(params);
+  std::string list;
+  for (const auto& [k, v] : cc) list += " " + k + "=" + std::to_string(v);
+  log::write(log::Severity::Notice, "Congestion control now follows the consensus valid after " +
+                                        std::to_string(c.body.valid_after) + (list.empty() ? " (tor's defaults)" : ":" + list) +
+                                        "; circuits created from now on use it");
+  cc_params_in_use_ = std::move(cc);
 }
 
 bool RelayProcess::start_metrics() {
@@ -339,6 +393,7 @@ void RelayProcess::stop() {
   heartbeat_.cancel();
   conflux_tick_.cancel();
   if (publisher_) publisher_->stop();
+  if (consensus_) consensus_->stop();
   if (authority_service_) authority_service_->stop();
   if (dir_server_) dir_server_->stop();
   for (auto& m : metrics_servers_) m->stop();

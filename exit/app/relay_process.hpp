@@ -3,12 +3,16 @@
 // point, the exit module, the directory services and the MetricsPort, with
 // one owner (this object) for all of them. Stream messages go manager ->
 // join -> exit module, and answers back the same way.
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <optional>
 #include <vector>
 
 #include "conflux/dirnet/authority_service.hpp"
 #include "conflux/dirnet/authority_state.hpp"
+#include "conflux/dirnet/consensus_fetcher.hpp"
 #include "conflux/dirnet/descriptor_publisher.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/dirnet/dir_server.hpp"
@@ -48,6 +52,8 @@ class RelayProcess {
   bool start_or_ports();
   bool start_directory();
   bool start_metrics();
+  void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
+  void apply_consensus(const dir::Consensus& c);
   [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;
 
   net::asio::io_context& io_;
@@ -69,6 +75,10 @@ class RelayProcess {
   std::shared_ptr<dirnet::DirServer> dir_server_;
   std::shared_ptr<dirnet::AuthorityService> authority_service_;
   std::shared_ptr<dirnet::DescriptorPublisher> publisher_;
+  // The consensus, as tor's relays fetch it: its cc_* (with
+  // OverrideConsensusParams on top) replace tor's defaults.
+  std::shared_ptr<dirnet::ConsensusFetcher> consensus_;
+  std::map<std::string, std::int32_t> cc_params_in_use_;  // the cc_* keys last applied
   metrics::Registry metrics_;  // before its servers: they render it
   std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers_;
   bool stopped_ = false;

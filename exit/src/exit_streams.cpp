@@ -378,6 +378,11 @@ void ExitStreams::set_policy(proto::ExitPolicy policy) { impl_->cfg.policy = std
 
 void ExitStreams::set_dir_port(std::optional<DirPortTarget> target) { impl_->cfg.dir_port = target; }
 
+void ExitStreams::set_cc_params(const proto::CcParams& params) {
+  impl_->cfg.congestion_control = params;
+  impl_->pump.set_cc_params(params);
+}
+
 ExitStats ExitStreams::stats() const {
   ExitStats s = impl_->counters;
   s.streams_pending = impl_->pending;

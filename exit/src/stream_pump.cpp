@@ -317,6 +317,8 @@ StreamPump::~StreamPump() = default;
 StreamPump::StreamPump(StreamPump&&) noexcept = default;
 StreamPump& StreamPump::operator=(StreamPump&&) noexcept = default;
 
+void StreamPump::set_cc_params(const proto::CcParams& params) { impl_->limits.cc = params; }
+
 StreamRef StreamPump::add(proto::CircuitHandle circuit, StreamId stream, proto::StreamKind kind,
                           bool congestion_control) {
   const StreamRef ref = impl_->next_ref++;

@@ -4,7 +4,8 @@
 // pair falls back to fixed windows, each still carrying every file: a proxy
 // that does not ask (OverrideConsensusParams cc_alg=0), and exits that do
 // not offer it (the same override on every relay). The proxy's metrics say
-// which mode its circuits ran.
+// which mode its circuits ran. Relays read cc_* from the consensus their
+// authority publishes (ConsensusParams), as tor's do.
 #include <catch2/catch.hpp>
 
 #include "proxy_network_support.hpp"
@@ -52,6 +53,23 @@ TEST_CASE("single circuits: the proxy and our exits agree to congestion control,
     Network net(R"({"proxies": [{"name": "proxy", "start": false}],)"
                 R"( "relay_options": ["OverrideConsensusParams cc_alg=0"]})");
     TestProxy proxy(net, "asks", "ConfluxEnabled 0\n");
+    REQUIRE(proxy.bootstrapped());
+    fetch_all(net, proxy);
+    const auto page = scrape(proxy.metrics_url());
+    CHECK(metric(page, kAgreed).value_or(-1) == 0);
+    CHECK(metric(page, kFixed).value_or(0) >= 1);
+  }
+  SECTION("the consensus says cc_alg=0: the relays follow it, the proxy asks anyway, fixed windows, files intact") {
+    // ConsensusParams matters at the authority only; the relays run no
+    // override, so what they answer comes from the consensus they fetched.
+    Network net(R"({"proxies": [{"name": "proxy", "start": false}],)"
+                R"( "relay_options": ["ConsensusParams cc_alg=0"]})");
+    for (const auto& name : net.names_with_role("exit")) {
+      INFO(name);
+      REQUIRE(wait_for_log(net.process(name)["log"].get<std::string>(),
+                           "Congestion control now follows the consensus valid after [0-9]+: cc_alg=0", 60s));
+    }
+    TestProxy proxy(net, "asks", "ConfluxEnabled 0\nOverrideConsensusParams cc_alg=2\n");
     REQUIRE(proxy.bootstrapped());
     fetch_all(net, proxy);
     const auto page = scrape(proxy.metrics_url());

@@ -147,6 +147,11 @@ void ChannelManager::set_circuit_priority(proto::CircuitPriority priority) {
   for (auto& [id, e] : channels_) e.link->channel().mux().set_priority(priority);
 }
 
+void ChannelManager::set_cc_params(const proto::CcParams& params) {
+  config_.congestion_control = params;
+  switch_.set_cc_params(params);
+}
+
 LinkChannel::Params ChannelManager::link_params(Channel::Role role,
                                                 std::optional<crypto::Ed25519Public> expected) const {
   LinkChannel::Params p;

@@ -451,6 +451,8 @@ bool CircuitSwitch::can_send_data(CircuitHandle circuit) const {
   return it != impl_->circuits.end() && it->second->flow.can_send();
 }
 
+void CircuitSwitch::set_cc_params(const CcParams& params) { impl_->config.cc = params; }
+
 bool CircuitSwitch::uses_congestion_control(CircuitHandle circuit) const {
   auto it = impl_->circuits.find(circuit);
   return it != impl_->circuits.end() && it->second->flow.congestion_control();

@@ -56,6 +56,8 @@ class ExitStreams final : public proto::ExitHandler {
   void set_policy(proto::ExitPolicy policy);
   // The DirPort BEGIN_DIR streams go to, once it is bound (nullopt: none).
   void set_dir_port(std::optional<DirPortTarget> target);
+  // Congestion-control parameters from a fresh consensus (XON/XOFF).
+  void set_cc_params(const proto::CcParams& params);
 
   [[nodiscard]] ExitStats stats() const;
   // Streams (and pending RESOLVEs) the circuit has; closing ones not counted.

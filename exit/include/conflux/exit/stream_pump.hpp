@@ -149,6 +149,11 @@ class StreamPump {
   StreamPump(const StreamPump&) = delete;
   StreamPump& operator=(const StreamPump&) = delete;
 
+  // New congestion-control parameters (a fresh consensus): the XON/XOFF
+  // thresholds of every stream on a CC circuit, open ones included, as tor
+  // reads its cc_xoff_* when it checks them.
+  void set_cc_params(const proto::CcParams& params);
+
   // ---- lifecycle (the runtime connects, resolves and times out) -------------
   // A BEGIN, BEGIN_DIR or RESOLVE was accepted: the stream starts connecting.
   // `congestion_control`: the circuit negotiated it (prop 324), so the

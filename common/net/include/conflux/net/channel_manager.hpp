@@ -128,6 +128,9 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   // CircuitPriorityHalflife changed (SIGHUP): every channel's mux, and
   // the channels opened from now on.
   void set_circuit_priority(proto::CircuitPriority priority);
+  // Congestion-control parameters for circuits created from now on (the
+  // relay read a consensus).
+  void set_cc_params(const proto::CcParams& params);
   // An open channel to this relay identity, if any (the one extends reuse).
   [[nodiscard]] std::optional<std::uint64_t> channel_to(const crypto::Ed25519Public& identity) const;
   // Closes one channel by ID (tests, operator action); false if unknown.

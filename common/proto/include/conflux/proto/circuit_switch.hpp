@@ -138,6 +138,10 @@ class CircuitSwitch {
   void on_channel_ready(std::uint64_t request, ChannelId chan);
   void on_channel_failed(std::uint64_t request, cell::DestroyReason reason);
 
+  // New congestion-control parameters (a fresh consensus): circuits created
+  // from now on negotiate and run with them; open ones keep what they agreed.
+  void set_cc_params(const CcParams& params);
+
   // The exit module sends a message toward the client on `circuit`.
   // False if the circuit is gone or the message cannot be framed.
   bool send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg);
