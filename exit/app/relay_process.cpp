@@ -128,9 +128,9 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       clock_(clock),
       config_(std::move(config)),
       keys_(std::move(keys)),
-      manager_(io, clock, keys_, nullptr, manager_config(config_.options, clock_health_), log::sink("channel")),
+      manager_(io, clock, keys_, nullptr, manager_config(config_.options, proto::process_clock_health()), log::sink("channel")),
       join_(manager_, [&clock] { return clock.now(); }, conflux_join_config()),
-      exit_(io, join_, exit_config(config_, clock, clock_health_)),
+      exit_(io, join_, exit_config(config_, clock, proto::process_clock_health())),
       heartbeat_(io),
       conflux_tick_(io) {
   join_.set_inner(&exit_);

@@ -60,9 +60,6 @@ class RelayProcess {
   const net::Clock& clock_;
   StartupConfig config_;
   keys::RelayKeys keys_;
-  // tor's one "monotonic clock looks broken" flag: the circuit switch marks
-  // it from RTT samples, the exit's XON/XOFF reads it.
-  proto::ClockHealth clock_health_;
   net::ChannelManager manager_;
   exit::ConfluxJoin join_;  // between the manager and the exit module
   exit::ExitStreams exit_;
