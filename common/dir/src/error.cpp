@@ -24,6 +24,7 @@ std::string_view to_string(DirErrc e) noexcept {
     case DirErrc::UnknownAuthority: return "signature from an unknown authority";
     case DirErrc::NotEnoughSignatures: return "not signed by a majority of authorities";
     case DirErrc::NoAuthorities: return "no authorities configured";
+    case DirErrc::BadSyntax: return "malformed document line or object";
   }
   return "unknown directory error";
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Typed errors of the directory documents. A DirError names the reason and,
-// for parse errors, the JSON field (a static name from our own format, never
-// a value from the document, so it is safe to log).
+// for parse errors, the JSON field or tor keyword (a static name from the
+// parser, never a value from the document, so it is safe to log).
 #include <cstdint>
 #include <string_view>
 
@@ -30,6 +30,7 @@ enum class DirErrc : std::uint8_t {
   UnknownAuthority,    // a signature from an authority not configured
   NotEnoughSignatures, // fewer than a strict majority of configured authorities
   NoAuthorities,       // the configured authority set is empty
+  BadSyntax,           // a tor-format document breaks dir-spec's meta format (lines, objects)
 };
 
 struct DirError {
