@@ -1,6 +1,6 @@
 // Fuzzes the parsers of tor's own directory documents on every input: the
-// meta-format tokenizer, authority key certificates and consensuses (both
-// flavors). Seeds: the documents a stock tor 0.4.9 network served
+// meta-format tokenizer, authority key certificates, consensuses (both
+// flavors) and microdescriptors. Seeds: the documents a stock tor 0.4.9 network served
 // (tests/data/tor).
 //
 // Invariants (trap on violation):
@@ -9,7 +9,9 @@
 //  - an accepted consensus has valid-after < fresh-until <= valid-until and
 //    relays in strictly ascending identity order;
 //  - a consensus never verifies without certificates; an accepted
-//    certificate's identity fingerprint is its v3ident.
+//    certificate's identity fingerprint is its v3ident;
+//  - microdescriptors: as many digests as documents, and a lone document
+//    parses to the same digest as when it came first.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dir/tor_doc.hpp"
 #include "conflux/dir/tor_key_cert.hpp"
+#include "conflux/dir/tor_microdesc.hpp"
 
 using namespace conflux;
 using namespace conflux::dir;
@@ -58,6 +61,16 @@ void fuzz_certs(std::string_view in) {
   }
 }
 
+void fuzz_microdescs(std::string_view in) {
+  auto mds = parse_tor_microdescs(in);
+  if (!mds || mds->empty()) return;
+  for (const auto& m : *mds) (void)m.ipv4_policy.allows_port(443);
+  if (mds->size() == 1) {
+    auto again = parse_tor_microdescs(in);
+    if (!again || again->front().digest != mds->front().digest) __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -65,5 +78,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz_tokens(in);
   fuzz_consensus(in);
   fuzz_certs(in);
+  fuzz_microdescs(in);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dir/tor_doc.hpp"
 #include "conflux/dir/tor_key_cert.hpp"
+#include "conflux/dir/tor_microdesc.hpp"
 
 using namespace conflux;
 using namespace conflux::dir;
@@ -234,4 +235,34 @@ TEST_CASE("tor documents: the ns consensus (SHA-1 signatures) verifies", "[dir][
   CHECK(c->signatures.size() == 3);
   CHECK_FALSE(c->signatures[0].sha256);
   CHECK(ok_count(verify_tor_consensus(*c, certs(), trusted(), kNow)) == 3u);
+}
+
+TEST_CASE("tor documents: microdescriptors parse, and their digests are the consensus's m lines", "[dir][tor]") {
+  const auto text = fixture("microdescs.txt");
+  auto mds = parse_tor_microdescs(text);
+  REQUIRE(mds);
+  REQUIRE(mds->size() == 9);
+  auto c = parse_tor_consensus(fixture("consensus-microdesc.txt"));
+  REQUIRE(c);
+  for (const auto& r : c->routers) {
+    INFO(r.nickname);
+    const auto md = std::find_if(mds->begin(), mds->end(), [&](const auto& m) { return m.digest == r.microdesc_digest; });
+    REQUIRE(md != mds->end());
+    CHECK(md->ed25519_id.has_value());
+    CHECK(md->ipv4_policy.allows_port(80) == r.has_flag("Exit"));
+  }
+  SECTION("one without its RSA onion key starts at ntor-onion-key") {
+    const auto first_end = text.find("onion-key\n", 1);
+    const std::string lone = text.substr(text.find("ntor-onion-key"), first_end - text.find("ntor-onion-key"));
+    auto two = parse_tor_microdescs(lone + lone);
+    REQUIRE(two);
+    CHECK(two->size() == 2);
+    CHECK((*two)[0].ntor_onion_key == (*mds)[0].ntor_onion_key);
+  }
+  SECTION("malformed ones fail") {
+    CHECK(parse_tor_microdescs(replaced(text, "ntor-onion-key ", "ntor-onion-key A")).error().field == "ntor-onion-key");
+    CHECK(parse_tor_microdescs(replaced(text, "p accept 1-65535", "p accept 1-65536")).error().field == "p");
+    CHECK(parse_tor_microdescs("id ed25519 AAAA\n").error().code == DirErrc::MissingField);
+    CHECK_FALSE(parse_tor_microdescs(""));
+  }
 }
