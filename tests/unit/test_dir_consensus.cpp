@@ -269,7 +269,11 @@ TEST_CASE("consensus: strict parsing", "[dir][consensus]") {
   CHECK(parse_error(edit(text, [](Json& j) { j["body"]["params"]["x"] = 2147483648LL; })) == E::BadValue);
   CHECK(parse_error(edit(text, [](Json& j) { j["body"]["params"]["x"] = -2147483649LL; })) == E::BadValue);
   CHECK(parse_error(edit(text, [](Json& j) { j["body"]["params"]["x"] = 1.5; })) == E::BadValue);
-  CHECK(parse_error(edit(text, [](Json& j) { j["body"]["params"]["a-b"] = 1; })) == E::BadValue);
+  CHECK(parse_error(edit(text, [](Json& j) { j["body"]["params"]["a.b"] = 1; })) == E::BadValue);
+  CHECK(parse_error(edit(text, [](Json& j) { j["body"]["params"][std::string(65, 'x')] = 1; })) == E::BadValue);
+  CHECK(parse_consensus(edit(text, [](Json& j) { j["body"]["params"]["guard-n-primary-guards-to-use"] = 2; })));
+  CHECK(parse_error(edit(text, [](Json& j) { j["body"]["routers"][0]["rsa_identity"] = std::string(40, 'a'); })) ==
+        E::BadValue);  // tor writes fingerprints in upper case
   CHECK(parse_error(edit(text, [](Json& j) { j["body"]["bandwidth_weights"]["Wgg"] = 10001; })) ==
         E::BadValue);
   CHECK(parse_error(edit(text, [](Json& j) { j["body"]["routers"][0]["nickname"] = ""; })) == E::BadValue);

@@ -13,6 +13,7 @@
 #include "conflux/dir/tor_doc.hpp"
 #include "conflux/dir/tor_key_cert.hpp"
 #include "conflux/dir/tor_microdesc.hpp"
+#include "conflux/dir/tor_to_consensus.hpp"
 
 using namespace conflux;
 using namespace conflux::dir;
@@ -264,5 +265,50 @@ TEST_CASE("tor documents: microdescriptors parse, and their digests are the cons
     CHECK(parse_tor_microdescs(replaced(text, "p accept 1-65535", "p accept 1-65536")).error().field == "p");
     CHECK(parse_tor_microdescs("id ed25519 AAAA\n").error().code == DirErrc::MissingField);
     CHECK_FALSE(parse_tor_microdescs(""));
+  }
+}
+
+TEST_CASE("tor documents: a tor consensus becomes the one our path selection reads", "[dir][tor]") {
+  auto c = parse_tor_consensus(fixture("consensus-microdesc.txt"));
+  auto mds = parse_tor_microdescs(fixture("microdescs.txt"));
+  REQUIRE(c);
+  REQUIRE(mds);
+  auto conv = consensus_from_tor(*c, *mds);
+  CHECK(conv.missing_microdesc == 0);
+  CHECK(conv.missing_ed25519 == 0);
+  const auto& routers = conv.body.routers;
+  REQUIRE(routers.size() == 9);
+  CHECK(std::is_sorted(routers.begin(), routers.end(), [](const auto& a, const auto& b) { return a.identity < b.identity; }));
+  CHECK(conv.body.params.at("cc_alg") == 2);
+  REQUIRE(conv.body.bandwidth_weights.has_value());
+  CHECK(conv.body.bandwidth_weights->wgg == 10000);
+  std::size_t exits = 0, guards = 0;
+  for (const auto& r : routers) {
+    INFO(r.nickname);
+    REQUIRE(r.rsa_identity.has_value());
+    const auto st = std::find_if(c->routers.begin(), c->routers.end(), [&](const auto& s) { return s.identity == *r.rsa_identity; });
+    REQUIRE(st != c->routers.end());
+    CHECK(st->nickname == r.nickname);
+    CHECK(r.flags.exit == st->has_flag("Exit"));
+    CHECK(r.flags.running);
+    CHECK(parse_policy_summary(r.exit_policy).has_value());
+    exits += r.flags.exit;
+    guards += r.flags.guard;
+  }
+  CHECK(exits == 2);
+  CHECK(guards >= 2);
+
+  SECTION("the RSA identity survives our own consensus encoding") {
+    ConsensusBody body = conv.body;
+    Consensus whole{body, {}};
+    auto back = parse_consensus(encode_consensus(whole));
+    if (!back) FAIL(to_string(back.error().code) << " " << back.error().field);
+    CHECK(back->body.routers == body.routers);
+  }
+  SECTION("relays without their microdescriptor are left out and counted") {
+    std::vector<TorMicrodesc> some(mds->begin(), mds->begin() + 4);
+    auto part = consensus_from_tor(*c, some);
+    CHECK(part.body.routers.size() == 4);
+    CHECK(part.missing_microdesc == 5);
   }
 }

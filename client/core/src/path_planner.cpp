@@ -24,6 +24,7 @@ proto::HopTarget to_target(const path::Hop& h) {
   t.identity = h.identity;
   t.onion_key = h.ntor_onion_key;
   t.link_specs.push_back(cell::LinkSpecIpv4{h.ipv4, h.or_port});
+  if (h.rsa_identity) t.link_specs.push_back(cell::LinkSpecLegacyId{*h.rsa_identity});
   if (h.ipv6) t.link_specs.push_back(cell::LinkSpecIpv6{*h.ipv6, h.or_port});
   return t;
 }

@@ -13,6 +13,7 @@ Hop hop_from(const dir::RouterEntry& r) {
   h.exit_policy = r.exit_policy;
   h.protocols = r.protocols;
   h.family = r.family;
+  h.rsa_identity = r.rsa_identity;
   return h;
 }
 

@@ -3,6 +3,7 @@
 
 #include "conflux/crypto/digest.hpp"
 #include "conflux/bytes/base64.hpp"
+#include "conflux/bytes/hex.hpp"
 #include "conflux/dir/consensus.hpp"
 #include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/signing_cert.hpp"
@@ -21,10 +22,11 @@ constexpr std::array<std::pair<std::string_view, bool Flags::*>, 6> kFlagNames{{
     {"Exit", &Flags::exit}, {"Fast", &Flags::fast}, {"Guard", &Flags::guard},
     {"Running", &Flags::running}, {"Stable", &Flags::stable}, {"Valid", &Flags::valid}}};
 
+// tor's parameter names use '-' as well as '_' (guard-n-primary-guards-to-use).
 bool valid_param_name(std::string_view s) {
-  if (s.empty() || s.size() > 32) return false;
+  if (s.empty() || s.size() > 64) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
 }
 
@@ -53,6 +55,7 @@ Json router_json(const RouterEntry& r) {
   j["family"] = keys_json(r.family);
   j["descriptor_digest"] = bytes::base64_encode(r.descriptor_digest);
   j["published"] = r.published;
+  if (r.rsa_identity) j["rsa_identity"] = bytes::to_hex(*r.rsa_identity, true);
   return j;
 }
 
@@ -149,6 +152,16 @@ void read_router(const Json& j, RouterEntry& out, ObjectReader& parent) {
   out.family = read_keys(r, "family", kMaxFamily);
   out.descriptor_digest = r.fixed<32>("descriptor_digest");
   out.published = r.u64("published", 0, kMaxTime);
+  if (r.has("rsa_identity")) {
+    const std::string hex = r.str("rsa_identity");
+    auto b = r.ok() && hex.size() == 40 ? bytes::from_hex(hex) : std::nullopt;
+    if (b && bytes::to_hex(*b, true) == hex) {
+      out.rsa_identity.emplace();
+      std::copy(b->begin(), b->end(), out.rsa_identity->begin());
+    } else {
+      r.fail(DirErrc::BadValue, "rsa_identity");
+    }
+  }
   r.finish();
   if (!r.ok()) parent.fail(r.error()->code, r.error()->field);
 }

@@ -25,6 +25,7 @@ struct Hop {
   std::string protocols;                      // e.g. "... Conflux=1", to check leg support
   std::vector<crypto::Ed25519Public> family;  // declared, sorted (for the family rule)
   bool is_bridge = false;
+  std::optional<crypto::RsaFingerprint> rsa_identity;  // sent in EXTEND2 when known (stock tor wants it)
   friend bool operator==(const Hop&, const Hop&) = default;
 };
 

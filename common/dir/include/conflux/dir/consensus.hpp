@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "conflux/crypto/ed25519.hpp"
+#include "conflux/crypto/rsa.hpp"
 #include "conflux/crypto/x25519.hpp"
 #include "conflux/dir/bandwidth_weights.hpp"
 #include "conflux/dir/error.hpp"
@@ -35,7 +36,7 @@ inline constexpr std::string_view kConsensusPrefix = "conflux-consensus-v1\n";
 inline constexpr std::size_t kMaxConsensusSize = 5 * 1024 * 1024;
 inline constexpr std::size_t kMaxRouters = 10000;
 inline constexpr std::size_t kMaxSignatures = 64;
-inline constexpr std::size_t kMaxParams = 64;
+inline constexpr std::size_t kMaxParams = 256;  // the public Tor network's consensus has about 90
 inline constexpr std::size_t kMaxDetachedSignatureSize = 4096;
 
 // The flags of dir-spec 3.4.1 that this directory assigns. JSON: the names
@@ -65,6 +66,9 @@ struct RouterEntry {
   std::vector<crypto::Ed25519Public> family;  // as declared in the descriptor (sorted)
   std::array<std::uint8_t, 32> descriptor_digest{};  // SHA-256 of the canonical descriptor
   std::uint64_t published = 0;
+  // The relay's RSA identity (SHA-1 of its key), which stock tor relays
+  // require in EXTEND2; relays from tor's directory have one, ours do not yet.
+  std::optional<crypto::RsaFingerprint> rsa_identity;
   friend bool operator==(const RouterEntry&, const RouterEntry&) = default;
 };
 
