@@ -143,6 +143,9 @@ TEST_CASE("proxy options: required options", "[config][proxy]") {
         "torrc: a DirAuthority line is required: middles and exits come from the consensus");
   auto dup = proxy_bad(std::string("DirAuthority auth1 127.0.0.9:1 ") + kOtherId + "\n");
   CHECK(dup.message.find("share a nickname") != std::string::npos);
+  auto mixed = proxy_bad("DirAuthority tor1 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:1 "
+                         "1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n");
+  CHECK(mixed.message.find("cannot be mixed") != std::string::npos);
 }
 
 TEST_CASE("proxy options: tor's repetition and empty-value rules", "[config][proxy]") {

@@ -298,6 +298,32 @@ TEST_CASE("DirAuthority lines", "[config][values]") {
     CHECK_FALSE(parse_dir_authority(bad));
 }
 
+TEST_CASE("DirAuthority lines in tor's form", "[config][values]") {
+  // As tornet writes them, and as tor's own list prints a fingerprint (groups of four).
+  auto t = parse_dir_authority("auth0 orport=19000 no-v2 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 "
+                               "127.0.0.1:19100 E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731");
+  REQUIRE(t);
+  CHECK(t->tor_form());
+  CHECK(t->or_port == 19000);
+  CHECK(t->dir == *parse_addr_port("127.0.0.1:19100"));
+  REQUIRE(t->v3ident);
+  CHECK((*t->v3ident)[0] == 0xDB);
+  REQUIRE(t->rsa_identity);
+  CHECK((*t->rsa_identity)[19] == 0x31);
+  auto spaced = parse_dir_authority("moria1 orport=9201 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 "
+                                    "128.31.0.39:9231 1A25 C629 1F9B 3E6E 7558 3D9E 0EAB 7F02 6E21 6FC2");
+  REQUIRE(spaced);
+  CHECK((*spaced->rsa_identity)[0] == 0x1A);
+  CHECK(parse_dir_authority("x hs bridge weight=10 ipv6=[::1]:9050 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 "
+                            "127.0.0.1:1 1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2"));
+  for (auto bad : {"x v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:1 1A25C629",
+                   "x v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:1",
+                   "x v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 "
+                   "127.0.0.1:1 1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2",
+                   "x frob v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:1 1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2"})
+    CHECK_FALSE(parse_dir_authority(bad));
+}
+
 TEST_CASE("MyFamily members", "[config][values]") {
   CHECK(parse_family_member("relay2"));
   CHECK(parse_family_member("$FFCB46DB1339DA84674C70D7CB586434C4370441"));

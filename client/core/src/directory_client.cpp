@@ -12,6 +12,7 @@ DirectoryClient::DirectoryClient(net::asio::io_context& io, const net::Clock& cl
   dirnet::ConsensusQuery q;
   q.sources = options_.authorities_at;
   q.authorities = options_.authorities;
+  q.tor_authorities = options_.tor_authorities;
   q.check = options_.check;
   fetcher_ = dirnet::ConsensusFetcher::create(io.get_executor(), clock_, std::move(q));
 }
@@ -55,14 +56,21 @@ void DirectoryClient::save_cache(const dir::Consensus& c) const {
 }
 
 bool DirectoryClient::start() {
-  auto cached = load_cache();
+  const bool tor = !options_.tor_authorities.empty();
+  auto cached = tor ? std::nullopt : load_cache();
   const bool usable = cached.has_value();
-  fetcher_->on_consensus = [this](const dir::Consensus& c) {
-    save_cache(c);
+  fetcher_->on_consensus = [this, tor](const dir::Consensus& c) {
+    if (!tor) save_cache(c);
     net::emit(log_, net::LogLevel::Info,
               "New consensus: " + std::to_string(c.body.routers.size()) + " relays, valid after " +
                   std::to_string(c.body.valid_after));
     if (on_consensus) on_consensus(c);
+  };
+  fetcher_->on_failure = [this](dirnet::FetchErrc e) {
+    // "Not newer" is the normal answer just after fresh-until.
+    if (e != dirnet::FetchErrc::NotNewer)
+      net::emit(log_, net::LogLevel::Info, std::string("No consensus from the authorities this round: ") +
+                                               std::string(dirnet::to_string(e)));
   };
   if (cached) {
     net::emit(log_, net::LogLevel::Notice,

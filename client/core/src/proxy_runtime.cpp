@@ -214,6 +214,10 @@ struct ProxyRuntime::Impl {
     d.data_directory = options.data_directory;
     for (const auto& a : options.dir_authorities) {
       d.authorities_at.push_back(to_endpoint(a.dir.addr, a.dir.port));
+      if (a.tor_form()) {
+        d.tor_authorities.push_back(*a.v3ident);
+        continue;
+      }
       crypto::Ed25519Public id{};
       std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
       d.authorities.push_back(id);

@@ -115,27 +115,74 @@ ValueResult<LogSpec> parse_log(std::string_view text) {
   return spec;
 }
 
+namespace {
+
+std::optional<RsaId> rsa_id_of(std::string_view hex) {
+  if (hex.size() != 40 || !is_hex(hex)) return std::nullopt;
+  auto b = bytes::from_hex(hex);
+  if (!b) return std::nullopt;
+  RsaId id{};
+  std::copy(b->begin(), b->end(), id.begin());
+  return id;
+}
+
+// One "key[=value]" flag of a DirAuthority line.
+std::optional<std::string> apply_flag(std::string_view word, DirAuthorityLine& line) {
+  const auto eq = word.find('=');
+  const auto key = word.substr(0, eq);
+  const auto value = eq == std::string_view::npos ? std::string_view{} : word.substr(eq + 1);
+  if (key_equals(key, "orport") && eq != std::string_view::npos) {
+    if (line.or_port) return std::string("orport= given twice");
+    auto port = parse_port(value);
+    if (!port) return port.error();
+    line.or_port = *port;
+  } else if (key_equals(key, "v3ident") && eq != std::string_view::npos) {
+    if (line.v3ident) return std::string("v3ident= given twice");
+    line.v3ident = rsa_id_of(value);
+    if (!line.v3ident) return "v3ident= wants 40 hex digits, not '" + shown(value) + "'";
+  } else if (eq == std::string_view::npos && (key_equals(key, "no-v2") || key_equals(key, "hs") ||
+                                              key_equals(key, "bridge") || key_equals(key, "upload") ||
+                                              key_equals(key, "download") || key_equals(key, "vote"))) {
+    // tor's roles for the authority; a client only fetches from it.
+  } else if (eq != std::string_view::npos && (key_equals(key, "ipv6") || key_equals(key, "weight"))) {
+    // an IPv6 ORPort, a fetch weight: not used
+  } else {
+    return "unknown DirAuthority flag '" + shown(key) + "'";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text) {
   auto w = split_words(text);
-  if (w.size() < 3) return Unexpected{std::string("expected NICKNAME [orport=PORT] ADDRESS:DIRPORT ED25519_ID")};
+  if (w.size() < 3)
+    return Unexpected{std::string("expected NICKNAME [orport=PORT] ADDRESS:DIRPORT ED25519_ID, or tor's form with "
+                                  "v3ident=")};
   DirAuthorityLine line;
   auto nick = parse_nickname(w[0]);
   if (!nick) return Unexpected{nick.error()};
   line.nickname = std::move(*nick);
+  // Flags up to the address (the first word with ':' and no '='); the
+  // identity is what follows it.
   std::size_t i = 1;
-  for (; i + 2 < w.size(); ++i) {
-    auto eq = w[i].find('=');
-    if (eq == std::string_view::npos) return Unexpected{"unexpected '" + shown(w[i]) + "'"};
-    auto key = w[i].substr(0, eq);
-    if (!key_equals(key, "orport")) return Unexpected{"unknown DirAuthority flag '" + shown(key) + "'"};
-    if (line.or_port) return Unexpected{std::string("orport= given twice")};
-    auto port = parse_port(w[i].substr(eq + 1));
-    if (!port) return Unexpected{port.error()};
-    line.or_port = *port;
+  for (; i < w.size() && !(w[i].find(':') != std::string_view::npos && w[i].find('=') == std::string_view::npos);
+       ++i) {
+    if (auto bad = apply_flag(w[i], line)) return Unexpected{*bad};
   }
+  if (i + 1 >= w.size()) return Unexpected{std::string("expected ADDRESS:DIRPORT and an identity after the flags")};
   auto dir = parse_addr_port(w[i]);
   if (!dir) return Unexpected{dir.error()};
   line.dir = *dir;
+  if (line.tor_form()) {
+    std::string fingerprint;
+    for (std::size_t k = i + 1; k < w.size(); ++k) fingerprint += w[k];
+    line.rsa_identity = rsa_id_of(fingerprint);
+    if (!line.rsa_identity) return Unexpected{"expected the authority's 40-hex-digit RSA fingerprint, not '" +
+                                              shown(fingerprint) + "'"};
+    return line;
+  }
+  if (i + 2 != w.size()) return Unexpected{"unexpected '" + shown(w[i + 2]) + "'"};
   auto id = parse_ed25519_id(w[i + 1]);
   if (!id) return Unexpected{id.error()};
   line.ed25519_id = *id;

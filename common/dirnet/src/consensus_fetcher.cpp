@@ -5,6 +5,7 @@
 
 #include "conflux/crypto/random.hpp"
 #include "conflux/dir/paths.hpp"
+#include "conflux/dirnet/tor_consensus_fetch.hpp"
 
 namespace conflux::dirnet {
 namespace asio = net::asio;
@@ -18,8 +19,9 @@ void shuffle(std::vector<T>& v) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[crypto::random_uniform(i)]);
 }
 
-// Keeps the most telling failure across sources.
-void note(FetchErrc& worst, FetchErrc e) {
+}  // namespace
+
+void keep_most_telling(FetchErrc& worst, FetchErrc e) noexcept {
   auto rank = [](FetchErrc x) {
     switch (x) {
       case FetchErrc::Invalid: return 4;
@@ -32,8 +34,6 @@ void note(FetchErrc& worst, FetchErrc e) {
   };
   if (rank(e) > rank(worst)) worst = e;
 }
-
-}  // namespace
 
 std::string_view to_string(FetchErrc e) noexcept {
   switch (e) {
@@ -53,20 +53,20 @@ awaitable<Result<dir::Consensus, FetchErrc>> fetch_consensus(ConsensusQuery quer
   for (const auto& source : query.sources) {
     auto res = co_await http_get(source, std::string(dir::kConsensus), query.http);
     if (!res) {
-      note(worst, FetchErrc::Unreachable);
+      keep_most_telling(worst, FetchErrc::Unreachable);
       continue;
     }
     if (res->status != 200) {
-      note(worst, FetchErrc::NotFound);
+      keep_most_telling(worst, FetchErrc::NotFound);
       continue;
     }
     auto c = dir::parse_consensus(res->body);
     if (!c || !dir::verify_consensus(*c, query.authorities, clock.unix_seconds(), query.check)) {
-      note(worst, FetchErrc::Invalid);
+      keep_most_telling(worst, FetchErrc::Invalid);
       continue;
     }
     if (c->body.valid_after <= newer_than) {
-      note(worst, FetchErrc::NotNewer);
+      keep_most_telling(worst, FetchErrc::NotNewer);
       continue;
     }
     co_return std::move(*c);
@@ -94,7 +94,9 @@ std::shared_ptr<ConsensusFetcher> ConsensusFetcher::create(asio::any_io_executor
 
 ConsensusFetcher::ConsensusFetcher(asio::any_io_executor ex, const net::Clock& clock, ConsensusQuery query,
                                    FetcherOptions options)
-    : clock_(clock), query_(std::move(query)), options_(options), timer_(std::move(ex)) {}
+    : clock_(clock), query_(std::move(query)), options_(options), timer_(std::move(ex)) {
+  if (!query_.tor_authorities.empty()) tor_cache_ = std::make_shared<TorDirCache>();
+}
 
 void ConsensusFetcher::start() { asio::co_spawn(timer_.get_executor(), run(), asio::detached); }
 
@@ -108,7 +110,14 @@ awaitable<void> ConsensusFetcher::run() {
   auto backoff = options_.retry_initial;
   while (!stopped_) {
     const std::uint64_t held = consensus_ ? consensus_->body.valid_after : 0;
-    auto got = co_await fetch_consensus(query_, clock_, held);
+    // Not a conditional expression: GCC 12 frees a co_await's result inside
+    // one before it is moved from (heap-use-after-free under ASan).
+    Result<dir::Consensus, FetchErrc> got = Unexpected{FetchErrc::NoSource};
+    if (tor_cache_) {
+      got = co_await fetch_tor_consensus(query_, clock_, held, *tor_cache_);
+    } else {
+      got = co_await fetch_consensus(query_, clock_, held);
+    }
     if (stopped_) co_return;
     std::chrono::milliseconds wait = backoff;
     if (got) {
@@ -125,6 +134,7 @@ awaitable<void> ConsensusFetcher::run() {
     } else {
       ++failed_;
       backoff = std::min(backoff * 2, options_.retry_max);
+      if (on_failure) on_failure(got.error());
     }
     timer_.expires_after(wait);
     co_await timer_.async_wait(use_nothrow);

@@ -3,7 +3,9 @@
 // authorities and verified (majority of the configured authorities, time
 // window), kept fresh by dirnet::ConsensusFetcher, and cached in
 // DataDirectory/cached-consensus so a restart can build circuits at once.
-// A cached document is used only if it still verifies.
+// A cached document is used only if it still verifies. With a tor network's
+// authorities, the consensus is tor's microdesc one and its
+// microdescriptors, verified with the authorities' key certificates.
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -22,6 +24,10 @@ class DirectoryClient {
     std::filesystem::path data_directory;
     std::vector<net::tcp::endpoint> authorities_at;
     std::vector<crypto::Ed25519Public> authorities;
+    // A tor network's authorities (DirAuthority lines with v3ident=) instead:
+    // tor's documents are fetched (dirnet::fetch_tor_consensus) and not
+    // cached on disk yet.
+    std::vector<crypto::RsaFingerprint> tor_authorities;
     dir::ConsensusCheck check{};
   };
 

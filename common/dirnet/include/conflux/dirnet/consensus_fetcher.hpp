@@ -35,10 +35,16 @@ enum class FetchErrc : std::uint8_t {
   NotNewer,     // valid, but not newer than what we hold
 };
 [[nodiscard]] std::string_view to_string(FetchErrc e) noexcept;
+// Keeps in `worst` the most telling of two failures (Invalid over NotNewer
+// over NotFound over Unreachable over NoSource), across a fetch's sources.
+void keep_most_telling(FetchErrc& worst, FetchErrc e) noexcept;
 
 struct ConsensusQuery {
   std::vector<tcp::endpoint> sources;                 // authorities' DirPorts
-  std::vector<crypto::Ed25519Public> authorities;     // whose signatures count
+  std::vector<crypto::Ed25519Public> authorities;     // whose signatures count (our directory)
+  // Non-empty: the sources are a tor network's authorities, these their
+  // v3idents (tor_consensus_fetch.hpp); `authorities` is then unused.
+  std::vector<crypto::RsaFingerprint> tor_authorities;
   dir::ConsensusCheck check;
   HttpLimits http{std::chrono::milliseconds(30000), 8192, dir::kMaxConsensusSize};
 };
@@ -66,6 +72,8 @@ struct FetcherOptions {
   std::chrono::milliseconds after_fresh{1000};
 };
 
+struct TorDirCache;
+
 class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
  public:
   static std::shared_ptr<ConsensusFetcher> create(net::asio::any_io_executor ex, const net::Clock& clock,
@@ -84,6 +92,8 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
   [[nodiscard]] const std::optional<dir::Consensus>& consensus() const noexcept { return consensus_; }
   // Called with each newer consensus.
   std::function<void(const dir::Consensus&)> on_consensus;
+  // Called when a round of asking every source failed (NotNewer included).
+  std::function<void(FetchErrc)> on_failure;
 
   [[nodiscard]] std::uint64_t fetched() const noexcept { return fetched_; }
   [[nodiscard]] std::uint64_t failed() const noexcept { return failed_; }
@@ -95,6 +105,7 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
   ConsensusQuery query_;
   FetcherOptions options_;
   net::asio::steady_timer timer_;
+  std::shared_ptr<TorDirCache> tor_cache_;  // tor's directory only
   std::optional<dir::Consensus> consensus_;
   std::uint64_t fetched_ = 0, failed_ = 0;
   bool stopped_ = false;

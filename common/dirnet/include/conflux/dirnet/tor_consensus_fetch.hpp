@@ -1,0 +1,38 @@
+#pragma once
+// Getting a tor network's directory over its authorities' DirPorts, as a
+// tor client does (dir-spec 4, 5): the microdesc consensus
+// (/tor/status-vote/current/consensus-microdesc), the authorities' key
+// certificates when the consensus names signing keys we do not hold
+// (/tor/keys/all), and the microdescriptors it lists that we do not have yet
+// (/tor/micro/d/D1-D2-..., in batches). The consensus must be signed by a
+// majority of the configured v3idents, each with a current certificate.
+// The result is the consensus our path selection reads
+// (dir::consensus_from_tor), without our JSON signatures.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "conflux/dir/tor_key_cert.hpp"
+#include "conflux/dir/tor_microdesc.hpp"
+#include "conflux/dirnet/consensus_fetcher.hpp"
+
+namespace conflux::dirnet {
+
+// What is kept between fetches: certificates of trusted authorities, and the
+// microdescriptors of the last consensus (tor's microdesc cache).
+struct TorDirCache {
+  std::vector<dir::AuthorityKeyCert> certs;
+  std::map<std::array<std::uint8_t, 32>, dir::TorMicrodesc> microdescs;
+};
+
+inline constexpr std::size_t kMicrodescBatch = 92;  // digests per request (tor asks for at most this many)
+
+// `query.tor_authorities` are the trusted v3idents, `query.sources` their
+// DirPorts. NotNewer when the consensus is not newer than `newer_than`.
+[[nodiscard]] net::awaitable<Result<dir::Consensus, FetchErrc>> fetch_tor_consensus(const ConsensusQuery& query,
+                                                                                   const net::Clock& clock,
+                                                                                   std::uint64_t newer_than,
+                                                                                   TorDirCache& cache);
+
+}  // namespace conflux::dirnet

@@ -1,0 +1,116 @@
+#include "conflux/dirnet/tor_consensus_fetch.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "conflux/bytes/base64.hpp"
+#include "conflux/crypto/random.hpp"
+#include "conflux/dir/tor_consensus.hpp"
+#include "conflux/dir/tor_to_consensus.hpp"
+
+namespace conflux::dirnet {
+namespace asio = net::asio;
+using net::awaitable;
+
+namespace {
+
+constexpr std::string_view kMicrodescConsensus = "/tor/status-vote/current/consensus-microdesc";
+constexpr std::string_view kAllKeys = "/tor/keys/all";
+constexpr std::string_view kMicrodescs = "/tor/micro/d/";
+
+HttpLimits limits_for(const ConsensusQuery& q, std::size_t max_body) {
+  HttpLimits l = q.http;
+  l.max_body = max_body;
+  return l;
+}
+
+awaitable<Result<std::string, FetchErrc>> get(tcp::endpoint from, std::string target, HttpLimits limits) {
+  auto res = co_await http_get(from, std::move(target), limits);
+  if (!res) co_return Unexpected{FetchErrc::Unreachable};
+  if (res->status != 200) co_return Unexpected{FetchErrc::NotFound};
+  co_return std::move(res->body);
+}
+
+// Certificates of trusted authorities from `from`, merged into the cache
+// (newer ones for the same signing key replace nothing: a signing key is
+// identified by its digest).
+awaitable<void> refresh_certs(const ConsensusQuery& q, tcp::endpoint from, std::uint64_t now, TorDirCache& cache) {
+  auto body = co_await get(from, std::string(kAllKeys), limits_for(q, dir::kMaxKeyCertsSize));
+  if (!body) co_return;
+  auto certs = dir::parse_key_certs(*body);
+  if (!certs) co_return;
+  std::erase_if(cache.certs, [now](const dir::AuthorityKeyCert& c) { return !dir::key_cert_current(c, now, 86400); });
+  for (auto& c : *certs) {
+    const bool trusted =
+        std::find(q.tor_authorities.begin(), q.tor_authorities.end(), c.v3ident()) != q.tor_authorities.end();
+    const bool known = std::any_of(cache.certs.begin(), cache.certs.end(), [&](const dir::AuthorityKeyCert& k) {
+      return k.signing_key_digest() == c.signing_key_digest() && k.v3ident() == c.v3ident();
+    });
+    if (trusted && !known && dir::key_cert_current(c, now, 86400)) cache.certs.push_back(std::move(c));
+  }
+}
+
+// The microdescriptors of `c` the cache lacks, fetched from `from` in
+// batches; the cache then holds exactly the consensus's ones it could get.
+awaitable<void> refresh_microdescs(const ConsensusQuery& q, tcp::endpoint from, const dir::TorConsensus& c,
+                                   TorDirCache& cache) {
+  std::set<std::array<std::uint8_t, 32>> wanted;
+  for (const auto& r : c.routers) wanted.insert(r.microdesc_digest);
+  std::erase_if(cache.microdescs, [&](const auto& kv) { return !wanted.contains(kv.first); });
+  std::vector<std::array<std::uint8_t, 32>> missing;
+  for (const auto& d : wanted)
+    if (!cache.microdescs.contains(d)) missing.push_back(d);
+  for (std::size_t at = 0; at < missing.size(); at += kMicrodescBatch) {
+    std::string target(kMicrodescs);
+    for (std::size_t i = at; i < std::min(missing.size(), at + kMicrodescBatch); ++i)
+      target += (i == at ? "" : "-") + bytes::base64_encode(missing[i]);
+    auto body = co_await get(from, std::move(target), limits_for(q, kMicrodescBatch * 4096));
+    if (!body) continue;
+    auto mds = dir::parse_tor_microdescs(*body);
+    if (!mds) continue;
+    for (auto& md : *mds)
+      if (wanted.contains(md.digest)) cache.microdescs.emplace(md.digest, std::move(md));
+  }
+}
+
+awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q, tcp::endpoint source,
+                                                         const net::Clock& clock, std::uint64_t newer_than,
+                                                         TorDirCache& cache) {
+  auto body = co_await get(source, std::string(kMicrodescConsensus), limits_for(q, dir::kMaxTorConsensusSize));
+  if (!body) co_return Unexpected{body.error()};
+  auto c = dir::parse_tor_consensus(*body);
+  if (!c || c->flavor != dir::ConsensusFlavor::Microdesc) co_return Unexpected{FetchErrc::Invalid};
+  if (c->valid_after <= newer_than) co_return Unexpected{FetchErrc::NotNewer};
+  const std::uint64_t now = clock.unix_seconds();
+  auto verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
+  if (!verified && verified.error().code == dir::DirErrc::NotEnoughSignatures) {
+    co_await refresh_certs(q, source, now, cache);
+    verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
+  }
+  if (!verified) co_return Unexpected{FetchErrc::Invalid};
+  co_await refresh_microdescs(q, source, *c, cache);
+  std::vector<dir::TorMicrodesc> mds;
+  mds.reserve(cache.microdescs.size());
+  for (const auto& [d, md] : cache.microdescs) mds.push_back(md);
+  auto conv = dir::consensus_from_tor(*c, mds);
+  co_return dir::Consensus{std::move(conv.body), {}};
+}
+
+}  // namespace
+
+awaitable<Result<dir::Consensus, FetchErrc>> fetch_tor_consensus(const ConsensusQuery& query,
+                                                                const net::Clock& clock, std::uint64_t newer_than,
+                                                                TorDirCache& cache) {
+  auto sources = query.sources;
+  for (std::size_t i = sources.size(); i > 1; --i) std::swap(sources[i - 1], sources[crypto::random_uniform(i)]);
+  FetchErrc worst = FetchErrc::NoSource;
+  for (const auto& source : sources) {
+    auto got = co_await from_source(query, source, clock, newer_than, cache);
+    if (got) co_return got;
+    keep_most_telling(worst, got.error());
+  }
+  co_return Unexpected{worst};
+}
+
+}  // namespace conflux::dirnet
