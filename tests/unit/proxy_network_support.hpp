@@ -178,18 +178,23 @@ class Network {
 // info log the test can read (circuit paths, stream attachments).
 class TestProxy {
  public:
-  TestProxy(const Network& net, const std::string& name, const std::string& extra_torrc) {
+  TestProxy(const Network& net, const std::string& name, const std::string& extra_torrc)
+      : TestProxy(net.dir(), net.dir_authority_lines(), name, extra_torrc) {}
+  // On any directory: `authority_lines` are its DirAuthority lines (ours or
+  // tor's form); the proxy lives in base/test-NAME.
+  TestProxy(const path& base, const std::string& authority_lines, const std::string& name,
+            const std::string& extra_torrc) {
     procs::asio::io_context io;
     auto ports = procs::free_ports(io, 2);
     socks_ = "127.0.0.1:" + std::to_string(ports[0]);
     const std::string metrics_at = "127.0.0.1:" + std::to_string(ports[1]);
     metrics_url_ = "http://" + metrics_at + "/metrics";
-    const path dir = net.dir() / ("test-" + name);
+    const path dir = base / ("test-" + name);
     procs::fs::create_directories(dir);
     log_ = dir / "info.log";
     const std::string torrc = "DataDirectory " + (dir / "data").string() + "\nLog info file " + log_.string() +
                               "\nSocksPort " + socks_ + "\nMetricsPort " + metrics_at +
-                              "\nEnforceDistinctSubnets 0\nTestingTorNetwork 1\n" + net.dir_authority_lines() + extra_torrc;
+                              "\nEnforceDistinctSubnets 0\nTestingTorNetwork 1\n" + authority_lines + extra_torrc;
     procs::write_text(dir / "torrc", torrc);
     child_ = std::make_unique<Child>(name, CONFLUX_PROXY_BINARY, std::vector<std::string>{"-f", (dir / "torrc").string()},
                                      dir / "output.log");

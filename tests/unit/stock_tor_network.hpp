@@ -117,6 +117,8 @@ class StockTorNetwork {
   [[nodiscard]] std::uint16_t http_port() const noexcept { return http_port_; }
   [[nodiscard]] const StockFile& file(const std::string& name) const { return files_.at(name); }
   [[nodiscard]] const fs::path& work() const noexcept { return work_; }
+  // Its authorities as tor's DirAuthority lines, one per line.
+  [[nodiscard]] const std::string& dir_authority_lines() const noexcept { return dir_authority_lines_; }
 
   // How a client names `nick` as a hop: its identities, onion key and
   // address, the RSA identity included (stock relays refuse an EXTEND2
@@ -142,7 +144,7 @@ class StockTorNetwork {
     driver_ = std::make_unique<Child>(
         "tornet", "/usr/bin/env",
         std::vector<std::string>{"TORNET_NETNS=0", "TORNET_WORK=" + work_.string(),
-                                 "BASE_PORT=" + std::to_string(kBasePort), "SIZES=1MiB,5MiB", "N=1",
+                                 "BASE_PORT=" + std::to_string(kBasePort), "SIZES=1MiB,5MiB,50MiB", "N=1",
                                  "MAX_SECONDS=3600", "PYTHON=/usr/bin/python3", CONFLUX_TORNET_RUN,
                                  (dir_.path() / "tornet.json").string(), "--hold", "3500"},
         log, SIGTERM);
@@ -173,6 +175,7 @@ class StockTorNetwork {
       s.cookie_path = r.at("cookie").get<std::string>();
       relays_.push_back(std::move(s));
     }
+    for (const auto& line : d.at("dirauthority_lines")) dir_authority_lines_ += line.get<std::string>() + "\n";
     const std::string server = d.at("file_server").get<std::string>();  // http://127.0.0.1:PORT/
     http_port_ = static_cast<std::uint16_t>(std::stoi(server.substr(server.rfind(':') + 1)));
     for (const auto& f : d.at("files"))
@@ -206,6 +209,7 @@ class StockTorNetwork {
 
   TempDir dir_;
   fs::path work_;
+  std::string dir_authority_lines_;
   std::unique_ptr<Child> driver_;
   std::vector<StockRelay> relays_;
   std::uint16_t http_port_ = 0;

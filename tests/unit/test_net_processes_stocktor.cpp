@@ -3,8 +3,12 @@
 // link handshake with a tor relay, CREATE2 with ntor-v3, EXTEND2 (with the
 // RSA identity tor requires), relay crypto and SENDMEs both ways over a
 // three-hop circuit to a stock exit, and DESTROY / TRUNCATED in both
-// directions. One stock network for the whole binary (stock_tor_network.hpp).
+// directions. And conflux-proxy as a tor user runs it: bootstrapped from the
+// stock authorities (tor's DirAuthority lines, its microdesc consensus and
+// microdescriptors), carrying downloads through stock relays. One stock
+// network for the whole binary (stock_tor_network.hpp).
 #include "conflux/crypto/digest.hpp"
+#include "proxy_network_support.hpp"
 #include "stock_tor_network.hpp"
 #include "test_net_processes_client.hpp"
 
@@ -203,4 +207,23 @@ TEST_CASE("a stock exit agrees to congestion control and both ends run it", "[st
   CHECK(max_inflight > 124);
   CHECK(vegas.rtt().min_usec() > 0);
   CHECK_FALSE(up.destroyed());
+}
+
+TEST_CASE("conflux-proxy bootstraps from stock tor's authorities and downloads through stock relays", "[stocktor][proxy]") {
+  auto& net = StockTorNetwork::shared();
+  using namespace conflux::test::proxynet;
+  TestProxy proxy(net.work(), net.dir_authority_lines(), "proxy", "ConfluxEnabled 0\n");
+  if (!proxy.bootstrapped(90s)) FAIL("no bootstrap; the proxy's log:\n" << read_text(proxy.log()));
+  CHECK(wait_for_log(proxy.log(), "Loaded the consensus: 9 relays", 1s));
+  for (const std::string name : {"1MiB", "50MiB"}) {
+    INFO(name);
+    const auto& f = net.file(name);
+    auto got = curl_fetch("--socks5-hostname", proxy.socks(), "http://127.0.0.1:" + std::to_string(net.http_port()) + f.path);
+    CHECK(got.curl_status == 0);
+    CHECK(got.sha256 == f.sha256_hex);
+  }
+  // Stock exits run congestion control with us (prop 324), as with a tor client.
+  const auto page = scrape(proxy.metrics_url());
+  CHECK(metric(page, "conflux_proxy_cc_circuits_total{mode=\"congestion_control\"}").value_or(0) >= 1);
+  CHECK(metric(page, "conflux_proxy_streams_total{outcome=\"failed\"}").value_or(-1) == 0);
 }
