@@ -2,7 +2,8 @@
 """System test (issue 14): congestion control against fixed SENDME windows at a slow relay.
 
 Usage: bottleneck_cc.py PATH/TO/conflux-net [--bin-dir DIR] [--report] [--json OUT]
-           [--single S] [--pair S] [--queue-ratio R] [--streams N] [--relay-option LINE ...]
+           [--single S] [--pair S] [--queue-ratio R] [--streams N] [--second-channel]
+           [--relay-option LINE ...]
 
 Starts a conflux-net network on loopback whose every path must cross one
 slow relay: the proxies use a single bridge, `bneck`, at BandwidthRate (and
@@ -20,8 +21,9 @@ the exit's parameters alpha 186, beta 248 cells). For each, one phase:
    SchedulerSampleCells 10): each sampled cell's time from entering its
    circuit queue to going to the kernel. The bridge's is the queue time.
 2. at SINGLE s a second bulk download on another username (P-2: another
-   circuit through the same bridge, on the same channel); for PAIR s both
-   circuits' bytes are counted per second (our own SOCKS client).
+   circuit through the same bridge, on the same channel; --second-channel:
+   through a second proxy of the same mode, so on another channel); for PAIR
+   s both circuits' bytes are counted per second (our own SOCKS client).
 
 Checks, issue 14's "Done when": the single download reached a bottleneck
 rate (at least 0.7 MiB/s); CC's mean queue time in the bridge over step 1
@@ -213,21 +215,21 @@ def set_traces(relays, path):
 
 # --- one phase ---------------------------------------------------------------------------------
 
-async def phase(net, relays, proxy, work, single_s, pair_s, streams):
+async def phase(net, relays, proxy, proxy2, work, single_s, pair_s, streams):
     host, port = netload.file_server_address(net)
     size, sha, path = netload.file_table(net)[BULK]
     events = {1: [], 2: []}
     results = []
 
-    def start(k, n=1):
-        """`n` downloads at once on username k: one circuit."""
+    def start(k, n=1, via=proxy):
+        """`n` downloads at once on username k of proxy `via`: one circuit."""
         progress = lambda n: events[k].append((time.monotonic(), n))  # noqa: E731
         tasks = []
         for i in range(n):
             r = netload.Result("%s download %d.%d" % (proxy.name, k, i), "%s-%d" % (proxy.name, k), "GET", path,
                                size, sha)
             results.append(r)
-            tasks.append(asyncio.ensure_future(netload.http_request(r, proxy.socks, r.user, host, port, path, 60,
+            tasks.append(asyncio.ensure_future(netload.http_request(r, via.socks, r.user, host, port, path, 60,
                                                                     progress=progress)))
         return tasks
 
@@ -242,7 +244,7 @@ async def phase(net, relays, proxy, work, single_s, pair_s, streams):
     set_traces(relays, traces["single"])
     await asyncio.sleep(single_s - single_s / 4)
     set_traces(relays, traces["pair"])
-    tasks += start(2)
+    tasks += start(2, via=proxy2)
     t2 = time.monotonic()
     await asyncio.sleep(pair_s)
     set_traces(relays, None)
@@ -280,6 +282,8 @@ def summarise(name, res):
             name, "one circuit" if w == "single" else "two circuits", s["n"], s["mean"], s["p50"], s["p90"], s["p99"]))
     for r, both in sorted(res["relays_single_ms"].items()):
         q, k = both["queue"], both["kernel"]
+        if not q["n"]:
+            continue  # not on the path (the middle is any of the relays and the authority)
         print("    one circuit, %-8s circuit queue to kernel: %5d cells, mean %6.1f ms, p50 %6.1f, p99 %6.1f; "
               "kernel until acked: %5d writes, mean %5.1f ms, p99 %5.1f" % (
                   r, q["n"], q["mean"], q["p50"], q["p99"], k["n"], k["mean"], k["p99"]))
@@ -321,20 +325,25 @@ def run(report, net_bin, netdir, work, args):
     net = netload.net_up(net_bin, netdir, spec, args.bin_dir)
     report.add(True, "conflux-net up in %.1f s" % net["_up_seconds"])
     procs = {p["name"]: p for p in net["processes"]}
-    relays = [p for p in net["processes"] if p["role"] in ("relay", "exit", "bridge")]
+    relays = [p for p in net["processes"] if p["role"] in ("authority", "relay", "exit", "bridge")]
     exe = proxy_exe(os.path.abspath(net_bin), args.bin_dir)
     proxies = []
     try:
         for name, options in PHASES:
             proxies.append(Proxy(name, exe, procs["template"]["torrc"], netdir, options))
+            if args.second_channel:
+                proxies.append(Proxy(name + "-b", exe, procs["template"]["torrc"], netdir, options))
         for p in proxies:
             if not report.add(wait_for_text(p.log, "Bootstrapped 100%", 60), "proxy %s bootstrapped" % p.name):
                 print(netload.tail_file(p.log, 20))
                 return None
         figures = {}
-        for p in proxies:
+        by_name = {p.name: p for p in proxies}
+        for name, _ in PHASES:
+            p = by_name[name]
             time.sleep(2)  # the bridge's bucket refills (burst = one second of its rate)
-            figures[p.name] = asyncio.run(phase(net, relays, p, work, args.single, args.pair, args.streams))
+            figures[p.name] = asyncio.run(phase(net, relays, p, by_name.get(name + "-b", p), work, args.single,
+                                                args.pair, args.streams))
             summarise(p.name, figures[p.name])
         check(report, figures, args)
         return figures
@@ -354,6 +363,9 @@ def main(argv):
     ap.add_argument("--queue-ratio", type=float, default=5.0)
     ap.add_argument("--streams", type=int, default=1, choices=(1, 2, 3, 4),
                     help="downloads at once on the first circuit (fixed windows: 500 cells per stream, 1000 per circuit)")
+    ap.add_argument("--second-channel", action="store_true",
+                    help="the second download through another proxy of the same mode: another channel at the "
+                         "bridge (default: the same proxy, so the same channel)")
     ap.add_argument("--relay-option", action="append", default=[],
                     help="an extra torrc line for every relay (experiments: \"CircuitPriorityHalflife 0\")")
     args = ap.parse_args(argv[1:])
