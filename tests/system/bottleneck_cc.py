@@ -34,7 +34,9 @@ capacity (the single download's rate in step 1). The fixed-window phase's
 fairness is printed, not checked. With --report the figures are printed
 and only the downloads, the traces, the bottleneck rate and that CC's queue
 is below fixed windows' are checked (docs/BENCHMARKS.md has why issue 14's
-thresholds do not hold with tor's parameters).
+thresholds do not hold with tor's parameters). Always: each proxy ran its
+mode (MetricsPort: the CC proxy's circuits agreed on congestion control
+with the exit, the fixed one's none).
 
 Every process is stopped, also on failure; sanitizer reports in any
 process's output fail the test. Exit status: 0 passed; 1 a check failed; 2 usage.
@@ -165,12 +167,13 @@ class Proxy:
         self.dir = os.path.join(netdir, "test-" + name)
         os.makedirs(self.dir, exist_ok=True)
         self.socks = "127.0.0.1:%d" % free_port()
+        self.metrics = "http://127.0.0.1:%d/metrics" % free_port()
         self.log = os.path.join(self.dir, "notice.log")
         self.output = os.path.join(self.dir, "output.log")
         keep = ("TestingTorNetwork", "DirAuthority", "UseBridges", "Bridge", "EnforceDistinctSubnets", "ConfluxEnabled")
         lines = [l for l in open(template_torrc, encoding="utf-8").read().splitlines() if l.startswith(keep)]
         lines += ["DataDirectory " + os.path.join(self.dir, "data"), "Log notice file " + self.log,
-                  "SocksPort " + self.socks] + options
+                  "SocksPort " + self.socks, "MetricsPort " + self.metrics[len("http://"):-len("/metrics")]] + options
         with open(os.path.join(self.dir, "torrc"), "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
         with open(self.output, "wb") as out:
@@ -320,6 +323,21 @@ def check(report, figures, args):
         FAIR_WITHIN_S, f))
 
 
+def check_mode(report, proxy):
+    """Each proxy ran its mode: the CC one's circuits agreed on congestion control with the exit, the
+    fixed-window one's never did (it does not ask)."""
+    try:
+        agreed = netload.metric(netload.metrics(proxy.metrics), "conflux_proxy_cc_circuits_total",
+                                'mode="congestion_control"')
+    except OSError as e:
+        report.add(False, "proxy %s: no metrics (%s)" % (proxy.name, e))
+        return
+    if proxy.name.startswith("cc"):
+        report.add(agreed >= 1, "proxy %s: %d circuits on congestion control (>= 1)" % (proxy.name, agreed))
+    else:
+        report.add(agreed == 0, "proxy %s: %d circuits on congestion control (0: fixed windows)" % (proxy.name, agreed))
+
+
 def run(report, net_bin, netdir, work, args):
     spec = dict(SPEC, relay_options=SPEC["relay_options"] + args.relay_option)
     net = netload.net_up(net_bin, netdir, spec, args.bin_dir)
@@ -346,6 +364,8 @@ def run(report, net_bin, netdir, work, args):
                                                 args.pair, args.streams))
             summarise(p.name, figures[p.name])
         check(report, figures, args)
+        for p in proxies:
+            check_mode(report, p)
         return figures
     finally:
         for p in proxies:  # their output.log is under netdir: tear_down looks for sanitizer reports there
