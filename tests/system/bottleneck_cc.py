@@ -351,8 +351,10 @@ def run(report, net_bin, netdir, work, args):
             proxies.append(Proxy(name, exe, procs["template"]["torrc"], netdir, options))
             if args.second_channel:
                 proxies.append(Proxy(name + "-b", exe, procs["template"]["torrc"], netdir, options))
+        started = time.monotonic()
         for p in proxies:
-            if not report.add(wait_for_text(p.log, "Bootstrapped 100%", 60), "proxy %s bootstrapped" % p.name):
+            if not report.add(wait_for_text(p.log, "Bootstrapped 100%", 60), "proxy %s bootstrapped (%.1f s after "
+                              "the proxies started)" % (p.name, time.monotonic() - started)):
                 print(netload.tail_file(p.log, 20))
                 return None
         figures = {}
@@ -360,16 +362,20 @@ def run(report, net_bin, netdir, work, args):
         for name, _ in PHASES:
             p = by_name[name]
             time.sleep(2)  # the bridge's bucket refills (burst = one second of its rate)
+            started = time.monotonic()
             figures[p.name] = asyncio.run(phase(net, relays, p, by_name.get(name + "-b", p), work, args.single,
                                                 args.pair, args.streams))
+            print("  %s: phase took %.1f s" % (p.name, time.monotonic() - started))
             summarise(p.name, figures[p.name])
         check(report, figures, args)
         for p in proxies:
             check_mode(report, p)
         return figures
     finally:
+        started = time.monotonic()
         for p in proxies:  # their output.log is under netdir: tear_down looks for sanitizer reports there
             p.stop()
+        print("  proxies stopped in %.1f s" % (time.monotonic() - started), flush=True)
 
 
 def main(argv):
