@@ -251,9 +251,15 @@ async def phase(net, relays, proxy, proxy2, work, single_s, pair_s, streams):
     t2 = time.monotonic()
     await asyncio.sleep(pair_s)
     set_traces(relays, None)
-    for t in tasks:
-        t.cancel()
-    await asyncio.wait(tasks, timeout=10)
+    # Cancelled again until done: Python 3.11's wait_for can swallow a cancellation that arrives as its
+    # read completes (the download would then go on), so one cancel() is not always enough.
+    pending = set(tasks)
+    for _ in range(50):
+        for t in pending:
+            t.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.2)
+        if not pending:
+            break
     single = per_second(events[1], t0, int(single_s))
     steady = single[int(single_s / 4):]
     # The second download's clock: its first body bytes.
