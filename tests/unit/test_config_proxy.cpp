@@ -148,6 +148,12 @@ TEST_CASE("proxy options: required options", "[config][proxy]") {
   CHECK(mixed.message.find("cannot be mixed") != std::string::npos);
 }
 
+TEST_CASE("proxy options: TestingTorNetwork lets hops share a subnet unless the torrc says otherwise", "[config][proxy]") {
+  CHECK(proxy_ok("").enforce_distinct_subnets);
+  CHECK_FALSE(proxy_ok("TestingTorNetwork 1\n").enforce_distinct_subnets);
+  CHECK(proxy_ok("TestingTorNetwork 1\nEnforceDistinctSubnets 1\n").enforce_distinct_subnets);
+}
+
 TEST_CASE("proxy options: tor's repetition and empty-value rules", "[config][proxy]") {
   auto o = proxy_ok("NumEntryGuards 2\nNumEntryGuards 3\nSocksTimeout 10\nSocksTimeout\nBridge\n");
   CHECK(o.num_entry_guards == 3);

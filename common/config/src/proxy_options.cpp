@@ -45,6 +45,9 @@ void check_socks_ports(OptionBuilder& b, ProxyOptions& o, const Entries& merged)
 
 void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged) {
   check_socks_ports(b, o, merged);
+  // tor's TestingTorNetwork defaults: a test network's relays share one
+  // address, so hops may share a subnet unless the torrc says otherwise.
+  if (o.testing_tor_network && !b.seen("EnforceDistinctSubnets")) o.enforce_distinct_subnets = false;
   if (o.data_directory.empty()) b.error("DataDirectory", "DataDirectory is required");
   if (o.dir_authorities.empty())
     b.error("DirAuthority", "a DirAuthority line is required: middles and exits come from the consensus");
