@@ -226,4 +226,12 @@ TEST_CASE("conflux-proxy bootstraps from stock tor's authorities and downloads t
   const auto page = scrape(proxy.metrics_url());
   CHECK(metric(page, "conflux_proxy_cc_circuits_total{mode=\"congestion_control\"}").value_or(0) >= 1);
   CHECK(metric(page, "conflux_proxy_streams_total{outcome=\"failed\"}").value_or(-1) == 0);
+
+  // Restarted, it starts from tor's documents in its DataDirectory (while
+  // they are valid: a test network's consensus lives 40 s).
+  proxy.child().signal(SIGTERM);
+  CHECK(proxy.child().wait_exit(std::chrono::seconds(20)));
+  TestProxy again(net.work(), net.dir_authority_lines(), "proxy", "ConfluxEnabled 0\n");
+  CHECK(wait_for_log(again.log(), "Loaded the cached consensus \\(9 relays\\)", 20s));
+  CHECK(again.bootstrapped(60s));
 }

@@ -20,12 +20,9 @@ DirectoryClient::DirectoryClient(net::asio::io_context& io, const net::Clock& cl
 DirectoryClient::~DirectoryClient() { stop(); }
 
 std::optional<dir::Consensus> DirectoryClient::load_cache() const {
-  std::ifstream in(cache_path(), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > dir::kMaxConsensusSize) return std::nullopt;
-  auto c = dir::parse_consensus(text.str());
+  const std::string text = read_small(cache_path(), dir::kMaxConsensusSize);
+  if (text.empty()) return std::nullopt;
+  auto c = dir::parse_consensus(text);
   if (!c) {
     net::emit(log_, net::LogLevel::Warn, "The cached consensus does not parse; ignoring it.");
     return std::nullopt;
@@ -37,14 +34,15 @@ std::optional<dir::Consensus> DirectoryClient::load_cache() const {
   return std::move(*c);
 }
 
-void DirectoryClient::save_cache(const dir::Consensus& c) const {
+void DirectoryClient::save_cache(const dir::Consensus& c) const { write_atomically(cache_path(), dir::encode_consensus(c)); }
+
+void DirectoryClient::write_atomically(const std::filesystem::path& path, const std::string& text) const {
   // Write then rename, so a crash never leaves half a document.
-  const auto path = cache_path();
   auto tmp = path;
   tmp += ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << dir::encode_consensus(c);
+    out << text;
     if (!out.good()) {
       net::emit(log_, net::LogLevel::Warn, "Cannot write " + tmp.string());
       return;
@@ -55,12 +53,44 @@ void DirectoryClient::save_cache(const dir::Consensus& c) const {
   if (ec) net::emit(log_, net::LogLevel::Warn, "Cannot replace " + path.string() + ": " + ec.message());
 }
 
+std::string DirectoryClient::read_small(const std::filesystem::path& path, std::size_t limit) const {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str().size() > limit ? std::string() : text.str();
+}
+
+std::optional<dir::Consensus> DirectoryClient::load_tor_cache() {
+  dirnet::TorDirFiles files{read_small(options_.data_directory / "cached-certs", dir::kMaxKeyCertsSize),
+                            read_small(options_.data_directory / "cached-microdesc-consensus", dir::kMaxTorConsensusSize),
+                            read_small(options_.data_directory / "cached-microdescs", dir::kMaxMicrodescsSize)};
+  if (files.consensus.empty()) return std::nullopt;
+  dirnet::ConsensusQuery q;
+  q.tor_authorities = options_.tor_authorities;
+  q.check = options_.check;
+  auto c = dirnet::load_tor_files(q, files, clock_.unix_seconds(), *fetcher_->tor_cache());
+  if (!c) net::emit(log_, net::LogLevel::Info, "The cached tor consensus is expired, incomplete or not signed by our authorities.");
+  return c;
+}
+
+void DirectoryClient::save_tor_cache() const {
+  const auto files = dirnet::files_of(*fetcher_->tor_cache());
+  write_atomically(options_.data_directory / "cached-certs", files.certs);
+  write_atomically(options_.data_directory / "cached-microdesc-consensus", files.consensus);
+  write_atomically(options_.data_directory / "cached-microdescs", files.microdescs);
+}
+
 bool DirectoryClient::start() {
   const bool tor = !options_.tor_authorities.empty();
-  auto cached = tor ? std::nullopt : load_cache();
+  auto cached = tor ? load_tor_cache() : load_cache();
   const bool usable = cached.has_value();
   fetcher_->on_consensus = [this, tor](const dir::Consensus& c) {
-    if (!tor) save_cache(c);
+    if (tor) {
+      save_tor_cache();
+    } else {
+      save_cache(c);
+    }
     net::emit(log_, net::LogLevel::Info,
               "New consensus: " + std::to_string(c.body.routers.size()) + " relays, valid after " +
                   std::to_string(c.body.valid_after));

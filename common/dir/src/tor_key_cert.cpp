@@ -101,7 +101,8 @@ DirResult<AuthorityKeyCert> parse_one(std::string_view text, const Item* first, 
     if (items->address->args.size() != 1 || items->address->object) return dir_fail(DirErrc::BadValue, "dir-address");
     address = std::string(items->address->args[0]);
   }
-  return AuthorityKeyCert{std::move(*identity), std::move(*signing), *published, *expires, std::move(address)};
+  return AuthorityKeyCert{std::move(*identity), std::move(*signing), *published, *expires, std::move(address),
+                          std::string(text.substr(first->offset, last->end - first->offset))};
 }
 
 }  // namespace

@@ -73,6 +73,7 @@ DirResult<TorMicrodesc> parse_one(std::string_view text, const Item* first, cons
   TorMicrodesc md;
   const auto body = text.substr(first->offset, (last - 1)->end - first->offset);
   md.digest = crypto::sha256({reinterpret_cast<const std::uint8_t*>(body.data()), body.size()});
+  md.text = std::string(body);
   auto keys = key_items(first, last, md);
   if (!keys) return pass(keys);
   md.ipv4_policy.accept = false;

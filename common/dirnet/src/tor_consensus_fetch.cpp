@@ -74,6 +74,14 @@ awaitable<void> refresh_microdescs(const ConsensusQuery& q, tcp::endpoint from, 
   }
 }
 
+dir::Consensus converted(const dir::TorConsensus& c, const TorDirCache& cache) {
+  std::vector<dir::TorMicrodesc> mds;
+  mds.reserve(cache.microdescs.size());
+  for (const auto& [d, md] : cache.microdescs) mds.push_back(md);
+  auto conv = dir::consensus_from_tor(c, mds);
+  return dir::Consensus{std::move(conv.body), {}};
+}
+
 awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q, tcp::endpoint source,
                                                          const net::Clock& clock, std::uint64_t newer_than,
                                                          TorDirCache& cache) {
@@ -90,11 +98,8 @@ awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q
   }
   if (!verified) co_return Unexpected{FetchErrc::Invalid};
   co_await refresh_microdescs(q, source, *c, cache);
-  std::vector<dir::TorMicrodesc> mds;
-  mds.reserve(cache.microdescs.size());
-  for (const auto& [d, md] : cache.microdescs) mds.push_back(md);
-  auto conv = dir::consensus_from_tor(*c, mds);
-  co_return dir::Consensus{std::move(conv.body), {}};
+  cache.consensus_text = std::move(*body);
+  co_return converted(*c, cache);
 }
 
 }  // namespace
@@ -111,6 +116,29 @@ awaitable<Result<dir::Consensus, FetchErrc>> fetch_tor_consensus(const Consensus
     keep_most_telling(worst, got.error());
   }
   co_return Unexpected{worst};
+}
+
+TorDirFiles files_of(const TorDirCache& cache) {
+  TorDirFiles f;
+  for (const auto& c : cache.certs) f.certs += c.text;
+  f.consensus = cache.consensus_text;
+  for (const auto& [d, md] : cache.microdescs) f.microdescs += md.text;
+  return f;
+}
+
+std::optional<dir::Consensus> load_tor_files(const ConsensusQuery& query, const TorDirFiles& files, std::uint64_t now,
+                                             TorDirCache& into) {
+  auto certs = dir::parse_key_certs(files.certs);
+  auto c = dir::parse_tor_consensus(files.consensus);
+  auto mds = dir::parse_tor_microdescs(files.microdescs);
+  if (!certs || !c || !mds || c->flavor != dir::ConsensusFlavor::Microdesc ||
+      !dir::verify_tor_consensus(*c, *certs, query.tor_authorities, now, query.check.allowed_skew))
+    return std::nullopt;
+  into.certs = std::move(*certs);
+  into.microdescs.clear();
+  for (auto& md : *mds) into.microdescs.emplace(md.digest, std::move(md));
+  into.consensus_text = files.consensus;
+  return converted(*c, into);
 }
 
 }  // namespace conflux::dirnet

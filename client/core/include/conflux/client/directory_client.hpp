@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "conflux/dirnet/consensus_fetcher.hpp"
+#include "conflux/dirnet/tor_consensus_fetch.hpp"
 #include "conflux/net/log_sink.hpp"
 
 namespace conflux::client {
@@ -25,8 +26,8 @@ class DirectoryClient {
     std::vector<net::tcp::endpoint> authorities_at;
     std::vector<crypto::Ed25519Public> authorities;
     // A tor network's authorities (DirAuthority lines with v3ident=) instead:
-    // tor's documents are fetched (dirnet::fetch_tor_consensus) and not
-    // cached on disk yet.
+    // tor's documents are fetched (dirnet::fetch_tor_consensus) and cached
+    // as tor's files.
     std::vector<crypto::RsaFingerprint> tor_authorities;
     dir::ConsensusCheck check{};
   };
@@ -51,6 +52,13 @@ class DirectoryClient {
  private:
   std::optional<dir::Consensus> load_cache() const;
   void save_cache(const dir::Consensus& c) const;
+  // A tor network's documents, as tor keeps them: cached-certs,
+  // cached-microdesc-consensus and cached-microdescs in the DataDirectory.
+  std::optional<dir::Consensus> load_tor_cache();
+  void save_tor_cache() const;
+  void write_atomically(const std::filesystem::path& path, const std::string& text) const;
+  // The file's text, or "" if it is missing or longer than `limit`.
+  std::string read_small(const std::filesystem::path& path, std::size_t limit) const;
 
   const net::Clock& clock_;
   Options options_;

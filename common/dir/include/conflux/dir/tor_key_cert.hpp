@@ -24,6 +24,7 @@ struct AuthorityKeyCert {
   std::uint64_t published = 0;  // seconds since the epoch
   std::uint64_t expires = 0;
   std::optional<std::string> dir_address;  // "IP:PORT" as given, if any
+  std::string text;                        // the certificate as served (for a cache on disk)
 
   // The authority's v3ident and the digest a consensus signature names.
   [[nodiscard]] const crypto::RsaFingerprint& v3ident() const noexcept { return identity.fingerprint(); }

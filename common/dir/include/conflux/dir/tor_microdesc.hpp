@@ -29,6 +29,7 @@ struct TorMicrodesc {
   std::vector<std::string> family;  // "family" entries as written ($FINGERPRINT, nicknames)
   PolicySummary ipv4_policy;        // "p" (absent: reject 1-65535)
   std::optional<PolicySummary> ipv6_policy;  // "p6"
+  std::string text;                          // as served: what `digest` covers (for a cache on disk)
 };
 
 // Every microdescriptor in `text`; fails on the first malformed one.

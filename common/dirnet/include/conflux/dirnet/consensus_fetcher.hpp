@@ -84,6 +84,9 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
   // A consensus from a cache, already verified by the caller: held as if
   // fetched, so the first fetch asks only for a newer one. Before start().
   void seed(dir::Consensus c) { consensus_ = std::move(c); }
+  // A tor network's directory: what is kept between fetches (certificates,
+  // microdescriptors, the consensus as served), to save or to seed.
+  [[nodiscard]] TorDirCache* tor_cache() noexcept { return tor_cache_.get(); }
   void start();
   void stop();
 

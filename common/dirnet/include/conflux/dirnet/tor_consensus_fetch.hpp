@@ -24,7 +24,20 @@ namespace conflux::dirnet {
 struct TorDirCache {
   std::vector<dir::AuthorityKeyCert> certs;
   std::map<std::array<std::uint8_t, 32>, dir::TorMicrodesc> microdescs;
+  std::string consensus_text;  // the last consensus that verified, as served
 };
+
+// The cache as tor's three files would hold it: certificates, the consensus
+// and the microdescriptors, each the documents concatenated as served.
+struct TorDirFiles {
+  std::string certs, consensus, microdescs;
+};
+[[nodiscard]] TorDirFiles files_of(const TorDirCache& cache);
+// Saved files back into a cache, if the consensus in them still verifies at
+// `now` with the saved certificates (the same checks as a fetch); the
+// consensus for path selection with it.
+[[nodiscard]] std::optional<dir::Consensus> load_tor_files(const ConsensusQuery& query, const TorDirFiles& files,
+                                                           std::uint64_t now, TorDirCache& into);
 
 inline constexpr std::size_t kMicrodescBatch = 92;  // digests per request (tor asks for at most this many)
 
