@@ -1,6 +1,9 @@
 #include "conflux/client/directory_client.hpp"
 
+#include "conflux/dir/tor_consensus.hpp"
+
 #include <fstream>
+
 #include <sstream>
 #include <system_error>
 
