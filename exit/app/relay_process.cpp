@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "conflux/keys/fingerprint.hpp"
+#include "relay_cc_metrics.hpp"
 #include "relay_metrics.hpp"
 
 namespace conflux::relay {
@@ -121,7 +122,10 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
   join_.set_inner(&exit_);
   manager_.set_exit_handler(&join_);
   metrics_.add_collector([this](metrics::Snapshot& out) {
-    collect_relay_metrics(out, manager_.counters(), exit_.stats(), join_.stats());
+    const net::RuntimeCounters counters = manager_.counters();
+    const exit::ExitStats exit_stats = exit_.stats();
+    collect_relay_metrics(out, counters, exit_stats, join_.stats());
+    collect_cc_metrics(out, manager_, counters, exit_stats);
     collect_scheduler_metrics(out, manager_.scheduler());
   });
 }

@@ -445,6 +445,7 @@ RuntimeCounters ChannelManager::counters() const {
   c.circuits = switch_.circuit_count();
   c.circuits_created = switch_.stats().circuits_created;
   c.circuits_cc = switch_.stats().circuits_cc;
+  c.cc_slow_start_exits = switch_.stats().cc_slow_start_exits;
   c.circuits_closed = switch_.stats().circuits_closed;
   return c;
 }
