@@ -138,6 +138,7 @@ awaitable<void> ChannelManager::accept_loop(std::weak_ptr<int> life) {
       socket.close(ignored);
       continue;
     }
+    set_link_socket_options(socket);
     adopt(std::move(socket), false, std::nullopt);
   }
 }
