@@ -91,7 +91,7 @@ def circuit_series(samples, family):
 
 
 def summarize(timeline):
-    """The exit circuit that moved the most cells: its cwnd, RTT etc. over the run."""
+    """The exit circuit of the download: its cwnd, RTT etc. over the run (percentiles of the samples)."""
     series = {}
     for t, per in timeline:
         for name, samples in per.items():
@@ -102,7 +102,8 @@ def summarize(timeline):
                     series.setdefault((name, circ), {}).setdefault(fam, []).append((t, v))
     if not series:
         return None
-    key = max(series, key=lambda k: len(series[k].get("cwnd_cells", [])))
+    # The download's circuit: the one that had the most cells in flight.
+    key = max(series, key=lambda k: max((v for _, v in series[k].get("inflight_cells", [])), default=0))
     s = series[key]
 
     def pct(fam, q):
@@ -119,7 +120,7 @@ def summarize(timeline):
 
 
 def counters_delta(first, last, prefix):
-    return {k: last.get(k, 0) - first.get(k, 0) for k in last if k.startswith(prefix) and k.endswith(tuple("}"))}
+    return {k: last.get(k, 0) - first.get(k, 0) for k in last if k.startswith(prefix)}
 
 
 def run_once(args, ctx, rep, perf):
