@@ -5,6 +5,7 @@
 #include "conflux/config/consensus_params.hpp"
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/proto/cc_params.hpp"
+#include "relay_cc_metrics.hpp"
 #include "relay_metrics.hpp"
 
 namespace conflux::relay {
@@ -136,7 +137,10 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
   join_.set_inner(&exit_);
   manager_.set_exit_handler(&join_);
   metrics_.add_collector([this](metrics::Snapshot& out) {
-    collect_relay_metrics(out, manager_.counters(), exit_.stats(), join_.stats());
+    const net::RuntimeCounters counters = manager_.counters();
+    const exit::ExitStats exit_stats = exit_.stats();
+    collect_relay_metrics(out, counters, exit_stats, join_.stats());
+    collect_cc_metrics(out, manager_, counters, exit_stats);
     collect_scheduler_metrics(out, manager_.scheduler());
     if (consensus_) {
       out.counter("conflux_relay_consensus_fetches_total",

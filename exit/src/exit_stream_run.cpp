@@ -33,6 +33,8 @@ void ExitStreams::Impl::execute(PumpAction& action) {
                    StreamPtr s = live(a.ref);
                    if (!s) return;
                    if (const auto* end = std::get_if<cell::EndMsg>(&a.msg)) ++counters.ends_sent[end_reason_slot(end->reason)];
+                   if (std::holds_alternative<cell::XoffMsg>(a.msg)) ++counters.xoffs_sent;
+                   if (std::holds_alternative<cell::XonMsg>(a.msg)) ++counters.xons_sent;
                    const auto* data = std::get_if<cell::DataMsg>(&a.msg);
                    const std::size_t n = data != nullptr ? data->data.size() : 0;
                    if (send(s, a.msg)) counters.bytes_to_clients += n;

@@ -234,6 +234,56 @@ TEST_CASE("with congestion control and a clock, Vegas grows the edge's window pa
   CHECK_FALSE(sw.can_send_data(h));
 }
 
+TEST_CASE("cc_circuits shows the Vegas state of the edge's circuits and counts slow-start exits by reason",
+          "[switch][cc]") {
+  FakeTime time;
+  CircuitSwitchConfig cfg;
+  cfg.now = time.fn();
+  Net net(1, cfg);
+  CcTestClient client(net);
+  REQUIRE(client.create(kAskCc));
+  const CircuitHandle h = edge_circuit(net);
+  auto& sw = *net.relays[0]->sw;
+  CcCircuitsView view = sw.cc_circuits(8);
+  CHECK(view.circuits == 1);
+  CHECK(view.in_slow_start == 1);
+  REQUIRE(view.largest.size() == 1);
+  CHECK(view.largest[0].circuit == h);
+  CHECK(view.largest[0].info.window == 124);
+  CHECK(view.largest[0].info.min_rtt_usec == 0);
+
+  // Two rounds of 50 ms grow cwnd in slow start; then round trips of
+  // 200 ms: the EWMA (N = 2 in slow start) rises above the 50 ms minimum,
+  // the queue estimate passes gamma (186) and slow start ends on congestion.
+  (void)fill_window(net, h);
+  for (const auto rtt : {50, 50, 200, 200}) {
+    client.drain();
+    time.advance(std::chrono::milliseconds(rtt));
+    while (!client.tags_due.empty()) client.send_sendme();
+    REQUIRE_FALSE(client.destroyed);
+    (void)fill_window(net, h);
+  }
+  const auto& exits = sw.stats().cc_slow_start_exits;
+  CHECK(exits.at(static_cast<std::size_t>(SlowStartExit::Congestion)) == 1);
+  CHECK(exits.at(static_cast<std::size_t>(SlowStartExit::IncFloor)) == 0);
+  CHECK(exits.at(static_cast<std::size_t>(SlowStartExit::SsMax)) == 0);
+  view = sw.cc_circuits(8);
+  CHECK(view.circuits == 1);
+  CHECK(view.in_slow_start == 0);
+  REQUIRE(view.largest.size() == 1);
+  const RelayCircuitFlowInfo& info = view.largest[0].info;
+  CHECK_FALSE(info.slow_start);
+  CHECK(info.slow_start_exit == SlowStartExit::Congestion);
+  CHECK(info.min_rtt_usec == 50000);
+  CHECK(info.ewma_rtt_usec > 50000);
+  CHECK(info.bdp > 0);
+  CHECK(info.bdp < info.window);  // cwnd * min / EWMA, and cwnd stays above it
+  // The limit bounds the per-circuit samples, not the counts.
+  view = sw.cc_circuits(0);
+  CHECK(view.circuits == 1);
+  CHECK(view.largest.empty());
+}
+
 TEST_CASE("a clock stall seen on a circuit marks the runtime's one ClockHealth", "[switch][cc]") {
   ClockHealth health;
   CircuitSwitchConfig cfg;

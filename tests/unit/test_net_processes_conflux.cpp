@@ -7,7 +7,9 @@
 // first set keeps working, and the MetricsPort shows the reorder memory
 // within its cap throughout. A second test kills a leg mid-download and
 // relinks the surviving one: the relay resends on it what the dead leg had
-// not delivered, and the file arrives whole.
+// not delivered, and the file arrives whole. A third downloads over a
+// circuit with congestion control and reads its Vegas state from the
+// MetricsPort.
 #include <cstdio>
 
 #include "conflux/crypto/random.hpp"
@@ -519,4 +521,63 @@ TEST_CASE("relay process: a leg dies mid-download, the relay resends its cells o
   CHECK(x.metric("conflux_relay_conflux_legs") == 1.0 * tries);
   CHECK(x.metric("conflux_relay_conflux_reorder_bytes") == 0.0);
   CHECK(x.proc->running());
+}
+
+// The relay's congestion-control metrics (conflux_relay_cc_*): a one-hop
+// circuit that asked the exit for congestion control downloads the file;
+// the scrape then shows that circuit's Vegas state under its handle, and
+// slow start either still on or left exactly once.
+TEST_CASE("relay process: the MetricsPort shows the Vegas state of a circuit with congestion control",
+          "[processes][metrics][cc]") {
+  Exit x;
+  Client client(x.io, x.clock);
+  client.connect(x.or_endpoint(), x.target.identity);
+  REQUIRE(run_until(x.io, [&] { return client.opened(); }, 10s));
+  CHECK(x.metric("conflux_relay_cc_circuits{state=\"slow_start\"}") == 0.0);
+  CHECK(x.metric("conflux_relay_cc_circuits{state=\"steady\"}") == 0.0);
+
+  proto::ClientCircuitConfig config;
+  config.now = [&x] { return x.clock.now(); };
+  auto& circ = build_circuit(x.io, client, {x.target}, std::move(config), proto::HopOptions{true});
+  REQUIRE(circ.machine().congestion_control().has_value());
+  HttpFetch fetch(circ, StreamId{1}, "/file");
+  REQUIRE(fetch.begin(x.http->port()));
+  REQUIRE(run_until(x.io, [&] {
+    fetch.pump();
+    return fetch.finished();
+  }, 30s));
+  REQUIRE(fetch.complete());
+  CHECK(std::equal(x.file.begin(), x.file.end(), fetch.body()->begin()));
+
+  const std::string m = x.scrape();
+  const auto val = [&m](const std::string& series) {
+    const auto v = sample(m, series);
+    INFO(series);
+    REQUIRE(v.has_value());
+    return *v;
+  };
+  const double ss = val("conflux_relay_cc_circuits{state=\"slow_start\"}");
+  CHECK(ss + val("conflux_relay_cc_circuits{state=\"steady\"}") == 1.0);
+  double exits = 0;
+  for (const char* why : {"inc_floor", "congestion", "ss_max"}) {
+    exits += val(std::string("conflux_relay_cc_slow_start_exits_total{reason=\"") + why + "\"}");
+  }
+  CHECK(exits + ss == 1.0);  // left slow start once, or still in it
+  // One circuit: one set of per-circuit series, under its handle.
+  static const std::regex cwnd_re(R"re(\nconflux_relay_cc_cwnd_cells\{circuit="(\d+)"\} (\d+))re");
+  std::smatch match;
+  REQUIRE(std::regex_search(m, match, cwnd_re));
+  const std::string label = "{circuit=\"" + match[1].str() + "\"}";
+  const double cwnd = std::stod(match[2].str());
+  CHECK(cwnd >= 124);  // tor's cc_cwnd_min
+  CHECK(std::distance(std::sregex_iterator(m.begin(), m.end(), cwnd_re), std::sregex_iterator()) == 1);
+  CHECK(val("conflux_relay_cc_slow_start" + label) == ss);
+  CHECK(val("conflux_relay_cc_inflight_cells" + label) <= cwnd);
+  CHECK(val("conflux_relay_cc_bdp_cells" + label) <= cwnd);
+  const double min_rtt = val("conflux_relay_cc_min_rtt_seconds" + label);
+  CHECK(min_rtt > 0);
+  CHECK(min_rtt <= val("conflux_relay_cc_rtt_seconds" + label));
+  // 2 MiB down, nothing up: no XOFF either way (the test client sends none).
+  CHECK(val("conflux_relay_exit_stream_flow_cells_total{cell=\"xoff\",direction=\"received\"}") == 0.0);
+  CHECK(val("conflux_relay_exit_stream_flow_cells_total{cell=\"xoff\",direction=\"sent\"}") == 0.0);
 }

@@ -16,11 +16,16 @@ bool encode_relay_payload_into(std::span<std::uint8_t, kRelayPayloadLen> out,
   w.u16(stream.value());
   w.zeros(kRelayDigestLen);  // filled by the relay-crypto layer
   w.u16(static_cast<std::uint16_t>(body.size()));
-  w.put(body);
+  // The body and the zeros in bulk (memcpy, memset): SpanWriter's byte loops
+  // were a tenth of an exit's CPU, one full DATA body per cell.
+  const std::size_t body_at = w.position();
+  std::copy(body.begin(), body.end(), out.begin() + static_cast<std::ptrdiff_t>(body_at));
   // tor-spec 6.1: four zero bytes, then random bytes to the end; if fewer
   // than four bytes remain they are all zero.
-  w.zeros(std::min(kRelayPaddingZeroLen, w.remaining()));
-  const std::size_t random_at = w.position();
+  const std::size_t zeros_at = body_at + body.size();
+  const std::size_t random_at = std::min(zeros_at + kRelayPaddingZeroLen, kRelayPayloadLen);
+  std::fill(out.begin() + static_cast<std::ptrdiff_t>(zeros_at), out.begin() + static_cast<std::ptrdiff_t>(random_at),
+            std::uint8_t{0});
   if (random_at < kRelayPayloadLen) pad(out.subspan(random_at));
   return true;
 }

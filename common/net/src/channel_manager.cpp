@@ -138,6 +138,7 @@ awaitable<void> ChannelManager::accept_loop(std::weak_ptr<int> life) {
       socket.close(ignored);
       continue;
     }
+    set_link_socket_options(socket);
     adopt(std::move(socket), false, std::nullopt);
   }
 }
@@ -450,6 +451,7 @@ RuntimeCounters ChannelManager::counters() const {
   c.circuits = switch_.circuit_count();
   c.circuits_created = switch_.stats().circuits_created;
   c.circuits_cc = switch_.stats().circuits_cc;
+  c.cc_slow_start_exits = switch_.stats().cc_slow_start_exits;
   c.circuits_closed = switch_.stats().circuits_closed;
   return c;
 }

@@ -206,6 +206,11 @@ void LinkChannel::on_closed(Channel&, std::string_view reason) {
   owner_.on_link_closed(*this, reason);
 }
 
+void set_link_socket_options(tcp::socket& socket) {
+  boost::system::error_code ignored;  // a socket that refuses it still works
+  socket.set_option(tcp::no_delay(true), ignored);
+}
+
 awaitable<std::pair<boost::system::error_code, tcp::socket>> connect_tcp(std::vector<tcp::endpoint> endpoints,
                                                                          std::chrono::milliseconds per_attempt) {
   auto exec = co_await asio::this_coro::executor;
@@ -224,7 +229,10 @@ awaitable<std::pair<boost::system::error_code, tcp::socket>> connect_tcp(std::ve
     });
     auto [ec] = co_await sock->async_connect(ep, use_nothrow);
     timer.cancel();
-    if (!ec && !*expired && sock->is_open()) co_return std::pair{ec, std::move(*sock)};
+    if (!ec && !*expired && sock->is_open()) {
+      set_link_socket_options(*sock);
+      co_return std::pair{ec, std::move(*sock)};
+    }
     last = *expired ? boost::system::error_code(asio::error::timed_out) : ec;
   }
   co_return std::pair{last, tcp::socket(exec)};

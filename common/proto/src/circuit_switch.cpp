@@ -322,9 +322,15 @@ void CircuitSwitch::Impl::on_recognized(Circuit& c, const cell::RelayPayload& pa
 // the window is checked after it rather than assumed open.
 void CircuitSwitch::Impl::on_circuit_sendme(Circuit& c, const cell::SendmeMsg& sendme) {
   const bool was_blocked = !c.flow.can_send();
+  const bool was_slow_start = c.flow.in_slow_start();
   if (!c.flow.on_sendme(now(), sendme)) return violation(c);
-  actions.push_back(CircuitSendme{c.handle});
-  if (was_blocked && c.flow.can_send()) actions.push_back(CircuitWritable{c.handle});
+  if (was_slow_start && !c.flow.in_slow_start()) {
+    ++stats.cc_slow_start_exits.at(static_cast<std::size_t>(c.flow.info().slow_start_exit));
+  }
+  // Built in place: GCC 12 at -O2 warns (maybe-uninitialized, a false
+  // positive) when a temporary variant is moved into the vector.
+  actions.emplace_back(std::in_place_type<CircuitSendme>, c.handle);
+  if (was_blocked && c.flow.can_send()) actions.emplace_back(std::in_place_type<CircuitWritable>, c.handle);
 }
 
 void CircuitSwitch::Impl::on_data(Circuit& c, StreamId stream, cell::RelayMsg msg) {
@@ -462,6 +468,29 @@ std::optional<RelayCircuitFlowInfo> CircuitSwitch::flow_info(CircuitHandle circu
   auto it = impl_->circuits.find(circuit);
   if (it == impl_->circuits.end()) return std::nullopt;
   return it->second->flow.info();
+}
+
+CcCircuitsView CircuitSwitch::cc_circuits(std::size_t limit) const {
+  CcCircuitsView view;
+  const auto larger = [](const CcCircuitSample& a, const CcCircuitSample& b) { return a.info.window > b.info.window; };
+  for (const auto& [handle, c] : impl_->circuits) {
+    if (!c->flow.congestion_control()) continue;
+    const RelayCircuitFlowInfo info = c->flow.info();
+    ++view.circuits;
+    if (info.slow_start) ++view.in_slow_start;
+    if (limit == 0) continue;
+    // A min-heap of the `limit` largest so far: its front is the smallest.
+    if (view.largest.size() < limit) {
+      view.largest.push_back({handle, info});
+      std::push_heap(view.largest.begin(), view.largest.end(), larger);
+    } else if (info.window > view.largest.front().info.window) {
+      std::pop_heap(view.largest.begin(), view.largest.end(), larger);
+      view.largest.back() = {handle, info};
+      std::push_heap(view.largest.begin(), view.largest.end(), larger);
+    }
+  }
+  std::sort_heap(view.largest.begin(), view.largest.end(), larger);
+  return view;
 }
 
 void CircuitSwitch::close_circuit(CircuitHandle circuit, cell::DestroyReason reason) {

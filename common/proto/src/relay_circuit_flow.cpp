@@ -32,6 +32,10 @@ RelayCircuitFlowInfo RelayCircuitFlow::info() const noexcept {
     i.window = cc->vegas().cwnd();
     i.inflight = cc->vegas().inflight();
     i.ewma_rtt_usec = cc->vegas().rtt().ewma_usec();
+    i.min_rtt_usec = cc->vegas().rtt().min_usec();
+    i.bdp = cc->vegas().bdp();
+    i.slow_start = cc->vegas().in_slow_start();
+    i.slow_start_exit = cc->vegas().slow_start_exit();
     return i;
   }
   const auto& fixed = std::get<CircuitSendmeSender>(package_);

@@ -125,6 +125,11 @@ struct ExitStats {
   std::uint64_t cells_dropped = 0;        // unknown stream, stream 0, ignored commands
   std::uint64_t protocol_violations = 0;  // stream or circuit level
   std::uint64_t circuits_killed = 0;      // closed by us with reason PROTOCOL
+  // XON/XOFF on streams of circuits with congestion control.
+  std::uint64_t xoffs_sent = 0;
+  std::uint64_t xons_sent = 0;
+  std::uint64_t xoffs_received = 0;  // for a known stream (obeyed or ignored by the pump)
+  std::uint64_t xons_received = 0;
 
   [[nodiscard]] std::uint64_t ends_sent_for(cell::EndReason r) const noexcept {
     return ends_sent[end_reason_slot(r)];

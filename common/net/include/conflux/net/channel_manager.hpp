@@ -82,6 +82,7 @@ struct RuntimeCounters {
   std::uint64_t connect_failures = 0;      // OpenChannel answered with a failure
   std::uint64_t circuits_created = 0;
   std::uint64_t circuits_cc = 0;           // created with congestion control negotiated
+  std::array<std::uint64_t, 4> cc_slow_start_exits{};  // by proto::SlowStartExit
   std::uint64_t circuits_closed = 0;
   std::uint64_t cells_in = 0;              // circuit cells received on open channels
   std::uint64_t cells_out = 0;             // circuit cells and DESTROYs queued for sending
@@ -133,6 +134,8 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   void set_cc_params(const proto::CcParams& params);
   // An open channel to this relay identity, if any (the one extends reuse).
   [[nodiscard]] std::optional<std::uint64_t> channel_to(const crypto::Ed25519Public& identity) const;
+  // The circuits that run Vegas at this hop (metrics): the switch's view.
+  [[nodiscard]] proto::CcCircuitsView cc_circuits(std::size_t limit) const { return switch_.cc_circuits(limit); }
   // Closes one channel by ID (tests, operator action); false if unknown.
   bool close_channel(std::uint64_t id, std::string_view reason);
 

@@ -122,6 +122,13 @@ class LinkChannel final : public Channel::Events, public std::enable_shared_from
   std::uint64_t ignored_ = 0;
 };
 
+// Every link's TCP socket, connected or accepted: TCP_NODELAY. Channels
+// write whole cells (a single SENDME, a lone DATA cell) and batch on their
+// own (the socket scheduler); Nagle would hold a small write back until the
+// previous one is acknowledged, which on a busy path adds the peer's
+// delayed-ACK time to the round trip that congestion control measures.
+void set_link_socket_options(tcp::socket& socket);
+
 // TCP to the first of `endpoints` that accepts, each attempt bounded by
 // `per_attempt`. On failure the error is the last attempt's (host_not_found
 // for an empty list, timed_out for a timeout).

@@ -17,6 +17,7 @@
 // the client's DATA every sendme_inc cells (relay_circuit_flow.hpp).
 // Otherwise fixed windows, as before. Vegas needs the time of each SENDME:
 // the runtime injects its clock as CircuitSwitchConfig::now.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -113,10 +114,25 @@ struct CircuitSwitchKeys {
 struct CircuitSwitchStats {
   std::uint64_t circuits_created = 0;
   std::uint64_t circuits_cc = 0;  // of those, with congestion control negotiated
+  // Circuits whose Vegas left slow start, by SlowStartExit (slot None unused).
+  std::array<std::uint64_t, 4> cc_slow_start_exits{};
   std::uint64_t circuits_closed = 0;
   std::uint64_t cells_forwarded = 0;
   std::uint64_t handshake_failures = 0;
   std::uint64_t protocol_violations = 0;
+};
+
+// The circuits on which this hop runs Vegas (it answered the client's
+// congestion-control request): how many, how many still in slow start, and
+// the `largest` of them by cwnd (metrics; bounded by the caller's limit).
+struct CcCircuitSample {
+  CircuitHandle circuit = 0;
+  RelayCircuitFlowInfo info;
+};
+struct CcCircuitsView {
+  std::size_t circuits = 0;
+  std::size_t in_slow_start = 0;
+  std::vector<CcCircuitSample> largest;  // cwnd descending, at most the limit
 };
 
 class CircuitSwitch {
@@ -153,6 +169,9 @@ class CircuitSwitch {
   [[nodiscard]] bool uses_congestion_control(CircuitHandle circuit) const;
   // The circuit's flow-control state (tests, metrics); nullopt if unknown.
   [[nodiscard]] std::optional<RelayCircuitFlowInfo> flow_info(CircuitHandle circuit) const;
+  // Every circuit with congestion control at this hop, summed, and the
+  // `limit` with the largest cwnd in full. O(circuits); for scrapes.
+  [[nodiscard]] CcCircuitsView cc_circuits(std::size_t limit) const;
   // The exit module or the runtime closes a circuit (both directions).
   void close_circuit(CircuitHandle circuit, cell::DestroyReason reason);
 

@@ -40,6 +40,10 @@ struct RelayCircuitFlowInfo {
   std::uint64_t window = 0;       // fixed: package window; CC: cwnd
   std::uint64_t inflight = 0;     // fixed: 1000 - window; CC: Vegas's inflight
   std::uint64_t ewma_rtt_usec = 0;  // CC only
+  std::uint64_t min_rtt_usec = 0;   // CC only
+  std::uint64_t bdp = 0;            // CC only: Vegas's last BDP estimate, cells
+  bool slow_start = false;          // CC only: still in slow start
+  SlowStartExit slow_start_exit = SlowStartExit::None;  // CC only: why it ended
 };
 
 class RelayCircuitFlow {
@@ -52,6 +56,11 @@ class RelayCircuitFlow {
 
   [[nodiscard]] bool congestion_control() const noexcept {
     return std::holds_alternative<CcSendmeSender>(package_);
+  }
+  // Congestion control and Vegas still in slow start.
+  [[nodiscard]] bool in_slow_start() const noexcept {
+    const auto* cc = std::get_if<CcSendmeSender>(&package_);
+    return cc != nullptr && cc->vegas().in_slow_start();
   }
   // Whether a DATA cell may be originated now.
   [[nodiscard]] bool can_send() const noexcept;
