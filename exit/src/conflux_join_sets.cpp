@@ -168,7 +168,7 @@ void ConfluxJoin::on_circuit_sendme(proto::CircuitHandle circuit) {
   if (e == nullptr) return;
   if (auto r = e->set->on_leg_sendme(ref.leg, now_()); !r) return set_failed(ref.set, r.error());
   // The switch has run Vegas on this SENDME already: the leg follows its
-  // cwnd, inflight and RTT.
+  // cwnd and RTT.
   follow_leg_cc(*e, circuit, ref.leg);
   after_window(ref.set);
 }
@@ -178,8 +178,7 @@ void ConfluxJoin::follow_leg_cc(SetEntry& e, proto::CircuitHandle circuit, proto
   if (!flow || !flow->congestion_control) return;
   auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(v, UINT32_MAX)); };
   const auto rtt = std::min<std::uint64_t>(flow->ewma_rtt_usec, INT64_MAX);
-  e.set->set_leg_cc(leg, proto::LegCcView{u32(flow->window), u32(flow->inflight),
-                                          proto::RttDuration{static_cast<std::int64_t>(rtt)}});
+  e.set->set_leg_cc(leg, proto::LegCcView{u32(flow->window), proto::RttDuration{static_cast<std::int64_t>(rtt)}});
 }
 
 void ConfluxJoin::on_circuit_writable(proto::CircuitHandle circuit) {

@@ -1,5 +1,5 @@
 // Conflux legs on congestion-controlled circuits (issue 14): a leg takes
-// cwnd, inflight and RTT from its circuit's Vegas (LegState::on_cc,
+// cwnd and RTT from its circuit's Vegas (LegState::on_cc,
 // ConfluxSet::set_leg_cc), and the schedulers split a bulk flow across legs
 // when one leg's cwnd is full, as tor's LowRTT does; ECF still waits for a
 // full fast leg when the open one would hold in-order delivery back too long.
@@ -25,8 +25,8 @@ std::vector<LegState> cc_legs(std::uint32_t cwnd, int rtt_a_ms, int rtt_b_ms) {
   std::vector<LegState> legs(2, LegState(kCcWindow));
   legs[0].on_link_rtt(milliseconds(rtt_a_ms));
   legs[1].on_link_rtt(milliseconds(rtt_b_ms));
-  legs[0].on_cc(LegCcView{cwnd, 0, milliseconds(rtt_a_ms)});
-  legs[1].on_cc(LegCcView{cwnd, 0, milliseconds(rtt_b_ms)});
+  legs[0].on_cc(LegCcView{cwnd, milliseconds(rtt_a_ms)});
+  legs[1].on_cc(LegCcView{cwnd, milliseconds(rtt_b_ms)});
   return legs;
 }
 
@@ -50,32 +50,36 @@ double share(const legsim::SimResult& r, std::size_t leg) {
 }
 }  // namespace
 
-TEST_CASE("legsched cc: a leg follows its circuit's cwnd, inflight and N-EWMA RTT", "[legsched][cc]") {
+TEST_CASE("legsched cc: a leg follows its circuit's cwnd and N-EWMA RTT, and counts its own DATA", "[legsched][cc]") {
   LegState leg(kCcWindow);
   leg.on_link_rtt(milliseconds(10));
   CHECK_FALSE(leg.congestion_controlled());
-  leg.on_cc(LegCcView{200, 50, milliseconds(30)});
+  leg.on_cc(LegCcView{200, milliseconds(30)});
   CHECK(leg.congestion_controlled());
   CHECK(leg.cwnd() == 200);
-  CHECK(leg.inflight() == 50);
   CHECK(leg.rtt().srtt() == milliseconds(30));  // Vegas's RTT, not the link's
   CHECK(leg.rtt().min_rtt() == milliseconds(10));
   CHECK(leg.rate() == 200 * 1000 / 30);  // cwnd per RTT: 6666 cells/s
 
-  // Between SENDMEs the leg counts what it sends; its own SENDME timing
-  // no longer moves the scheduling RTT.
-  for (int i = 0; i < 31; ++i) REQUIRE(leg.on_data_sent(t0));
+  // The leg counts what it sends, less sendme_inc per SENDME; its own
+  // SENDME timing no longer moves the scheduling RTT.
+  for (int i = 0; i < 81; ++i) REQUIRE(leg.on_data_sent(t0));
   CHECK(leg.inflight() == 81);
   REQUIRE(leg.on_sendme(t0 + milliseconds(100)) == LegSendmeResult::Ok);
   CHECK(leg.inflight() == 50);
   CHECK(leg.rtt().srtt() == milliseconds(30));
-  // The next SENDME's state from Vegas wins: cwnd shrank below inflight.
-  leg.on_cc(LegCcView{40, 45, milliseconds(36)});
-  CHECK(leg.inflight() == 45);
-  CHECK_FALSE(leg.can_send());
+  // Two SENDMEs Vegas handled in one batch, reported one after the other:
+  // each takes its 31 cells, none is refused as beyond what was sent.
+  leg.on_cc(LegCcView{40, milliseconds(36)});
+  REQUIRE(leg.on_sendme(t0 + milliseconds(101)) == LegSendmeResult::Ok);
+  leg.on_cc(LegCcView{40, milliseconds(36)});
+  CHECK(leg.inflight() == 19);
+  CHECK(leg.can_send());
   CHECK(leg.rtt().srtt() == milliseconds(36));
-  // Vegas without an RTT yet leaves the estimate alone.
-  leg.on_cc(LegCcView{40, 0, milliseconds(0)});
+  // A cwnd below inflight closes the leg; Vegas without an RTT yet leaves
+  // the estimate alone.
+  leg.on_cc(LegCcView{19, milliseconds(0)});
+  CHECK_FALSE(leg.can_send());
   CHECK(leg.rtt().srtt() == milliseconds(36));
 }
 
@@ -207,7 +211,7 @@ TEST_CASE("conflux set cc: set_leg_cc feeds the scheduler; a full leg's DATA goe
     const auto ours_rx = rx.advertise();
     REQUIRE(rx.add_leg(LegId{leg}, ours_rx, ours_tx, milliseconds(20), now));
     REQUIRE(tx.add_leg(LegId{leg}, ours_tx, ours_rx, milliseconds(20), now));
-    tx.set_leg_cc(LegId{leg}, LegCcView{62, 0, milliseconds(20)});
+    tx.set_leg_cc(LegId{leg}, LegCcView{62, milliseconds(20)});
   }
   std::vector<std::uint64_t> per_leg(3, 0);
   cell::DataMsg d;
@@ -225,7 +229,7 @@ TEST_CASE("conflux set cc: set_leg_cc feeds the scheduler; a full leg's DATA goe
   CHECK_FALSE(tx.can_send_data(now));
   // Vegas on leg 1 saw a SENDME (inflight 62 - 31) and opened to 93.
   REQUIRE(tx.on_leg_sendme(LegId{1}, now + milliseconds(20)));
-  tx.set_leg_cc(LegId{1}, LegCcView{93, 31, milliseconds(22)});
+  tx.set_leg_cc(LegId{1}, LegCcView{93, milliseconds(22)});
   const auto info = tx.legs();
   REQUIRE(info.size() == 2);
   CHECK(info[0].cwnd == 93);

@@ -7,7 +7,7 @@
 //
 // With cc_cwnd set, the legs stand for congestion-controlled circuits at
 // their equilibrium: each keeps the fixed cwnd given, and after every
-// SENDME the leg is handed that cwnd, its in-flight count and an N-EWMA
+// SENDME the leg is handed that cwnd and an N-EWMA
 // (N = 4) of the stamped cell's RTT, as the runtime hands it Vegas's.
 #include <algorithm>
 #include <chrono>
@@ -64,7 +64,7 @@ inline SimResult run(LegScheduler& sched, const SimConfig& cfg) {
   std::vector<std::int64_t> sent_at(cfg.total_cells + 2, 0);
   for (std::size_t i = 0; i < n; ++i) {
     legs[i].on_link_rtt(cfg.legs[i].base_rtt);  // LINK -> LINKED on an idle leg
-    if (cc) legs[i].on_cc(LegCcView{cfg.cc_cwnd[i], 0, us(0)});
+    if (cc) legs[i].on_cc(LegCcView{cfg.cc_cwnd[i], us(0)});
     if (cfg.legs[i].base_rtt < cfg.legs[fastest].base_rtt) fastest = i;
   }
   using Ev = std::tuple<std::int64_t, std::uint64_t, std::size_t>;  // time, seq, leg
@@ -88,7 +88,7 @@ inline SimResult run(LegScheduler& sched, const SimConfig& cfg) {
       if (cc) {
         const std::int64_t sample = when - sent_at[acked];
         cc_ewma[leg] = cc_ewma[leg] == 0 ? sample : (2 * sample + 3 * cc_ewma[leg]) / 5;
-        legs[leg].on_cc(LegCcView{cfg.cc_cwnd[leg], legs[leg].inflight(), us(cc_ewma[leg])});
+        legs[leg].on_cc(LegCcView{cfg.cc_cwnd[leg], us(cc_ewma[leg])});
       }
       sched.on_sendme(leg, tp(when));
     }

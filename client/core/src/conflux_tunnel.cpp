@@ -376,13 +376,12 @@ void ConfluxTunnel::on_sequenced(std::uint64_t serial, StreamId stream, const ce
 
 void ConfluxTunnel::follow_leg_cwnd(const Leg& l) {
   // The leg's circuit has handled its SENDMEs already: the set's scheduler
-  // reads its Vegas (cwnd, inflight, N-EWMA RTT), as tor's does.
+  // reads its Vegas (cwnd, N-EWMA RTT), as tor's does.
   const proto::Vegas* v = l.circuit->leg_vegas();
   if (v == nullptr) return;
   auto u32 = [](std::uint64_t x) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(x, UINT32_MAX)); };
   const auto rtt = std::min<std::uint64_t>(v->rtt().ewma_usec(), INT64_MAX);
-  set_->set_leg_cc(l.id, proto::LegCcView{u32(v->cwnd()), u32(v->inflight()),
-                                          proto::RttDuration{static_cast<std::int64_t>(rtt)}});
+  set_->set_leg_cc(l.id, proto::LegCcView{u32(v->cwnd()), proto::RttDuration{static_cast<std::int64_t>(rtt)}});
 }
 
 void ConfluxTunnel::on_leg_sendme(std::uint64_t serial) {

@@ -23,7 +23,6 @@ bool LegState::on_data_sent(RttClock::time_point now) noexcept {
 void LegState::on_cc(const LegCcView& cc) noexcept {
   cc_ = true;
   cwnd_ = cc.cwnd;
-  inflight_ = cc.inflight;
   rtt_.on_cc_rtt(cc.ewma_rtt);
 }
 

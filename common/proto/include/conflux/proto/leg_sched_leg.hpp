@@ -8,9 +8,11 @@
 // cells, and the RTT and delivery rate come from our own SENDME timing.
 // Under congestion control the leg is built with the negotiated sendme_inc
 // (31) and the caller hands it the circuit's congestion-control state after
-// every circuit SENDME (on_cc: cwnd, inflight and N-EWMA RTT, as tor's
-// scheduler reads them from the leg's cc object). The leg still counts the
-// DATA cells it sends between SENDMEs itself; each on_cc() re-synchronises.
+// every circuit SENDME (on_cc: cwnd and N-EWMA RTT, as tor's scheduler
+// reads them from the leg's cc object). Inflight is the leg's own count of
+// the same DATA cells Vegas counts, less sendme_inc per SENDME: Vegas's own
+// figure cannot be copied, because the runtime may report a batch of
+// SENDMEs after Vegas handled all of them (it is then ahead of the set).
 // A CC leg's rate is cwnd / RTT: what Vegas lets it carry, which is known
 // before the leg ever carried a full window (a rate measured from SENDME
 // spacing reads only what the leg was given).
@@ -31,7 +33,6 @@ struct LegWindowParams {
 // circuit's flow state (Vegas at the exit's switch or the client's circuit).
 struct LegCcView {
   std::uint32_t cwnd = 0;
-  std::uint32_t inflight = 0;
   RttDuration ewma_rtt{0};  // 0 while Vegas has no RTT yet
   friend bool operator==(const LegCcView&, const LegCcView&) = default;
 };
@@ -54,7 +55,7 @@ class LegState {
   void set_blocked(bool blocked) noexcept { blocked_ = blocked; }
   void set_cwnd(std::uint32_t cwnd) noexcept { cwnd_ = cwnd; }
   // The circuit's congestion control state now (after it handled a SENDME):
-  // the leg follows its cwnd, inflight and RTT from here on.
+  // the leg follows its cwnd and RTT from here on.
   void on_cc(const LegCcView& cc) noexcept;
   [[nodiscard]] bool congestion_controlled() const noexcept { return cc_; }
   // Cells per second the leg carries: cwnd / srtt under congestion control,
