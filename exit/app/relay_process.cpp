@@ -12,7 +12,10 @@ namespace conflux::relay {
 namespace {
 
 constexpr auto kHeartbeat = std::chrono::seconds(60);
-constexpr auto kConfluxTick = std::chrono::seconds(1);
+// The join's deadlines, and sets whose scheduler held DATA back for a moment
+// (ECF waiting on a fixed-window leg): once a second would stall such a set
+// for up to a second each time.
+constexpr auto kConfluxTick = std::chrono::milliseconds(100);
 
 
 // Schedulers and KISTSchedRunInterval (0 = tor's default today, 2 ms);

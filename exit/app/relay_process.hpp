@@ -64,7 +64,7 @@ class RelayProcess {
   exit::ConfluxJoin join_;  // between the manager and the exit module
   exit::ExitStreams exit_;
   net::asio::steady_timer heartbeat_;
-  net::asio::steady_timer conflux_tick_;  // the join's deadlines, once a second
+  net::asio::steady_timer conflux_tick_;  // the join's deadlines and held DATA, every 100 ms
   std::uint16_t or_port_ = 0;   // as bound (ORPort auto picks one)
   std::uint16_t dir_port_ = 0;
   dirnet::DirRoutes routes_;

@@ -163,6 +163,7 @@ void ConfluxJoin::on_link(proto::CircuitHandle circuit, StreamId stream, const c
     close_plain(circuit, cell::DestroyReason::Protocol);
     return set_failed(id, err);
   }
+  follow_leg_cc(*e, circuit, leg);
   legs_[circuit] = LegRef{id, leg};
   e->legs.push_back(circuit);
   e->legless_since.reset();

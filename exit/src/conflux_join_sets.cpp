@@ -166,12 +166,19 @@ void ConfluxJoin::on_circuit_sendme(proto::CircuitHandle circuit) {
   const LegRef ref = it->second;
   SetEntry* e = find_set(ref.set);
   if (e == nullptr) return;
-  // The switch has run Vegas on this SENDME already: the leg follows its cwnd.
-  if (auto flow = out_.flow_info(circuit); flow && flow->congestion_control) {
-    e->set->set_leg_cwnd(ref.leg, static_cast<std::uint32_t>(std::min<std::uint64_t>(flow->window, UINT32_MAX)));
-  }
   if (auto r = e->set->on_leg_sendme(ref.leg, now_()); !r) return set_failed(ref.set, r.error());
+  // The switch has run Vegas on this SENDME already: the leg follows its
+  // cwnd and RTT.
+  follow_leg_cc(*e, circuit, ref.leg);
   after_window(ref.set);
+}
+
+void ConfluxJoin::follow_leg_cc(SetEntry& e, proto::CircuitHandle circuit, proto::LegId leg) {
+  const auto flow = out_.flow_info(circuit);
+  if (!flow || !flow->congestion_control) return;
+  auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(v, UINT32_MAX)); };
+  const auto rtt = std::min<std::uint64_t>(flow->ewma_rtt_usec, INT64_MAX);
+  e.set->set_leg_cc(leg, proto::LegCcView{u32(flow->window), proto::RttDuration{static_cast<std::int64_t>(rtt)}});
 }
 
 void ConfluxJoin::on_circuit_writable(proto::CircuitHandle circuit) {

@@ -4,6 +4,11 @@
 // RTT split evenly between the directions; the receiver reorders by
 // sequence number and returns a circuit SENDME per sendme_inc cells on each
 // leg. Time is injected; nothing sleeps.
+//
+// With cc_cwnd set, the legs stand for congestion-controlled circuits at
+// their equilibrium: each keeps the fixed cwnd given, and after every
+// SENDME the leg is handed that cwnd and an N-EWMA
+// (N = 4) of the stamped cell's RTT, as the runtime hands it Vegas's.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -30,6 +35,7 @@ struct SimConfig {
   LegWindowParams window{};
   std::uint64_t source_cells_per_s = 0;  // 0: an endless backlog
   std::uint64_t total_cells = 10000;
+  std::vector<std::uint32_t> cc_cwnd;  // one per leg: congestion control; empty: fixed windows
   us step{100};
   us limit{std::chrono::seconds(120)};
 };
@@ -53,8 +59,12 @@ inline SimResult run(LegScheduler& sched, const SimConfig& cfg) {
   const std::size_t n = cfg.legs.size();
   std::vector<LegState> legs(n, LegState(cfg.window));
   std::size_t fastest = 0;
+  const bool cc = !cfg.cc_cwnd.empty();
+  std::vector<std::int64_t> cc_ewma(n, 0);
+  std::vector<std::int64_t> sent_at(cfg.total_cells + 2, 0);
   for (std::size_t i = 0; i < n; ++i) {
     legs[i].on_link_rtt(cfg.legs[i].base_rtt);  // LINK -> LINKED on an idle leg
+    if (cc) legs[i].on_cc(LegCcView{cfg.cc_cwnd[i], us(0)});
     if (cfg.legs[i].base_rtt < cfg.legs[fastest].base_rtt) fastest = i;
   }
   using Ev = std::tuple<std::int64_t, std::uint64_t, std::size_t>;  // time, seq, leg
@@ -72,10 +82,14 @@ inline SimResult run(LegScheduler& sched, const SimConfig& cfg) {
 
   for (std::int64_t t = 0; t <= cfg.limit.count() && r.delivered < cfg.total_cells; t += step) {
     while (!sendmes.empty() && std::get<0>(sendmes.top()) <= t) {
-      auto [when, unused, leg] = sendmes.top();
-      (void)unused;
+      auto [when, acked, leg] = sendmes.top();
       sendmes.pop();
       (void)legs[leg].on_sendme(tp(when));
+      if (cc) {
+        const std::int64_t sample = when - sent_at[acked];
+        cc_ewma[leg] = cc_ewma[leg] == 0 ? sample : (2 * sample + 3 * cc_ewma[leg]) / 5;
+        legs[leg].on_cc(LegCcView{cfg.cc_cwnd[leg], us(cc_ewma[leg])});
+      }
       sched.on_sendme(leg, tp(when));
     }
     while (!arrivals.empty() && std::get<0>(arrivals.top()) <= t) {
@@ -124,6 +138,7 @@ inline SimResult run(LegScheduler& sched, const SimConfig& cfg) {
         depart_ns += static_cast<std::int64_t>(1'000'000'000ULL / cfg.legs[l].rate_cells_per_s);
       }
       next_free_ns[l] = depart_ns;
+      sent_at[next_seq] = t;
       arrivals.emplace(depart_ns / 1000 + cfg.legs[l].base_rtt.count() / 2, next_seq++, l);
       credit -= 1.0;
     }

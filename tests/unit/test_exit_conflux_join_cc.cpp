@@ -45,3 +45,35 @@ TEST_CASE("a Conflux set on fixed-window legs keeps windows of 1000", "[exit][co
   while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
   CHECK(sent == 1000);
 }
+
+TEST_CASE("a Conflux set on two congestion-controlled legs fills one leg's cwnd, then the other's",
+          "[exit][conflux][cc]") {
+  // The throughput UX (ECF) with both legs on CC (LINKED_ACK after 10 ms
+  // each, Vegas's cwnd 124): a full leg's next cell would wait for a SENDME,
+  // the other leg's goes now, so DATA goes there (issue 14: before, the set
+  // kept to one leg).
+  Fixture f;
+  f.rt.cc_circuits = true;
+  const proto::SetId id = f.link_raw(1, kChanA, 7);
+  REQUIRE(f.link_raw(2, kChanB, 7) == id);
+  const CircuitHandle h = ConfluxJoin::set_handle(id);
+  REQUIRE(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
+  std::uint32_t sent = 0;
+  while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
+  auto data_on = [&](CircuitHandle leg) {
+    std::size_t n = 0;
+    for (const auto& s : f.rt.take(leg))
+      if (is<cell::DataMsg>(s.msg)) ++n;
+    return n;
+  };
+  CHECK(sent == 248);
+  CHECK(data_on(1) == 124);
+  CHECK(data_on(2) == 124);
+  // A SENDME on leg 2: Vegas grew its cwnd to 155, 93 in flight: 62 more go there.
+  f.rt.client_sendme_cc(2, 155);
+  while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
+  CHECK(sent == 248 + 62);
+  CHECK(data_on(1) == 0);
+  CHECK(data_on(2) == 62);
+  CHECK(f.rt.closed.empty());
+}

@@ -375,15 +375,20 @@ void ConfluxTunnel::on_sequenced(std::uint64_t serial, StreamId stream, const ce
 }
 
 void ConfluxTunnel::follow_leg_cwnd(const Leg& l) {
-  if (const proto::Vegas* v = l.circuit->leg_vegas())
-    set_->set_leg_cwnd(l.id, static_cast<std::uint32_t>(std::min<std::uint64_t>(v->cwnd(), UINT32_MAX)));
+  // The leg's circuit has handled its SENDMEs already: the set's scheduler
+  // reads its Vegas (cwnd, N-EWMA RTT), as tor's does.
+  const proto::Vegas* v = l.circuit->leg_vegas();
+  if (v == nullptr) return;
+  auto u32 = [](std::uint64_t x) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(x, UINT32_MAX)); };
+  const auto rtt = std::min<std::uint64_t>(v->rtt().ewma_usec(), INT64_MAX);
+  set_->set_leg_cc(l.id, proto::LegCcView{u32(v->cwnd()), proto::RttDuration{static_cast<std::int64_t>(rtt)}});
 }
 
 void ConfluxTunnel::on_leg_sendme(std::uint64_t serial) {
   Leg* l = find_leg(serial);
   if (l == nullptr || l->phase != LegPhase::Linked) return;  // no DATA went on it yet
-  follow_leg_cwnd(*l);
   if (auto r = set_->on_leg_sendme(l->id, now()); !r) return fail(r.error());
+  follow_leg_cwnd(*l);
   flush();
   notify_writable();
 }

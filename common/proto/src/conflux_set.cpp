@@ -308,8 +308,8 @@ ConfluxResult<ConfluxOk> ConfluxSet::on_leg_sendme(LegId leg, ConfluxTime now) {
   return retx_.on_leg_acked(leg, CellCount{states_[*i].sendme_inc()});
 }
 
-void ConfluxSet::set_leg_cwnd(LegId leg, std::uint32_t cwnd) {
-  if (const auto i = index_of(leg)) states_[*i].set_cwnd(cwnd);
+void ConfluxSet::set_leg_cc(LegId leg, const LegCcView& cc) {
+  if (const auto i = index_of(leg)) states_[*i].on_cc(cc);
 }
 
 std::vector<ConfluxLegInfo> ConfluxSet::legs() const {

@@ -38,32 +38,72 @@ class EcfScheduler final : public LegScheduler {
     // its SENDME rather than queue behind a slower bottleneck.
     for (std::size_t i = 0; i < legs.size(); ++i) {
       if (legs[i].can_send() || legs[i].blocked()) continue;
-      if (const auto eta = ecf_arrival(legs[i], now); eta && *eta < *best_eta) return std::nullopt;
+      if (const auto eta = ecf_arrival(legs[i], now); eta && worth_waiting(legs[i], *eta, legs[*best], *best_eta))
+        return std::nullopt;
     }
     return best;
   }
 
-  bool may_continue(RttClock::time_point now, Legs legs, std::size_t current) override {
-    if (!legs[current].can_send()) return false;
-    const auto mine = ecf_arrival(legs[current], now);
-    if (!mine) return false;
-    // A run ends early only when another leg (open, or closed and waiting
-    // for its SENDME) would deliver more than the HOL budget sooner: runs
-    // save SWITCH cells, the budget bounds what they cost in reordering.
-    for (std::size_t i = 0; i < legs.size(); ++i) {
-      if (i == current || legs[i].blocked()) continue;
-      const auto other = ecf_arrival(legs[i], now);
-      if (other && *other + params().max_hol_delay < *mine) return false;
-    }
-    return true;
-  }
+  bool may_continue(RttClock::time_point now, Legs legs, std::size_t current) override;
+
+ private:
+  [[nodiscard]] bool worth_waiting(const LegState& closed, RttDuration closed_eta, const LegState& open,
+                                   RttDuration open_eta) const noexcept;
 };
+
+bool EcfScheduler::may_continue(RttClock::time_point now, Legs legs, std::size_t current) {
+  if (!legs[current].can_send()) return false;
+  const auto mine = ecf_arrival(legs[current], now);
+  if (!mine) return false;
+  // A run ends early only when another leg (open, or closed and waiting
+  // for its SENDME) would deliver more than the HOL budget sooner: runs
+  // save SWITCH cells, the budget bounds what they cost in reordering.
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    if (i == current || legs[i].blocked()) continue;
+    const auto other = ecf_arrival(legs[i], now);
+    if (other && *other + params().max_hol_delay < *mine) return false;
+  }
+  return true;
+}
+
+bool EcfScheduler::worth_waiting(const LegState& closed, RttDuration closed_eta, const LegState& open,
+                                 RttDuration open_eta) const noexcept {
+  if (closed_eta >= open_eta) return false;
+  if (!closed.congestion_controlled() || !open.congestion_controlled()) return true;
+  // Both legs under congestion control: the data behind this cell is a
+  // bulk flow as far as we know, and each leg's Vegas keeps its own window
+  // full, so the open leg adds its rate to the set's unless its cells would
+  // arrive so much later than the closed leg's that they hold in-order
+  // delivery back by more than the HOL budget, or park more of the closed
+  // leg's cells in the peer's reorder queue than the reorder budget (ECF's
+  // bulk case: with much left to send, the slower path is worth using).
+  const auto gap = open_eta - closed_eta;
+  if (gap > params().max_hol_delay) return true;
+  const auto parked = closed.rate() * static_cast<std::uint64_t>(gap.count()) / 1'000'000ULL;
+  return parked > params().reorder_budget_cells;
+}
+
+// Under congestion control: the circuit's N-EWMA RTT already holds the
+// queue Vegas keeps at the bottleneck, so a cell that may go now arrives
+// srtt / 2 later. One over cwnd waits until SENDMEs free its place: they
+// come sendme_inc cells at a time, cwnd cells per srtt.
+RttDuration cc_arrival(const LegState& leg) noexcept {
+  const RttDuration srtt = leg.rtt().srtt();
+  const RttDuration one_way = srtt / 2;
+  if (leg.inflight() < leg.cwnd()) return one_way;
+  const std::uint64_t cwnd = std::max<std::uint64_t>(leg.cwnd(), 1);
+  const std::uint64_t inc = leg.sendme_inc();
+  const std::uint64_t excess = static_cast<std::uint64_t>(leg.inflight()) + 1 - leg.cwnd();
+  const std::uint64_t freed = (excess + inc - 1) / inc * inc;
+  return one_way + RttDuration{static_cast<std::int64_t>(static_cast<std::uint64_t>(srtt.count()) * freed / cwnd)};
+}
 
 }  // namespace
 
 std::optional<RttDuration> ecf_arrival(const LegState& leg, RttClock::time_point now) noexcept {
   const auto& rtt = leg.rtt();
   if (!rtt.measured()) return std::nullopt;
+  if (leg.congestion_controlled()) return cc_arrival(leg);
   const RttDuration one_way = (rtt.min_rtt().count() > 0 ? rtt.min_rtt() : rtt.srtt()) / 2;
   const std::uint64_t rate = rtt.delivery_rate();
   if (rate == 0) {

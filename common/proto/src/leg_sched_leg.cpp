@@ -13,15 +13,28 @@ bool LegState::on_data_sent(RttClock::time_point now) noexcept {
   if (inflight_ >= cwnd_) return false;
   ++inflight_;
   ++cells_sent_;
-  if (const auto rate = rtt_.delivery_rate(); rate > 0) {
-    busy_until_ = std::max(busy_until_, now) + RttDuration{static_cast<std::int64_t>(1'000'000ULL / rate)};
+  if (const auto r = rate(); r > 0) {
+    busy_until_ = std::max(busy_until_, now) + RttDuration{static_cast<std::int64_t>(1'000'000ULL / r)};
   }
   (void)rtt_.on_data_sent(now);
   return true;
 }
 
+void LegState::on_cc(const LegCcView& cc) noexcept {
+  cc_ = true;
+  cwnd_ = cc.cwnd;
+  rtt_.on_cc_rtt(cc.ewma_rtt);
+}
+
+std::uint64_t LegState::rate() const noexcept {
+  if (!cc_) return rtt_.delivery_rate();
+  const auto srtt = rtt_.srtt().count();
+  if (srtt <= 0) return 0;
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(cwnd_) * 1'000'000ULL / static_cast<std::uint64_t>(srtt));
+}
+
 std::optional<RttDuration> LegState::queue_delay(RttClock::time_point now) const noexcept {
-  const auto rate = rtt_.delivery_rate();
+  const auto rate = this->rate();
   if (rate == 0) return std::nullopt;
   const auto own = RttDuration{static_cast<std::int64_t>(1'000'000ULL / rate)};
   const auto ahead = busy_until_ > now ? std::chrono::duration_cast<RttDuration>(busy_until_ - now) : RttDuration{0};

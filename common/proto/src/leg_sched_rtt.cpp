@@ -51,8 +51,19 @@ std::optional<RttDuration> RttEstimator::on_sendme(RttClock::time_point now) noe
     rate_ = std::max<std::uint64_t>(sample, rate_ - rate_ / 8);
   }
   const auto sample = std::chrono::duration_cast<RttDuration>(now - stamp.sent);
+  // The circuit's congestion control owns srtt (on_cc_rtt).
+  if (cc_rtt_) return sample;
   if (!add_sample(sample)) return std::nullopt;
   return sample;
+}
+
+void RttEstimator::on_cc_rtt(RttDuration ewma) noexcept {
+  if (ewma.count() <= 0) return;
+  cc_rtt_ = true;
+  ++samples_;
+  last_ = ewma;
+  srtt_ = ewma;
+  if (min_rtt_.count() == 0 || ewma < min_rtt_) min_rtt_ = ewma;
 }
 
 bool RttEstimator::add_sample(RttDuration sample) noexcept {

@@ -189,6 +189,9 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   // Resends and held cells after a window or a leg changed;
   // tells the exit module when DATA can go again.
   void after_window(proto::SetId id);
+  // A congestion-controlled leg's circuit: hand its Vegas state (cwnd and
+  // RTT) to the set's scheduler.
+  void follow_leg_cc(SetEntry& e, proto::CircuitHandle circuit, proto::LegId leg);
   // Sends what waits for a window, in order, until the set refuses again.
   // False once the set is gone.
   bool send_waiting(proto::SetId id);

@@ -147,10 +147,14 @@ class ConfluxSet {
   // A circuit SENDME arrived on the leg (it acknowledges window.sendme_inc
   // DATA cells). Call flush() after: resends may fit now.
   ConfluxResult<ConfluxOk> on_leg_sendme(LegId leg, ConfluxTime now);
-  // The leg's circuit runs congestion control: its cwnd now (the set is
-  // then built with window.sendme_inc = the negotiated sendme_inc). Call
-  // before on_leg_sendme so that the scheduler sees the window Vegas chose.
-  void set_leg_cwnd(LegId leg, std::uint32_t cwnd);
+  // The leg's circuit runs congestion control (the set is then built with
+  // window.sendme_inc = the negotiated sendme_inc): its cwnd and N-EWMA RTT
+  // now, as its Vegas left them. Call once the leg is added and after every
+  // on_leg_sendme on it (Vegas has handled that SENDME): the scheduler then
+  // reads the circuit's window and RTT (tor's leg->circ_rtts_usec =
+  // cc->ewma_rtt_usec) instead of fixed windows and the set's own SENDME
+  // timing. In-flight DATA stays the set's own count (leg_sched_leg.hpp).
+  void set_leg_cc(LegId leg, const LegCcView& cc);
 
   [[nodiscard]] SetId id() const noexcept { return id_; }
   [[nodiscard]] std::size_t live_legs() const noexcept { return legs_.size(); }

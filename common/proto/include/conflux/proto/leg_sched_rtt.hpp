@@ -19,6 +19,11 @@
 // gap does not count (the idea of BBR's ack_elapsed). A leg whose cells were
 // trickled out reads slower than it is, so the estimate is a max filter that
 // decays by 1/8 per SENDME.
+//
+// On a leg whose circuit runs congestion control the scheduling RTT is the
+// circuit's own N-EWMA RTT (tor's conflux_update_rtt(leg, cc->ewma_rtt_usec)
+// on every SENDME): on_cc_rtt() sets srtt to it, and from then on the
+// SENDME timing here only feeds the delivery rate and min RTT, not srtt.
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -52,6 +57,10 @@ class RttEstimator {
   // A circuit SENDME arrived. Returns the sample taken, or nothing when no
   // stamp was outstanding or the sample was dropped (see above).
   std::optional<RttDuration> on_sendme(RttClock::time_point now) noexcept;
+  // The leg's circuit's congestion control RTT (its N-EWMA), non-zero: it
+  // becomes srtt (and min RTT when lower), and own samples stop moving srtt.
+  void on_cc_rtt(RttDuration ewma) noexcept;
+  [[nodiscard]] bool cc_rtt() const noexcept { return cc_rtt_; }
 
   [[nodiscard]] bool measured() const noexcept { return srtt_.count() > 0; }
   // Zero while unmeasured: schedulers treat that as an infinite RTT.
@@ -89,6 +98,7 @@ class RttEstimator {
   std::uint64_t samples_ = 0;
   std::uint64_t dropped_samples_ = 0;
   std::uint64_t dropped_stamps_ = 0;
+  bool cc_rtt_ = false;
 };
 
 }  // namespace conflux::proto
