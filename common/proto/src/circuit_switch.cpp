@@ -329,8 +329,8 @@ void CircuitSwitch::Impl::on_circuit_sendme(Circuit& c, const cell::SendmeMsg& s
   }
   // Built in place: GCC 12 at -O2 warns (maybe-uninitialized, a false
   // positive) when a temporary variant is moved into the vector.
-  actions.emplace_back(std::in_place_type<CircuitSendme>, c.handle);
-  if (was_blocked && c.flow.can_send()) actions.emplace_back(std::in_place_type<CircuitWritable>, c.handle);
+  actions.emplace_back(CircuitSendme{c.handle});
+  if (was_blocked && c.flow.can_send()) actions.emplace_back(CircuitWritable{c.handle});
 }
 
 void CircuitSwitch::Impl::on_data(Circuit& c, StreamId stream, cell::RelayMsg msg) {
