@@ -76,6 +76,16 @@ TEST_CASE("tor documents: times, base64 and the meta format", "[dir][tor]") {
   CHECK_FALSE(tordoc::parse_time("2026-1-01", "00:00:00"));
   CHECK_FALSE(tordoc::parse_time("2026-11-26", "24:00:00"));
 
+  std::pair<std::array<std::uint8_t, 16>, std::uint16_t> a6{};
+  CHECK(tordoc::ipv6_orport("[2001:db8::1]:9001", a6));
+  CHECK(a6.first[0] == 0x20);
+  CHECK(a6.first[15] == 1);
+  CHECK(a6.second == 9001);
+  for (const char* bad : {"[::1]:0", "::1:9001", "[zz]:1", "[::1]", "[::1]:65536", "[127.0.0.1]:1"}) {
+    INFO(bad);
+    CHECK_FALSE(tordoc::ipv6_orport(bad, a6));
+  }
+
   CHECK(tordoc::decode_base64_padded("AAE=") == std::vector<std::uint8_t>{0, 1});
   CHECK(tordoc::decode_base64_padded("AAE") == std::vector<std::uint8_t>{0, 1});
   CHECK_FALSE(tordoc::decode_base64_padded("AA=E"));

@@ -132,19 +132,6 @@ bool ipv4_of(std::string_view s, std::array<std::uint8_t, 4>& out) {
   return true;
 }
 
-// "[IPv6]:port"
-bool ipv6_of(std::string_view s, std::pair<std::array<std::uint8_t, 16>, std::uint16_t>& out) {
-  const auto close = s.rfind("]:");
-  if (s.size() < 4 || s[0] != '[' || close == std::string_view::npos) return false;
-  const std::string z(s.substr(1, close - 1));
-  in6_addr a{};
-  auto port = number<std::uint16_t>(s.substr(close + 2));
-  if (::inet_pton(AF_INET6, z.c_str(), &a) != 1 || !port) return false;
-  std::memcpy(out.first.data(), &a, 16);
-  out.second = *port;
-  return true;
-}
-
 // The "r" line; the microdesc flavor has no descriptor digest.
 DirResult<TorRouterStatus> router_line(const Item& r, ConsensusFlavor flavor) {
   const std::size_t n = flavor == ConsensusFlavor::Microdesc ? 7 : 8;
@@ -170,7 +157,7 @@ DirResult<void*> router_detail(const Item& i, TorRouterStatus& st, bool& seen_m,
   if (i.keyword == "a") {
     std::pair<std::array<std::uint8_t, 16>, std::uint16_t> a{};
     if (i.args.size() != 1) return dir_fail(DirErrc::BadValue, "a");
-    if (!st.ipv6 && ipv6_of(i.args[0], a)) st.ipv6 = a;  // IPv4 "a" lines and later ones are not used
+    if (!st.ipv6 && tordoc::ipv6_orport(i.args[0], a)) st.ipv6 = a;  // IPv4 "a" lines and later ones are not used
   } else if (i.keyword == "m") {
     auto d = i.args.size() == 1 ? bytes::base64_decode(i.args[0]) : std::nullopt;
     if (seen_m || !d || d->size() != 32) return dir_fail(DirErrc::BadValue, "m");

@@ -1,5 +1,9 @@
 #include "conflux/dir/tor_doc.hpp"
 
+#include <arpa/inet.h>
+
+#include <charconv>
+#include <cstring>
 #include <string>
 
 #include "conflux/bytes/base64.hpp"
@@ -148,6 +152,22 @@ std::optional<std::uint64_t> parse_time(std::string_view date, std::string_view 
   if (*d > kDays[*mo - 1] + (*mo == 2 && leap ? 1 : 0)) return std::nullopt;
   const auto days = days_from_civil(*y, *mo, *d);
   return static_cast<std::uint64_t>(days) * 86400 + *h * 3600 + *mi * 60 + *s;
+}
+
+bool ipv6_orport(std::string_view s, std::pair<std::array<std::uint8_t, 16>, std::uint16_t>& out) {
+  const auto close = s.rfind("]:");
+  if (s.size() < 4 || s[0] != '[' || close == std::string_view::npos) return false;
+  const std::string host(s.substr(1, close - 1));
+  const auto port_text = s.substr(close + 2);
+  std::uint16_t port = 0;
+  auto [p, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  in6_addr a{};
+  if (ec != std::errc{} || p != port_text.data() + port_text.size() || port == 0 ||
+      ::inet_pton(AF_INET6, host.c_str(), &a) != 1)
+    return false;
+  std::memcpy(out.first.data(), &a, 16);
+  out.second = port;
+  return true;
 }
 
 std::optional<std::vector<std::uint8_t>> decode_base64_padded(std::string_view text) {

@@ -22,23 +22,6 @@ Unexpected<DirError> pass(const DirResult<T>& r) {
 
 bool starts_microdesc(const Item& i) { return i.keyword == "onion-key"; }
 
-// "[IPv6]:port"
-bool ipv6_of(std::string_view s, std::pair<std::array<std::uint8_t, 16>, std::uint16_t>& out) {
-  const auto close = s.rfind("]:");
-  if (s.size() < 4 || s[0] != '[' || close == std::string_view::npos) return false;
-  const std::string host(s.substr(1, close - 1));
-  const auto port_text = s.substr(close + 2);
-  std::uint16_t port = 0;
-  auto [p, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  in6_addr a{};
-  if (ec != std::errc{} || p != port_text.data() + port_text.size() || port == 0 ||
-      ::inet_pton(AF_INET6, host.c_str(), &a) != 1)
-    return false;
-  std::memcpy(out.first.data(), &a, 16);
-  out.second = port;
-  return true;
-}
-
 DirResult<PolicySummary> policy(const Item& i, std::string_view kw) {
   if (i.args.size() != 2 || i.object) return dir_fail(DirErrc::BadValue, kw);
   const std::string text = std::string(i.args[0]) + " " + std::string(i.args[1]);
@@ -82,7 +65,7 @@ DirResult<TorMicrodesc> parse_one(std::string_view text, const Item* first, cons
     if (i->keyword == "a") {
       std::pair<std::array<std::uint8_t, 16>, std::uint16_t> a{};
       if (i->args.size() != 1) return dir_fail(DirErrc::BadValue, "a");
-      if (!md.ipv6 && ipv6_of(i->args[0], a)) md.ipv6 = a;
+      if (!md.ipv6 && tordoc::ipv6_orport(i->args[0], a)) md.ipv6 = a;
     } else if (i->keyword == "family") {
       if (!md.family.empty()) return dir_fail(DirErrc::DuplicateKey, "family");
       md.family.assign(i->args.begin(), i->args.end());

@@ -5,10 +5,12 @@
 // tokenizer checks only that syntax; each document's parser checks which
 // keywords may appear, how often and with how many arguments. Items keep
 // their byte offsets, since signatures cover exact ranges of the text.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "conflux/dir/error.hpp"
@@ -50,6 +52,9 @@ struct Limits {
 // "YYYY-MM-DD" "HH:MM:SS" (two arguments, UTC) as seconds since the epoch;
 // nullopt unless both are exactly that shape and a real date and time.
 [[nodiscard]] std::optional<std::uint64_t> parse_time(std::string_view date, std::string_view time);
+
+// "[IPv6]:PORT" (an "a" line's argument) with a port above 0.
+[[nodiscard]] bool ipv6_orport(std::string_view text, std::pair<std::array<std::uint8_t, 16>, std::uint16_t>& out);
 
 // Base64 with '=' padding (the object bodies' and some keys' encoding) or
 // without; nullopt for anything else.
