@@ -72,17 +72,27 @@ TEST_CASE("join: two legs link, BEGIN on one and DATA on the other reach the exi
   CHECK_FALSE(f.join->client_channel(h).has_value());
 }
 
-TEST_CASE("join: replies are spread over the legs with SWITCHes and arrive in order", "[conflux][join]") {
-  Fixture f;
-  SetClient client(0x21);
-  // NO_OPINION: LowRTT at the exit, which spills onto the slower leg when
-  // the faster one's window is full.
+namespace {
+
+// A set of two legs on one channel (10 and 40 ms, NO_OPINION: LowRTT at the
+// exit) and a BEGIN on stream 3 from `client`; the set's handle.
+CircuitHandle two_leg_stream(Fixture& f, SetClient& client) {
   client.link(f, 1, kChanA, cell::ConfluxUx::NoOpinion, 10ms);
   client.link(f, 2, kChanA, cell::ConfluxUx::NoOpinion, 40ms);
   const auto id = f.join->set_of(1);
   REQUIRE(id);
   const CircuitHandle h = ConfluxJoin::set_handle(*id);
   client.send(f, StreamId{3}, cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 80, 0});
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("join: replies are spread over the legs with SWITCHes and arrive in order", "[conflux][join]") {
+  Fixture f;
+  SetClient client(0x21);
+  // LowRTT spills onto the slower leg when the faster one's window is full.
+  const CircuitHandle h = two_leg_stream(f, client);
   REQUIRE(f.got_on(h).size() == 1);
 
   CHECK(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
@@ -121,12 +131,7 @@ TEST_CASE("join: DATA the set cannot take yet waits, with every cell after it, u
   // closed it). The set keeps the cell, and the order, rather than close.
   Fixture f;
   SetClient client(0x22);
-  client.link(f, 1, kChanA, cell::ConfluxUx::NoOpinion, 10ms);
-  client.link(f, 2, kChanA, cell::ConfluxUx::NoOpinion, 40ms);
-  const auto id = f.join->set_of(1);
-  REQUIRE(id);
-  const CircuitHandle h = ConfluxJoin::set_handle(*id);
-  client.send(f, StreamId{3}, cell::BeginMsg{"example.com", cell::BeginAddrKind::Hostname, 80, 0});
+  const CircuitHandle h = two_leg_stream(f, client);
   REQUIRE(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
   std::uint32_t sent = 0;
   while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
