@@ -19,11 +19,6 @@ using Span = std::pair<const Item*, const Item*>;
 
 constexpr std::string_view kSignature = "directory-signature";
 
-template <class T>
-Unexpected<DirError> pass(const DirResult<T>& r) {
-  return Unexpected<DirError>{r.error()};
-}
-
 template <class Int>
 std::optional<Int> number(std::string_view s) {
   Int v{};
@@ -60,7 +55,7 @@ std::string joined(const Item& item) {
 
 DirResult<std::uint64_t> time_item(const Item* first, const Item* last, std::string_view kw) {
   auto item = tordoc::find_once(first, last, kw, true);
-  if (!item) return pass(item);
+  if (!item) return dir_pass(item);
   auto t = (*item)->args.size() == 2 ? tordoc::parse_time((*item)->args[0], (*item)->args[1]) : std::nullopt;
   if (!t) return dir_fail(DirErrc::BadValue, kw);
   return *t;
@@ -74,37 +69,37 @@ DirResult<void*> parse_preamble(Span s, TorConsensus& c) {
   if (version.args.size() == 2 && version.args[1] != "microdesc") return dir_fail(DirErrc::BadValue, "network-status-version");
   c.flavor = version.args.size() == 2 ? ConsensusFlavor::Microdesc : ConsensusFlavor::Ns;
   auto status = tordoc::find_once(s.first, s.second, "vote-status", true);
-  if (!status) return pass(status);
+  if (!status) return dir_pass(status);
   if ((*status)->args.size() != 1 || (*status)->args[0] != "consensus") return dir_fail(DirErrc::BadValue, "vote-status");
   auto method = tordoc::find_once(s.first, s.second, "consensus-method", true);
-  if (!method) return pass(method);
+  if (!method) return dir_pass(method);
   auto m = (*method)->args.size() == 1 ? number<std::uint32_t>((*method)->args[0]) : std::nullopt;
   if (!m) return dir_fail(DirErrc::BadValue, "consensus-method");
   c.consensus_method = *m;
   auto va = time_item(s.first, s.second, "valid-after");
   auto fu = time_item(s.first, s.second, "fresh-until");
   auto vu = time_item(s.first, s.second, "valid-until");
-  if (!va) return pass(va);
-  if (!fu) return pass(fu);
-  if (!vu) return pass(vu);
+  if (!va) return dir_pass(va);
+  if (!fu) return dir_pass(fu);
+  if (!vu) return dir_pass(vu);
   if (!(*va < *fu && *fu <= *vu)) return dir_fail(DirErrc::BadValue, "valid-until");
   c.valid_after = *va;
   c.fresh_until = *fu;
   c.valid_until = *vu;
   auto flags = tordoc::find_once(s.first, s.second, "known-flags", true);
-  if (!flags) return pass(flags);
+  if (!flags) return dir_pass(flags);
   c.known_flags.assign((*flags)->args.begin(), (*flags)->args.end());
   auto params = tordoc::find_once(s.first, s.second, "params", false);
-  if (!params) return pass(params);
+  if (!params) return dir_pass(params);
   if (*params != nullptr) {
     auto kv = key_values(**params, "params");
-    if (!kv) return pass(kv);
+    if (!kv) return dir_pass(kv);
     c.params = std::move(*kv);
   }
   for (auto [kw, out] : {std::pair{"recommended-client-protocols", &c.recommended_client_protocols},
                          std::pair{"required-client-protocols", &c.required_client_protocols}}) {
     auto item = tordoc::find_once(s.first, s.second, kw, false);
-    if (!item) return pass(item);
+    if (!item) return dir_pass(item);
     if (*item != nullptr) *out = joined(**item);
   }
   return nullptr;
@@ -191,7 +186,7 @@ DirResult<void*> parse_routers(Span s, TorConsensus& c) {
     if (i->keyword != "r") return dir_fail(DirErrc::BadValue, "r");
     if (c.routers.size() == kMaxTorRouters) return dir_fail(DirErrc::TooManyEntries, "r");
     auto st = router_line(*i, c.flavor);
-    if (!st) return pass(st);
+    if (!st) return dir_pass(st);
     bool seen_m = false, seen_s = false;
     for (++i; i != s.second && i->keyword != "r"; ++i) {
       auto ok = router_detail(*i, *st, seen_m, seen_s);
@@ -235,7 +230,7 @@ DirResult<TorConsensus> parse_tor_consensus(std::string_view text) {
   tordoc::Limits limits;
   limits.max_items = kMaxTorRouters * 8 + 1000;
   auto items = tordoc::tokenize(text, limits);
-  if (!items) return pass(items);
+  if (!items) return dir_pass(items);
   if (items->empty()) return dir_fail(DirErrc::MissingField, "network-status-version");
   const Item* const begin = items->data();
   const Item* const end = begin + items->size();
@@ -249,12 +244,12 @@ DirResult<TorConsensus> parse_tor_consensus(std::string_view text) {
   TorConsensus c;
   for (auto r : {parse_preamble({begin, sources}, c), parse_dir_sources({sources, routers}, c),
                  parse_routers({routers, footer}, c), parse_signatures({sigs, end}, c)})
-    if (!r) return pass(r);
+    if (!r) return dir_pass(r);
   auto weights = tordoc::find_once(footer, sigs, "bandwidth-weights", false);
-  if (!weights) return pass(weights);
+  if (!weights) return dir_pass(weights);
   if (*weights != nullptr) {
     auto kv = key_values(**weights, "bandwidth-weights");
-    if (!kv) return pass(kv);
+    if (!kv) return dir_pass(kv);
     c.bandwidth_weights = std::move(*kv);
   }
   const auto signed_part = text.substr(0, sigs->offset + kSignature.size() + 1);

@@ -189,13 +189,13 @@ DirResult<std::vector<Item>> tokenize(std::string_view text, const Limits& limit
     auto line = in.line();
     if (!line) return dir_fail(DirErrc::BadSyntax);
     auto item = read_keyword_line(*line, limits);
-    if (!item) return Unexpected<DirError>{item.error()};
+    if (!item) return dir_pass(item);
     item->offset = offset;
     if (in.next_starts_with("-----")) {
       auto begin = in.line();
       if (!begin) return dir_fail(DirErrc::BadSyntax);
       auto object = read_object(in, *begin, limits);
-      if (!object) return Unexpected<DirError>{object.error()};
+      if (!object) return dir_pass(object);
       item->object = std::move(*object);
     }
     item->end = in.at();

@@ -52,11 +52,11 @@ DirResult<CertItems> find_items(const Item* first, const Item* last) {
   }};
   for (const auto& [kw, slot] : required) {
     auto item = tordoc::find_once(first, last, kw, true);
-    if (!item) return Unexpected<DirError>{item.error()};
+    if (!item) return dir_pass(item);
     *slot = *item;
   }
   auto address = tordoc::find_once(first, last, "dir-address", false);
-  if (!address) return Unexpected<DirError>{address.error()};
+  if (!address) return dir_pass(address);
   c.address = *address;
   return c;
 }
@@ -67,15 +67,15 @@ DirResult<AuthorityKeyCert> parse_one(std::string_view text, const Item* first, 
   if (!last->args.empty() || !last->object || last->object->type != "SIGNATURE")
     return dir_fail(DirErrc::BadValue, kLast);
   auto items = find_items(first + 1, last);
-  if (!items) return Unexpected<DirError>{items.error()};
+  if (!items) return dir_pass(items);
   auto identity = rsa_key(*items->identity, "dir-identity-key");
-  if (!identity) return Unexpected<DirError>{identity.error()};
+  if (!identity) return dir_pass(identity);
   auto signing = rsa_key(*items->signing, "dir-signing-key");
-  if (!signing) return Unexpected<DirError>{signing.error()};
+  if (!signing) return dir_pass(signing);
   auto published = time_of(*items->published, "dir-key-published");
-  if (!published) return Unexpected<DirError>{published.error()};
+  if (!published) return dir_pass(published);
   auto expires = time_of(*items->expires, "dir-key-expires");
-  if (!expires) return Unexpected<DirError>{expires.error()};
+  if (!expires) return dir_pass(expires);
 
   const Item& fp = *items->fingerprint;
   auto fp_bytes = fp.args.size() == 1 && fp.args[0].size() == 40 ? bytes::from_hex(fp.args[0]) : std::nullopt;
@@ -110,7 +110,7 @@ DirResult<AuthorityKeyCert> parse_one(std::string_view text, const Item* first, 
 DirResult<std::vector<AuthorityKeyCert>> parse_key_certs(std::string_view text) {
   if (text.size() > kMaxKeyCertsSize) return dir_fail(DirErrc::TooLarge);
   auto items = tordoc::tokenize(text);
-  if (!items) return Unexpected<DirError>{items.error()};
+  if (!items) return dir_pass(items);
   std::vector<AuthorityKeyCert> out;
   const Item* at = items->data();
   const Item* const end = at + items->size();
@@ -120,7 +120,7 @@ DirResult<std::vector<AuthorityKeyCert>> parse_key_certs(std::string_view text) 
     const Item* last = std::find_if(at + 1, end, [](const Item& i) { return i.keyword == kLast || i.keyword == kFirst; });
     if (last == end || last->keyword != kLast) return dir_fail(DirErrc::MissingField, kLast);
     auto cert = parse_one(text, at, last);
-    if (!cert) return Unexpected<DirError>{cert.error()};
+    if (!cert) return dir_pass(cert);
     out.push_back(std::move(*cert));
     at = last + 1;
   }

@@ -15,11 +15,6 @@ namespace {
 
 using tordoc::Item;
 
-template <class T>
-Unexpected<DirError> pass(const DirResult<T>& r) {
-  return Unexpected<DirError>{r.error()};
-}
-
 bool starts_microdesc(const Item& i) { return i.keyword == "onion-key"; }
 
 DirResult<PolicySummary> policy(const Item& i, std::string_view kw) {
@@ -32,7 +27,7 @@ DirResult<PolicySummary> policy(const Item& i, std::string_view kw) {
 
 DirResult<void*> key_items(const Item* first, const Item* last, TorMicrodesc& md) {
   auto ntor = tordoc::find_once(first, last, "ntor-onion-key", true);
-  if (!ntor) return pass(ntor);
+  if (!ntor) return dir_pass(ntor);
   auto key = (*ntor)->args.size() == 1 ? tordoc::decode_base64_padded((*ntor)->args[0]) : std::nullopt;
   if (!key || key->size() != 32 || (*ntor)->object) return dir_fail(DirErrc::BadValue, "ntor-onion-key");
   std::copy(key->begin(), key->end(), md.ntor_onion_key.begin());
@@ -58,7 +53,7 @@ DirResult<TorMicrodesc> parse_one(std::string_view text, const Item* first, cons
   md.digest = crypto::sha256({reinterpret_cast<const std::uint8_t*>(body.data()), body.size()});
   md.text = std::string(body);
   auto keys = key_items(first, last, md);
-  if (!keys) return pass(keys);
+  if (!keys) return dir_pass(keys);
   md.ipv4_policy.accept = false;
   md.ipv4_policy.ranges = {{1, 65535}};
   for (const Item* i = first; i != last; ++i) {
@@ -72,17 +67,17 @@ DirResult<TorMicrodesc> parse_one(std::string_view text, const Item* first, cons
     }
   }
   auto p = tordoc::find_once(first, last, "p", false);
-  if (!p) return pass(p);
+  if (!p) return dir_pass(p);
   if (*p != nullptr) {
     auto v = policy(**p, "p");
-    if (!v) return pass(v);
+    if (!v) return dir_pass(v);
     md.ipv4_policy = std::move(*v);
   }
   auto p6 = tordoc::find_once(first, last, "p6", false);
-  if (!p6) return pass(p6);
+  if (!p6) return dir_pass(p6);
   if (*p6 != nullptr) {
     auto v = policy(**p6, "p6");
-    if (!v) return pass(v);
+    if (!v) return dir_pass(v);
     md.ipv6_policy = std::move(*v);
   }
   return md;
@@ -93,7 +88,7 @@ DirResult<TorMicrodesc> parse_one(std::string_view text, const Item* first, cons
 DirResult<std::vector<TorMicrodesc>> parse_tor_microdescs(std::string_view text) {
   if (text.size() > kMaxMicrodescsSize) return dir_fail(DirErrc::TooLarge);
   auto items = tordoc::tokenize(text);
-  if (!items) return pass(items);
+  if (!items) return dir_pass(items);
   // Where each document starts: at "onion-key", or at an "ntor-onion-key"
   // that is not the current document's first (one without an RSA key).
   std::vector<const Item*> starts;
@@ -112,7 +107,7 @@ DirResult<std::vector<TorMicrodesc>> parse_tor_microdescs(std::string_view text)
   std::vector<TorMicrodesc> out;
   for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
     auto md = parse_one(text, starts[k], starts[k + 1]);
-    if (!md) return pass(md);
+    if (!md) return dir_pass(md);
     out.push_back(std::move(*md));
   }
   return out;

@@ -48,4 +48,10 @@ inline Unexpected<DirError> dir_fail(DirErrc c, std::string_view field = {}) {
   return Unexpected<DirError>{DirError{c, field}};
 }
 
+// A failed result's error, passed on by a caller with another value type.
+template <class T>
+Unexpected<DirError> dir_pass(const DirResult<T>& failed) {
+  return Unexpected<DirError>{failed.error()};
+}
+
 }  // namespace conflux::dir
