@@ -128,6 +128,13 @@ struct FakeExit {
 
   static proto::LegId leg_of(std::uint64_t serial) { return proto::LegId{static_cast<std::uint32_t>(serial)}; }
 
+  // Plays a stock tor exit: its LINKED offers no resumption.
+  void act_as_tor() {
+    proto::ExitLinkConfig c;
+    c.offer_resumption = false;
+    registry = proto::ExitLinkRegistry(c);
+  }
+
   proto::ConfluxSet* set_of(std::uint64_t serial) {
     auto id = registry.set_of(leg_of(serial));
     if (!id) return nullptr;

@@ -133,6 +133,32 @@ TEST_CASE("the exit allows the stream's port", "[path][constraints]") {
   CHECK(p.error().message.find("port 25") != std::string::npos);
 }
 
+TEST_CASE("a Conflux leg's exit is Stable and Fast and speaks Conflux=1 and FlowCtrl=2", "[path][constraints]") {
+  auto relays = small_network();
+  for (auto& r : relays) {
+    if (r.identity == id_of(8) || r.identity == id_of(9)) r.protocols = "Conflux=1 FlowCtrl=1-2 Link=4-5 Relay=2-4";
+    if (r.identity == id_of(10)) r.protocols = "FlowCtrl=1-2 Link=4-5 Relay=2-4";  // no Conflux
+  }
+  relays.at(8).flags.stable = false;  // relay 9
+  const NetView net = net_of(relays, distinct_weights());
+  Rng rng = seeded(6);
+  GuardSet guards;
+  PathOptions o;
+  o.port = 80;
+  o.conflux = true;
+  // 7 lacks FlowCtrl=2, 9 is not Stable, 10 lacks Conflux=1: only 8.
+  for (int i = 0; i < 50; ++i) CHECK(build_ok(net, guards, o, {}, rng).last().identity == id_of(8));
+  o.exit = id_of(7);
+  auto fixed = build_path(net, guards, o, {}, rng, kNow);
+  REQUIRE_FALSE(fixed);
+  CHECK(fixed.error().code == PathErrc::ExitUnusable);
+  o.exit.reset();
+  o.port = 22;  // only 9 takes 22, and it cannot take legs
+  auto none = build_path(net, guards, o, {}, rng, kNow);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message.find("no Conflux exit") != std::string::npos);
+}
+
 TEST_CASE("a preemptive exit prefers exits allowing 80 and 443", "[path][constraints]") {
   std::vector<dir::RouterEntry> relays{relay(1, kGuardFlags, 100), relay(2, kMiddleFlags, 100),
                                        relay(3, kExitFlags, 100, "accept 80,443"),

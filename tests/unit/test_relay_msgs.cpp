@@ -316,6 +316,16 @@ TEST_CASE("CONFLUX_LINK and CONFLUX_LINKED bodies", "[relay][conflux]") {
   decodes_to(body + "ffff", ConfluxLinkMsg{f}, body);
   decodes_to(body + rep("00", 448), ConfluxLinkedMsg{f}, body);
 
+  // Except our extension list there (tor ignores it): type 1, resumption.
+  ConfluxLinkFields resumes = f;
+  resumes.offers_resumption = true;
+  roundtrip(body + "010100", ConfluxLinkedMsg{resumes});
+  roundtrip(body + "010100", ConfluxLinkMsg{resumes});
+  decodes_to(body + "02" "0703aabbcc" "0100", ConfluxLinkedMsg{resumes}, body + "010100");  // beside an unknown type
+  decodes_to(body + "01" "0703aabbcc", ConfluxLinkedMsg{f}, body);                          // only unknown types
+  decodes_to(body + "0201", ConfluxLinkedMsg{f}, body);  // a list that does not parse is no list
+  decodes_to(body + "01" "0105", ConfluxLinkedMsg{f}, body);
+
   for (auto cmd : {RelayCommand::ConfluxLink, RelayCommand::ConfluxLinked}) {
     rejects(cmd, "", DecodeError::Truncated);
     rejects(cmd, body.substr(0, 98), DecodeError::Truncated);  // 49 bytes

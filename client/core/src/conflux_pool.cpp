@@ -200,6 +200,7 @@ LegCircuit* ConfluxPool::launch_leg(ConfluxTunnel& t, const LegRequest& r) {
   req.port = r.port;
   req.exit = r.exit;
   req.first_hop = r.first_hop;
+  req.conflux_leg = true;
   // A stream an exit refused must not get a set to that exit again.
   if (!r.exit && first_leg_avoids_ != nullptr) req.avoid_exits = *first_leg_avoids_;
   req.exclude = r.exclude_middles;

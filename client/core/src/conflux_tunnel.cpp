@@ -117,6 +117,10 @@ std::size_t ConfluxTunnel::pending_legs() const noexcept { return legs_.size() -
 
 bool ConfluxTunnel::launch_leg(std::optional<RelayIdentity> retry_through) {
   if (state_ == State::Closed || !hooks_.launch_leg || !linker_.launch_budget_left()) return false;
+  // A tor exit takes no new leg into a set in use: its LINK would carry
+  // numbers the exit may not have delivered yet ("data loss"), and tor's
+  // clients never relaunch a linked set.
+  if (exit_kind_ == ExitKind::Tor && state_ == State::Open) return false;
   LegRequest req;
   req.port = exit_ ? std::nullopt : port_;
   req.exit = exit_;
@@ -222,6 +226,7 @@ void ConfluxTunnel::on_leg_closed(std::uint64_t serial, std::string_view why) {
   std::optional<RelayIdentity> retry;
   if (!leg.relays.empty() && first_hop_failures_[leg.relays.front()] <= config_.same_guard_retries)
     retry = leg.relays.front();
+  if (set_->has_leg(leg.id) && exit_kind_ == ExitKind::Tor) return on_tor_leg_lost(leg, why);
   if (set_->has_leg(leg.id)) {
     set_->leg_closed(leg.id);
     ++stats_.legs_lost;
@@ -238,6 +243,37 @@ void ConfluxTunnel::on_leg_closed(std::uint64_t serial, std::string_view why) {
   // kills legs selectively is the bound on these retries), then another.
   if (legs_.size() < config_.num_legs && !launch_leg(retry) && retry) (void)launch_leg(std::nullopt);
   check_viable();
+  // With a tor exit the other legs may have been waiting for this one.
+  if (maybe_open() && hooks_.leg_linked) hooks_.leg_linked();
+}
+
+void ConfluxTunnel::on_tor_leg_lost(const Leg& leg, std::string_view why) {
+  ++stats_.legs_lost;
+  if (streams_attached_ > 0) {
+    // What it carried (either way) is lost for good: tor's exit tears the
+    // set down too when the leg had data in flight or was the newest.
+    return close(cell::DestroyReason::Finished, "leg " + std::to_string(leg.id.value()) + " closed (" +
+                                                    std::string(why) +
+                                                    ") and the set's tor exit cannot resend what it carried");
+  }
+  // Never used: nothing was sent on any leg, so a new leg links with
+  // numbers 0 and the set opens once it has.
+  set_->leg_closed(leg.id);
+  state_ = State::Linking;
+  net::emit(log_, net::LogLevel::Info,
+            leg_name(leg.id) + " closed before the set carried anything: " + std::string(why) + "; replacing it");
+  if (legs_.size() < config_.num_legs) (void)launch_leg(std::nullopt);
+  check_viable();
+  if (maybe_open() && hooks_.leg_linked) hooks_.leg_linked();
+}
+
+bool ConfluxTunnel::maybe_open() {
+  if (state_ != State::Linking || linked_legs() == 0) return false;
+  // A tor exit finalises the set at each LINK and would see data sent
+  // before the last leg's LINK as lost: every leg links first.
+  if (exit_kind_ == ExitKind::Tor && pending_legs() > 0) return false;
+  state_ = State::Open;
+  return true;
 }
 
 bool ConfluxTunnel::any_relinking() const noexcept {
@@ -322,6 +358,9 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
     return close_leg(serial, cell::DestroyReason::Protocol,
                      "LINKED refused: " + std::string(proto::to_string(linked.error())));
   if (l->relinking) return on_relinked(*l, *linked);
+  // Every leg ends at the same exit; if any LINKED does not offer
+  // resumption, tor's rules hold for the whole set.
+  exit_kind_ = linked->peer_resumes && exit_kind_ != ExitKind::Tor ? ExitKind::Resumes : ExitKind::Tor;
   const auto rtt = std::chrono::duration_cast<proto::RttDuration>(linked->rtt);
   if (auto added = set_->add_leg(l->id, l->ours, linked->peer, rtt, now()); !added) {
     if (added.error() == proto::ConfluxError::TooManyLegs)
@@ -332,7 +371,7 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
   follow_leg_cwnd(*l);
   ++stats_.legs_linked;
   (void)l->circuit->send(StreamId{0}, linked->ack);
-  state_ = State::Open;
+  (void)maybe_open();
   const auto rtt_tenths = rtt.count() / 100;  // 0.1 ms
   net::emit(log_, net::LogLevel::Info,
             "Conflux set " + std::to_string(serial_) + " linked leg " + std::to_string(l->id.value()) + " (" +

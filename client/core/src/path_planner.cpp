@@ -165,6 +165,7 @@ std::optional<PathChoice> PathPlanner::choose(const PathRequest& req, PathProble
   for (const auto& id : req.exclude) po.exclude.insert(ed(id));
   if (req.exit) po.exit = ed(*req.exit);
   if (req.first_hop) po.first_hop = ed(*req.first_hop);
+  po.conflux = req.conflux_leg;
   auto p = path::build_path(m.net, m.first_hops(), po, m.rules, m.rng, m.now());
   m.save_guards();
   if (!p) {

@@ -8,6 +8,15 @@ namespace {
 
 double seconds(proto::RttDuration d) { return static_cast<double>(d.count()) / 1e6; }
 
+const char* exit_kind_label(ConfluxTunnel::ExitKind k) {
+  switch (k) {
+    case ConfluxTunnel::ExitKind::Resumes: return "resumes";
+    case ConfluxTunnel::ExitKind::Tor: return "tor";
+    case ConfluxTunnel::ExitKind::Unknown: break;
+  }
+  return "unknown";
+}
+
 // Sets, legs, and per live leg what the scheduler sees (CONFLUX.md, "The
 // proxy's sets"). Labels are the set's and the leg's numbers from the log.
 void render_conflux(metrics::Snapshot& s, const ConfluxPool& pool) {
@@ -40,6 +49,9 @@ void render_conflux(metrics::Snapshot& s, const ConfluxPool& pool) {
     if (set == nullptr) continue;
     const std::string set_label = std::to_string(t->serial());
     const auto& ss = set->stats();
+    s.gauge("conflux_proxy_conflux_set_legs_linked",
+            "Legs linked now, per set and its exit: one of ours (resumes) or tor's (CONFLUX.md)", t->linked_legs(),
+            {{"set", set_label}, {"exit", exit_kind_label(t->exit_kind())}});
     s.counter("conflux_proxy_conflux_set_switches_sent_total", "SWITCH cells sent, per set", ss.switches_sent,
               {{"set", set_label}});
     s.counter("conflux_proxy_conflux_set_switches_received_total", "SWITCH cells received, per set",

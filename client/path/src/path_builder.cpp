@@ -26,19 +26,22 @@ std::string port_text(std::optional<std::uint16_t> port) {
 
 Result<Hop, PathError> choose_exit(const NetView& net, std::optional<std::uint16_t> port,
                                    const std::set<crypto::Ed25519Public>& exclude, const std::vector<Hop>& with,
-                                   const SelectionRules& rules, const Rng& rng) {
+                                   const SelectionRules& rules, const Rng& rng, bool conflux) {
   // Without a port, the best tier available: allowing 80 and 443, then one
   // of them, then anything (path-spec 2.1.1: preemptive circuits for port 80).
   std::array<std::vector<const dir::RouterEntry*>, 3> tiers;
   for (const dir::RouterEntry& r : net.relays()) {
-    if (!usable_as_exit(r, port) || exclude.contains(r.identity) || !fits_all(r, with, rules)) continue;
+    if (!usable_as_exit(r, port) || (conflux && !usable_as_conflux_exit(r)) || exclude.contains(r.identity) ||
+        !fits_all(r, with, rules))
+      continue;
     const int tier = port ? 0 : any_port_tier(r.exit_policy);
     if (tier < 3) tiers[static_cast<std::size_t>(tier)].push_back(&r);
   }
   for (const auto& pool : tiers) {
     if (auto pick = choose_by_bandwidth(pool, Position::Exit, net.weights(), rng)) return hop_from(*pool[*pick]);
   }
-  return Unexpected{fail(PathErrc::NoExit, "no exit for " + port_text(port) + " fits this path")};
+  return Unexpected{fail(PathErrc::NoExit, std::string(conflux ? "no Conflux exit" : "no exit") + " for " +
+                                               port_text(port) + " fits this path")};
 }
 
 Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hops, const PathOptions& options,
@@ -51,8 +54,8 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
   std::optional<Hop> fixed_exit;
   if (options.exit && options.num_hops >= 2) {
     const dir::RouterEntry* r = net.find(*options.exit);
-    if (!r || !usable_as_exit(*r, options.port) || options.exclude.contains(r->identity) ||
-        options.exclude_exits.contains(r->identity))
+    if (!r || !usable_as_exit(*r, options.port) || (options.conflux && !usable_as_conflux_exit(*r)) ||
+        options.exclude.contains(r->identity) || options.exclude_exits.contains(r->identity))
       return Unexpected{fail(PathErrc::ExitUnusable, "the requested exit is not usable for " + port_text(options.port))};
     fixed_exit = hop_from(*r);
   }
@@ -81,13 +84,13 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
     no_exit.insert(options.exclude_exits.begin(), options.exclude_exits.end());
     std::set<crypto::Ed25519Public> no_exit_now = no_exit;
     no_exit_now.insert(options.avoid.begin(), options.avoid.end());
-    auto e = choose_exit(net, options.port, no_exit_now, path.hops, rules, rng);
+    auto e = choose_exit(net, options.port, no_exit_now, path.hops, rules, rng, options.conflux);
     if (!e && !options.avoid.empty() && !options.first_hop) {
       // Every exit that fits this first hop is one to avoid (our guard is
       // the only other exit, say, and the last one is down): the exit
       // first, then a first hop that fits it. Only then does a restriction
       // move a circuit to another guard (tor bug 40876).
-      if (auto first_exit = choose_exit(net, options.port, no_exit_now, {}, rules, rng)) {
+      if (auto first_exit = choose_exit(net, options.port, no_exit_now, {}, rules, rng, options.conflux)) {
         auto h = first_hops.choose_first_hop(net, [&](const Hop& x) { return fits_first(x, *first_exit); }, rng,
                                              now);
         if (h) {
@@ -96,7 +99,7 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
         }
       }
     }
-    if (!e) e = choose_exit(net, options.port, no_exit, path.hops, rules, rng);
+    if (!e) e = choose_exit(net, options.port, no_exit, path.hops, rules, rng, options.conflux);
     if (!e) return Unexpected{e.error()};
     exit = std::move(*e);
   }

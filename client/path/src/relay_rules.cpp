@@ -27,6 +27,11 @@ bool usable_as_exit(const dir::RouterEntry& r, std::optional<std::uint16_t> port
   return any_port_tier(r.exit_policy) < 3;
 }
 
+bool usable_as_conflux_exit(const dir::RouterEntry& r) noexcept {
+  return r.flags.stable && r.flags.fast && dir::protocols_support(r.protocols, "Conflux", 1) &&
+         dir::protocols_support(r.protocols, "FlowCtrl", 2);
+}
+
 bool exit_policy_allows(std::string_view summary, std::uint16_t port) noexcept {
   if (port == 0) return false;
   try {

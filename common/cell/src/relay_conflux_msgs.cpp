@@ -1,6 +1,24 @@
 #include "conflux/cell/relay_conflux_msgs.hpp"
 
 namespace conflux::cell {
+namespace {
+
+// Whether our extension list after the 50 bytes offers resumption; bytes
+// that are not a well-formed list mean nothing (tor sends none).
+bool read_offers_resumption(bytes::Reader& r) {
+  if (r.empty()) return false;
+  const std::uint8_t n = r.u8();
+  bool resumption = false;
+  for (std::uint8_t i = 0; i < n && r.ok(); ++i) {
+    const std::uint8_t type = r.u8();
+    const std::uint8_t len = r.u8();
+    (void)r.take(len);
+    if (r.ok() && type == kConfluxExtResumption) resumption = true;
+  }
+  return r.ok() && resumption;
+}
+
+}  // namespace
 
 Decoded<ConfluxLinkFields> decode_conflux_link_fields(bytes::ByteSpan body) {
   bytes::Reader r(body);
@@ -15,7 +33,8 @@ Decoded<ConfluxLinkFields> decode_conflux_link_fields(bytes::ByteSpan body) {
   if (!r.ok()) return fail(DecodeError::Truncated);
   if (ux > static_cast<std::uint8_t>(ConfluxUx::LowMemThroughput)) return fail(DecodeError::BadValue);
   f.desired_ux = static_cast<ConfluxUx>(ux);
-  return f;  // bytes after offset 50 are ignored
+  f.offers_resumption = read_offers_resumption(r);
+  return f;
 }
 
 void encode_conflux_link_fields(bytes::Writer& w, const ConfluxLinkFields& f) {
@@ -24,6 +43,11 @@ void encode_conflux_link_fields(bytes::Writer& w, const ConfluxLinkFields& f) {
   w.u64(f.last_seqno_sent.value());
   w.u64(f.last_seqno_recv.value());
   w.u8(static_cast<std::uint8_t>(f.desired_ux));
+  if (f.offers_resumption) {
+    w.u8(1);
+    w.u8(kConfluxExtResumption);
+    w.u8(0);
+  }
 }
 
 Decoded<ConfluxLinkMsg> ConfluxLinkMsg::decode(bytes::ByteSpan body) {

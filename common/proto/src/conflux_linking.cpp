@@ -70,6 +70,7 @@ ConfluxResult<ClientLinked> ClientLinker::on_linked(LegId leg, const cell::Confl
   ClientLinked out;
   out.peer = numbers_of(msg);
   out.peer_ux = msg.desired_ux;
+  out.peer_resumes = msg.offers_resumption;
   out.rtt = now - it->second.sent;
   return out;
 }
@@ -163,6 +164,7 @@ ConfluxResult<cell::ConfluxLinkedMsg> ExitLinkRegistry::make_linked(LegId leg, L
   msg.last_seqno_recv = ours.last_seqno_recv;
   // tor's exits always ask for MIN_LATENCY (DEFAULT_EXIT_UX).
   msg.desired_ux = cell::ConfluxUx::MinLatency;
+  msg.offers_resumption = config_.offer_resumption;
   return msg;
 }
 

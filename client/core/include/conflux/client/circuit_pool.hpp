@@ -34,6 +34,7 @@ struct PathRequest {
   std::optional<LinkPool::Identity> exit;
   std::set<LinkPool::Identity> exclude;
   std::optional<LinkPool::Identity> first_hop;
+  bool conflux_leg = false;  // the exit must take Conflux legs (PathOptions::conflux)
 };
 
 // Why no path could be chosen.

@@ -19,6 +19,14 @@
 // linker's budget bounds every launch. Any error of the set (a
 // peer's sequencing violation, a memory cap) closes this set only: every
 // leg is closed and every stream told.
+//
+// All of that needs an exit of ours, which says so in its LINKED
+// (cell::ConfluxLinkFields::offers_resumption). A tor exit resends nothing,
+// refuses a LINK again on a live leg and a LINK that reveals data loss, so
+// with one the set behaves as tor's client does: it takes streams only once
+// every leg linked (or no launch is left), never relinks, launches no
+// replacement once it carried a stream, and closes when a leg dies after
+// that (tor-reference.md 1.4.1, 1.10).
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -127,6 +135,9 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
 
   // For the pool: state, exit, isolation and dirtiness (as a circuit's).
   [[nodiscard]] State state() const noexcept { return state_; }
+  // What the first LINKED said of the exit.
+  enum class ExitKind : std::uint8_t { Unknown, Resumes, Tor };
+  [[nodiscard]] ExitKind exit_kind() const noexcept { return exit_kind_; }
   [[nodiscard]] bool has_exit() const noexcept { return exit_.has_value(); }
   [[nodiscard]] const std::string& exit_policy() const noexcept { return exit_policy_; }
   [[nodiscard]] std::optional<std::uint16_t> port() const noexcept { return port_; }
@@ -166,6 +177,11 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   void top_up();
   void on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg& msg);
   void on_relinked(Leg& leg, const proto::ClientLinked& linked);
+  // Linking -> Open: at once with an exit of ours, once every leg linked
+  // (or no launch is left) with a tor exit.
+  bool maybe_open();  // true when it opened
+  // A linked leg died on a set whose exit is tor's.
+  void on_tor_leg_lost(const Leg& leg, std::string_view why);
   // A leg died: a surviving leg (the lowest RTT) is relinked so that both
   // ends can resend on it what the dead leg lost, now rather than once a
   // replacement is built. One relink at a time; a leg lost meanwhile asks
@@ -196,6 +212,7 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   proto::ConfluxNonce nonce_;
   proto::ClientLinker linker_;
   State state_ = State::Linking;
+  ExitKind exit_kind_ = ExitKind::Unknown;
   std::optional<std::uint16_t> port_;
   std::optional<RelayIdentity> exit_;
   std::string exit_policy_;

@@ -33,6 +33,9 @@ struct PathOptions {
   // chosen as middle or exit while another relay fits.
   std::set<crypto::Ed25519Public> avoid;
   std::size_t num_hops = 3;                       // 1..kMaxHops; 1 = the first hop alone
+  // A Conflux leg: the exit must take legs (usable_as_conflux_exit), as
+  // tor's CRN_CONFLUX with NEED_UPTIME and NEED_CAPACITY.
+  bool conflux = false;
 };
 
 struct Path {
@@ -46,10 +49,11 @@ struct Path {
                                                  const Rng& rng, std::uint64_t now);
 
 // The exit step alone (also used by build_path): weighted among relays
-// usable as exits for `port`, not excluded, compatible with every hop in `with`.
+// usable as exits for `port` (and Conflux legs, with `conflux`), not
+// excluded, compatible with every hop in `with`.
 [[nodiscard]] Result<Hop, PathError> choose_exit(const NetView& net, std::optional<std::uint16_t> port,
                                                  const std::set<crypto::Ed25519Public>& exclude,
                                                  const std::vector<Hop>& with, const SelectionRules& rules,
-                                                 const Rng& rng);
+                                                 const Rng& rng, bool conflux = false);
 
 }  // namespace conflux::path

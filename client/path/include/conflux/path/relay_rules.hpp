@@ -32,6 +32,11 @@ struct SelectionRules {
 // port, accepts some port). The Exit flag only changes the weight, as in tor.
 [[nodiscard]] bool usable_as_exit(const dir::RouterEntry& r, std::optional<std::uint16_t> port) noexcept;
 
+// A Conflux set's exit (tor's CRN_CONFLUX with NEED_UPTIME and
+// NEED_CAPACITY): Stable and Fast, and it speaks Conflux=1 and FlowCtrl=2
+// (congestion control, which tor's Conflux requires).
+[[nodiscard]] bool usable_as_conflux_exit(const dir::RouterEntry& r) noexcept;
+
 // Whether a policy summary allows `port`; false when it does not parse.
 [[nodiscard]] bool exit_policy_allows(std::string_view summary, std::uint16_t port) noexcept;
 

@@ -28,13 +28,23 @@ enum class ConfluxUx : std::uint8_t {
 // The shared body of LINK and LINKED:
 //   version u8 (= 1) | nonce[32] | last_seqno_sent u64 | last_seqno_recv u64 |
 //   desired_ux u8 (0..4)
-// Decoding rejects version != 1 (BadVersion) and UX > 4 (BadValue), and
-// ignores bytes after the first 50, as tor does. Encoding writes exactly 50.
+// Decoding rejects version != 1 (BadVersion) and UX > 4 (BadValue). tor
+// ignores the bytes after the first 50; we put our own extensions there,
+// shaped like ntor-v3's list (docs/CONFLUX.md "Exits of ours and tor's"):
+//   N_EXT u8, then N_EXT times { type u8, len u8, body[len] }
+// Type 1 (empty body): the sender resends what a dead leg lost and takes a
+// LINK again on a live leg (prop 329 2.7; tor does neither). Unknown types
+// are skipped; a list that does not parse counts as no list, as tor
+// ignores those bytes. Encoding writes exactly 50 bytes, plus the list
+// when there is something in it.
+inline constexpr std::uint8_t kConfluxExtResumption = 1;
+
 struct ConfluxLinkFields {
   std::array<std::uint8_t, kConfluxNonceLen> nonce{};  // secret: never log it
   SeqAbs last_seqno_sent{};
   SeqAbs last_seqno_recv{};
   ConfluxUx desired_ux = ConfluxUx::NoOpinion;
+  bool offers_resumption = false;  // extension type 1
   friend bool operator==(const ConfluxLinkFields&, const ConfluxLinkFields&) = default;
 };
 

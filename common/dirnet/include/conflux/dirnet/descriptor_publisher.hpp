@@ -38,8 +38,10 @@ struct RelayInfo {
   std::vector<crypto::Ed25519Public> family;
   std::string version;                          // platform becomes "conflux <version>"
   // Link 4-5, Ed25519 link authentication (AUTH0003), relay cells with
-  // ntor (2) and ntor-v3 (4), authenticated SENDMEs.
-  std::string protocols = "Link=4-5 LinkAuth=3 Relay=2-4 FlowCtrl=1";
+  // ntor (2) and ntor-v3 (4), authenticated SENDMEs (FlowCtrl 1) and
+  // congestion control (2), Conflux sets ending here (every relay runs the
+  // join point).
+  std::string protocols = "Link=4-5 LinkAuth=3 Relay=2-4 FlowCtrl=1-2 Conflux=1";
   bool bridge = false;
   friend bool operator==(const RelayInfo&, const RelayInfo&) = default;
 };

@@ -47,6 +47,10 @@ struct ClientLinkConfig {
 struct ClientLinked {
   LinkNumbers peer;
   cell::ConfluxUx peer_ux = cell::ConfluxUx::NoOpinion;
+  // The exit is one of ours: it resends and takes relinks (its LINKED
+  // said so). A tor exit does neither, and its set must not be used
+  // before every leg linked (tor-reference.md 1.4.1).
+  bool peer_resumes = false;
   ConfluxClock::duration rtt{};
   cell::ConfluxLinkedAckMsg ack;  // send it on the same leg
 };
@@ -102,6 +106,9 @@ struct ExitLinkConfig {
   // number. A correct client needs one per leg it loses.
   std::size_t max_relinks_per_set = 64;
   ConfluxClock::duration linked_ack_timeout = std::chrono::seconds(30);
+  // Say so in LINKED (cell::kConfluxExtResumption). Off only to play a tor
+  // exit in tests.
+  bool offer_resumption = true;
 };
 
 struct ExitLinked {
