@@ -102,11 +102,11 @@ class TorControl:
             return 0
         circuits = {}
         for line in self.getinfo("circuit-status").splitlines():
-            p = line.strip().lstrip("250+-").split()
-            if len(p) < 2:
+            p = line.strip().split()
+            if len(p) < 2 or p[0].startswith("250") or p[0] == ".":
                 continue
             kv = dict(x.split("=", 1) for x in p if "=" in x)
-            circuits[p[0].split("=")[-1]] = (p[1], kv.get("PURPOSE"), kv.get("CONFLUX_ID"))
+            circuits[p[0]] = (p[1], kv.get("PURPOSE"), kv.get("CONFLUX_ID"))
         status, purpose, cfx = circuits.get(circ, (None, None, None))
         if purpose != "CONFLUX_LINKED" or cfx is None:
             return 0
