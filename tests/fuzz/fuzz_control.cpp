@@ -1,0 +1,101 @@
+// A control connection's bytes from a hostile controller: the reader, the
+// argument parser and the authentication gate (common/control). Input:
+// [split seed][bytes...]. Checks:
+//  - reading in one piece and in pseudo-random pieces gives the same
+//    commands and the same error;
+//  - the reader never holds more than its limits;
+//  - every argument string either parses or fails, and a value that parsed
+//    as a QuotedString is read back the same from quote_control_string;
+//  - the gate answers every command (before authentication) with a reply
+//    that is CRLF-terminated lines, and never authenticates without the
+//    cookie or the password (which no input here can know).
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "conflux/control/control_args.hpp"
+#include "conflux/control/control_auth.hpp"
+#include "conflux/control/control_reader.hpp"
+
+namespace {
+
+using namespace conflux::control;
+
+void check(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
+constexpr ControlReaderLimits kLimits{256, 1024};
+
+struct Outcome {
+  std::vector<ControlCommand> commands;
+  std::optional<ControlReadError> error;
+  bool operator==(const Outcome&) const = default;
+};
+
+Outcome read(const std::uint8_t* data, std::size_t size, std::uint8_t seed) {
+  ControlReader r(kLimits);
+  Outcome out;
+  std::uint32_t lcg = seed;
+  std::size_t at = 0;
+  while (at < size && !out.error) {
+    std::size_t n = size - at;
+    if (seed != 0) {
+      lcg = lcg * 1103515245u + 12345u;
+      n = std::min<std::size_t>(n, 1 + (lcg >> 16) % 16);
+    }
+    auto got = r.feed(std::span(data + at, n));
+    at += n;
+    out.commands.insert(out.commands.end(), got.commands.begin(), got.commands.end());
+    out.error = got.error;
+    check(r.buffered() <= kLimits.max_line + kLimits.max_data);
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  const std::uint8_t seed = data[0];
+  const Outcome whole = read(data + 1, size - 1, 0);
+  check(read(data + 1, size - 1, seed == 0 ? 1 : seed) == whole);
+
+  ControlAuthConfig config;
+  ControlCookie cookie{};
+  cookie.fill(0x5a);
+  config.cookie = cookie;
+  config.hashed_passwords = {"16:F3EDDC964FCA28F860DB956A9003EE52C48ECF2C2742EE5C7A8C1F0019"};
+  ControlAuth auth(config, [] {
+    ControlCookie n{};
+    n.fill(0x33);
+    return n;
+  });
+  for (const auto& cmd : whole.commands) {
+    if (auto args = parse_control_args(cmd.args)) {
+      for (const auto& a : *args) {
+        if (!a.quoted) continue;
+        auto back = parse_control_args(quote_control_string(a.value));
+        check(back && back->size() == 1 && back->front().value == a.value);
+      }
+    }
+    auto answer = auth.on_command(cmd);
+    if (!answer) {
+      check(auth.authenticated());
+      continue;
+    }
+    check(answer->reply.size() >= 6 && answer->reply.ends_with("\r\n"));
+    if (answer->close) break;
+  }
+  // Authenticated only with what the input spelled: the cookie (0x5a
+  // bytes, in hex) or the password "correct horse".
+  if (auth.authenticated()) {
+    std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string cookie_hex;
+    for (int i = 0; i < 32; ++i) cookie_hex += "5a";
+    check(text.find(cookie_hex) != std::string::npos || text.find("correct horse") != std::string::npos);
+  }
+  return 0;
+}
