@@ -11,6 +11,7 @@
 #include "conflux/control/control_password.hpp"
 #include "conflux/control/control_reader.hpp"
 #include "conflux/control/control_reply.hpp"
+#include "conflux/control/control_session.hpp"
 #include "conflux/crypto/digest.hpp"
 
 using namespace conflux;
@@ -203,4 +204,55 @@ TEST_CASE("control authentication: NULL when no method is set; no cookie, no SAF
   pw.hashed_passwords = {"16:DAF36E07449D913A6012C4C4800D5E5515B0ED5D0816D6111CB175C7CF"};
   ControlAuth gate(pw, [] { return fill(9); });
   CHECK(gate.on_command(cmd("AUTHCHALLENGE", "SAFECOOKIE " + bytes::to_hex(fill(3))))->close);
+}
+
+namespace {
+
+struct EchoCommands final : ControlCommands {
+  ControlAnswer on_command(const ControlCommand& c) override {
+    seen.push_back(c.keyword);
+    return {control_line(250, "OK"), c.keyword == "SIGNAL" && c.args == "SHUTDOWN"};
+  }
+  const std::set<std::string>& event_names() const override { return names; }
+  std::set<std::string> names{"BW", "CIRC", "STREAM"};
+  std::vector<std::string> seen;
+};
+
+std::string feed(ControlSession& s, std::string_view text, bool* closed = nullptr) {
+  auto out = s.on_bytes(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  if (closed != nullptr) *closed = out.close;
+  return out.bytes;
+}
+
+}  // namespace
+
+TEST_CASE("control session: the gate first, SETEVENTS kept, the rest to the program", "[control]") {
+  EchoCommands program;
+  ControlSession s(ControlAuthConfig{}, [] { return fill(1); }, program);
+  CHECK_FALSE(s.wants("BW"));
+  CHECK(feed(s, "AUTHENTICATE\r\nSETEVENTS bw circ\r\nGETINFO version\r\n") == "250 OK\r\n250 OK\r\n250 OK\r\n");
+  CHECK(program.seen == std::vector<std::string>{"GETINFO"});
+  CHECK(s.wants("BW"));
+  CHECK(s.wants("CIRC"));
+  CHECK_FALSE(s.wants("STREAM"));
+  // All or nothing: an unknown name keeps the old subscription.
+  CHECK(feed(s, "SETEVENTS STREAM FROB\r\n") == "552 Unrecognized event \"FROB\"\r\n");
+  CHECK(s.wants("BW"));
+  CHECK(feed(s, "SETEVENTS EXTENDED STREAM\r\n") == "250 OK\r\n");
+  CHECK(s.wants("STREAM"));
+  CHECK_FALSE(s.wants("BW"));
+  bool closed = false;
+  CHECK(feed(s, "SIGNAL SHUTDOWN\r\nGETINFO after\r\n", &closed) == "250 OK\r\n");
+  CHECK(closed);
+  CHECK_FALSE(s.wants("STREAM"));
+  CHECK(feed(s, "GETINFO more\r\n").empty());
+}
+
+TEST_CASE("control session: unreadable input is answered, then the connection closes", "[control]") {
+  EchoCommands program;
+  ControlSession s(ControlAuthConfig{}, [] { return fill(1); }, program);
+  bool closed = false;
+  CHECK(feed(s, "AUTHENTICATE\r\n.bad\r\nGETINFO x\r\n", &closed) == "250 OK\r\n510 not a command keyword\r\n");
+  CHECK(closed);
+  CHECK(program.seen.empty());
 }
