@@ -8,6 +8,7 @@
 #include "conflux/bytes/hex.hpp"
 #include "conflux/control/control_args.hpp"
 #include "conflux/control/control_auth.hpp"
+#include "conflux/control/control_getinfo.hpp"
 #include "conflux/control/control_password.hpp"
 #include "conflux/control/control_reader.hpp"
 #include "conflux/control/control_reply.hpp"
@@ -255,4 +256,26 @@ TEST_CASE("control session: unreadable input is answered, then the connection cl
   CHECK(feed(s, "AUTHENTICATE\r\n.bad\r\nGETINFO x\r\n", &closed) == "250 OK\r\n510 not a command keyword\r\n");
   CHECK(closed);
   CHECK(program.seen.empty());
+}
+
+TEST_CASE("GETINFO: exact keys, prefixes, data blocks, and one unknown key fails all", "[control]") {
+  ControlInfo info;
+  info.add("version", "The version.", [](std::string_view) { return std::optional<std::string>("0.4.9.11"); });
+  info.add("config-text", "The torrc.", [](std::string_view) { return std::optional<std::string>("SocksPort 9050\n.x\n"); });
+  info.add("address", "Our address.", [](std::string_view) { return std::optional<std::string>(); });
+  info.add_prefix("ns/id/", "Router status by <identity>.", [](std::string_view id) {
+    return id == "AB" ? std::optional<std::string>("r relay1 ...") : std::nullopt;
+  });
+  CHECK(info.getinfo("version").reply == "250-version=0.4.9.11\r\n250 OK\r\n");
+  CHECK(info.getinfo("version config-text ns/id/AB").reply ==
+        "250-version=0.4.9.11\r\n250+config-text=\r\nSocksPort 9050\r\n..x\r\n.\r\n250-ns/id/AB=r relay1 ...\r\n250 OK\r\n");
+  CHECK(info.getinfo("version frob").reply == "552 Unrecognized key \"frob\"\r\n");
+  CHECK(info.getinfo("ns/id/").reply == "552 Unrecognized key \"ns/id/\"\r\n");
+  CHECK(info.getinfo("ns/id/CD").reply == "551 Unable to answer \"ns/id/CD\" now\r\n");
+  CHECK(info.getinfo("address").reply == "551 Unable to answer \"address\" now\r\n");
+  CHECK(info.getinfo("").reply.rfind("512 ", 0) == 0);
+  const auto names = info.getinfo("info/names").reply;
+  CHECK(names.find("address -- Our address.\r\n") != std::string::npos);
+  CHECK(names.find("ns/id/* -- Router status by <identity>.\r\n") != std::string::npos);
+  CHECK(names.find("info/names -- ") != std::string::npos);
 }
