@@ -135,19 +135,19 @@ awaitable<void> ManagedTransport::supervise() {
   }
 }
 
-awaitable<std::string> ManagedTransport::run_once() {
-  auto alive = alive_;
-  auto p = std::make_shared<Process>(io_);
+// Starts the process with pipes for its stdin, stdout and stderr; an error
+// text when it could not be started.
+std::optional<std::string> ManagedTransport::spawn(Process& p) {
   int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) co_return std::string("could not make a pipe: ") + std::strerror(errno);
+  if (::pipe2(in, O_CLOEXEC) != 0) return std::string("could not make a pipe: ") + std::strerror(errno);
   if (::pipe2(out, O_CLOEXEC) != 0) {
     ::close(in[0]);
     ::close(in[1]);
-    co_return std::string("could not make a pipe: ") + std::strerror(errno);
+    return std::string("could not make a pipe: ") + std::strerror(errno);
   }
   if (::pipe2(err, O_CLOEXEC) != 0) {
     for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
-    co_return std::string("could not make a pipe: ") + std::strerror(errno);
+    return std::string("could not make a pipe: ") + std::strerror(errno);
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -163,23 +163,22 @@ awaitable<std::string> ManagedTransport::run_once() {
   std::vector<char*> envp;
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
-  const int rc = ::posix_spawn(&p->pid, options_.binary.c_str(), &fa, nullptr, argv.data(), envp.data());
+  const int rc = ::posix_spawn(&p.pid, options_.binary.c_str(), &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   for (int fd : {in[0], out[1], err[1]}) ::close(fd);
   if (rc != 0) {
     for (int fd : {in[1], out[0], err[0]}) ::close(fd);
-    co_return "could not be started: " + std::string(std::strerror(rc));
+    return "could not be started: " + std::string(std::strerror(rc));
   }
-  p->in_fd = in[1];
-  p->out.assign(out[0]);
-  p->err.assign(err[0]);
-  current_ = p;
-  pid_ = p->pid;
-  net::emit(log_, net::LogLevel::Info, "Managed proxy \"" + options_.binary + "\" launched (pid " +
-                                           std::to_string(p->pid) + ")");
+  p.in_fd = in[1];
+  p.out.assign(out[0]);
+  p.err.assign(err[0]);
+  return std::nullopt;
+}
 
-  // stderr, to the log, line by line.
-  asio::co_spawn(io_, [p, alive, log = log_, name = options_.binary]() -> awaitable<void> {
+// Its stderr, to the log, line by line.
+void ManagedTransport::log_stderr(std::shared_ptr<Process> p) {
+  asio::co_spawn(io_, [p, alive = alive_, log = log_, name = options_.binary]() -> awaitable<void> {
     std::array<char, 1024> buf{};
     std::string line;
     for (;;) {
@@ -194,40 +193,13 @@ awaitable<std::string> ManagedTransport::run_once() {
       }
     }
   }, asio::detached);
+}
 
-  pt::PtMessages messages(options_.mode, options_.transports);
-  std::set<std::string> failed;
-  std::string why;
-  std::array<std::uint8_t, 4096> buf{};
-  for (;;) {
-    auto [ec, n] = co_await p->out.async_read_some(asio::buffer(buf), use_nothrow);
-    if (!*alive) co_return std::string("stopped");
-    if (ec) break;  // it closed stdout: it is ending
-    auto read = messages.feed(std::span<const std::uint8_t>(buf.data(), n));
-    for (const auto& m : read.messages) {
-      if (const auto* e = std::get_if<pt::PtMethodError>(&m)) {
-        failed.insert(e->transport);
-        net::emit(log_, net::LogLevel::Warn, "Managed proxy \"" + options_.binary + "\": " + e->transport +
-                                                 " failed: " + e->message);
-      } else if (const auto* l = std::get_if<pt::PtLog>(&m)) {
-        net::emit(log_, net::LogLevel::Info, "Managed proxy \"" + options_.binary + "\" logs (" + l->severity +
-                                                 "): " + l->message);
-      } else if (std::holds_alternative<pt::PtDone>(m)) {
-        methods_.clear();
-        for (const auto& meth : messages.methods())
-          if (failed.count(meth.transport) == 0) methods_.push_back(meth);
-        ready_ = true;
-        changed();
-      }
-    }
-    if (read.error) {
-      why = "broke the managed-proxy protocol (" + read.error->message + ")";
-      ::kill(p->pid, SIGKILL);
-      break;
-    }
-  }
-  // Reap it: it closed stdout or we killed it; a process that keeps running
-  // with stdout closed gets SIGTERM, then SIGKILL.
+// Reaps it once it closed stdout or we killed it; one that keeps running
+// with stdout closed gets SIGTERM, then SIGKILL. False when we were
+// destroyed meanwhile.
+awaitable<bool> ManagedTransport::reap(std::shared_ptr<Process> p) {
+  auto alive = alive_;
   asio::steady_timer wait(io_);
   const auto started = std::chrono::steady_clock::now();
   bool termed = false;
@@ -241,9 +213,56 @@ awaitable<std::string> ManagedTransport::run_once() {
     }
     wait.expires_after(std::chrono::milliseconds(20));
     (void)co_await wait.async_wait(use_nothrow);
-    if (!*alive) co_return std::string("stopped");
+    if (!*alive) co_return false;
   }
   p->close_stdin();
+  co_return true;
+}
+
+void ManagedTransport::on_message(const pt::PtMessage& m, const pt::PtMessages& messages,
+                                  std::set<std::string>& failed) {
+  if (const auto* e = std::get_if<pt::PtMethodError>(&m)) {
+    failed.insert(e->transport);
+    net::emit(log_, net::LogLevel::Warn,
+              "Managed proxy \"" + options_.binary + "\": " + e->transport + " failed: " + e->message);
+  } else if (const auto* l = std::get_if<pt::PtLog>(&m)) {
+    net::emit(log_, net::LogLevel::Info,
+              "Managed proxy \"" + options_.binary + "\" logs (" + l->severity + "): " + l->message);
+  } else if (std::holds_alternative<pt::PtDone>(m)) {
+    methods_.clear();
+    for (const auto& meth : messages.methods())
+      if (failed.count(meth.transport) == 0) methods_.push_back(meth);
+    ready_ = true;
+    changed();
+  }
+}
+
+awaitable<std::string> ManagedTransport::run_once() {
+  auto alive = alive_;
+  auto p = std::make_shared<Process>(io_);
+  if (auto failed = spawn(*p)) co_return *failed;
+  current_ = p;
+  pid_ = p->pid;
+  net::emit(log_, net::LogLevel::Info,
+            "Managed proxy \"" + options_.binary + "\" launched (pid " + std::to_string(p->pid) + ")");
+  log_stderr(p);
+  pt::PtMessages messages(options_.mode, options_.transports);
+  std::set<std::string> failed;
+  std::string why;
+  std::array<std::uint8_t, 4096> buf{};
+  for (;;) {
+    auto [ec, n] = co_await p->out.async_read_some(asio::buffer(buf), use_nothrow);
+    if (!*alive) co_return std::string("stopped");
+    if (ec) break;  // it closed stdout: it is ending
+    auto read = messages.feed(std::span<const std::uint8_t>(buf.data(), n));
+    for (const auto& m : read.messages) on_message(m, messages, failed);
+    if (read.error) {
+      why = "broke the managed-proxy protocol (" + read.error->message + ")";
+      ::kill(p->pid, SIGKILL);
+      break;
+    }
+  }
+  if (!co_await reap(p)) co_return std::string("stopped");
   if (why.empty()) why = status_text(p->status);
   co_return why;
 }

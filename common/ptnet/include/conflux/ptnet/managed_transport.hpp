@@ -64,6 +64,10 @@ class ManagedTransport {
   struct Process;
   net::awaitable<void> supervise();
   net::awaitable<std::string> run_once();
+  [[nodiscard]] std::optional<std::string> spawn(Process& p);
+  void log_stderr(std::shared_ptr<Process> p);
+  net::awaitable<bool> reap(std::shared_ptr<Process> p);
+  void on_message(const pt::PtMessage& m, const pt::PtMessages& messages, std::set<std::string>& failed);
   void changed();
 
   net::asio::io_context& io_;
