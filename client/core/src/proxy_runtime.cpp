@@ -222,6 +222,16 @@ struct ProxyRuntime::Impl {
       std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
       d.authorities.push_back(id);
     }
+    // A fallback with a DirPort is asked like an authority (what it serves
+    // must still carry the authorities' signatures); tor 0.4.9's built-in
+    // ones have none and are reached over BEGIN_DIR only.
+    for (const auto& f : options.fallback_dirs)
+      if (f.dir_port) d.authorities_at.push_back(to_endpoint(f.address, *f.dir_port));
+    if (options.default_directories)
+      net::emit(log, net::LogLevel::Notice,
+                "No DirAuthority lines: using the public Tor network's " + std::to_string(options.dir_authorities.size()) +
+                    " directory authorities and " + std::to_string(options.fallback_dirs.size()) +
+                    " fallback directories.");
     // tor's defaults with the overrides until a consensus says otherwise.
     apply_cc_params(options.override_consensus_params);
     directory = std::make_unique<DirectoryClient>(io, clock, std::move(d), log);
