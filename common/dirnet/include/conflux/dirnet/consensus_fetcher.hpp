@@ -53,12 +53,12 @@ struct ConsensusQuery {
   // Non-empty: the sources are a tor network's authorities, these their
   // v3idents (tor_consensus_fetch.hpp); `authorities` is then unused.
   std::vector<crypto::RsaFingerprint> tor_authorities;
+  dir::ConsensusCheck check;
+  HttpLimits http{std::chrono::milliseconds(30000), 8192, dir::kMaxConsensusSize};
   // tor's directory only: the BEGIN_DIR sources to ask first (called at each
   // fetch, as they depend on what the last consensus said); the DirPorts
   // above are asked only when none of these gave a consensus.
-  std::function<std::vector<DirSource>()> begin_dir_sources;
-  dir::ConsensusCheck check;
-  HttpLimits http{std::chrono::milliseconds(30000), 8192, dir::kMaxConsensusSize};
+  std::function<std::vector<DirSource>()> begin_dir_sources{};
 };
 
 // Asks the sources in random order and returns the first consensus that
