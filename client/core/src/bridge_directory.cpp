@@ -63,9 +63,12 @@ net::awaitable<void> BridgeDirectory::keep_fresh(std::size_t index) {
 
 net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_once(std::size_t index) {
   const BridgeTarget target = bridges_[index].target;
-  auto got = co_await begin_dir_get(links_, clock_, DirRelay{target.at, target.identity, "bridge"},
-                                    std::string(dir::kSelfDescriptor), dir::kMaxDescriptorSize,
-                                    std::chrono::duration_cast<std::chrono::milliseconds>(options_.fetch_timeout));
+  // Named, not temporaries in the co_await: GCC 12 destroys a temporary
+  // class argument of a coroutine call twice (ASan: bad-free).
+  DirRelay relay{target.at, target.identity, "bridge"};
+  std::string path(dir::kSelfDescriptor);
+  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.fetch_timeout);
+  auto got = co_await begin_dir_get(links_, clock_, relay, path, dir::kMaxDescriptorSize, timeout);
   if (!got) co_return got.error();
   if (got->status != 200) co_return "HTTP status " + std::to_string(got->status);
   auto d = dir::parse_and_verify_descriptor(got->body, clock_.unix_seconds());

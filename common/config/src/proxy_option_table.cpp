@@ -56,7 +56,7 @@ constexpr ProxyOptionSpec kOptions[] = {
    "SOCKS listener; address defaults to 127.0.0.1; 0 disables; flags IsolateSOCKSAuth (default) "
    "NoIsolateSOCKSAuth IsolateDestPort IsolateDestAddr only"},
   {"DataDirectory", "", false, set_value<&P::data_directory, any_text>, reset_value<&P::data_directory>,
-   "path", "~/.conflux-proxy", Restricted,
+   "path", "~/.conflux-proxy", Same,
    "guard state and cached directory; /var/lib/conflux-proxy for root (tor: ~/.tor, /var/lib/tor)"},
   {"Log", "", true, add_value<&P::logs, parse_log>, reset_value<&P::logs>,
    "SEV[-SEV] stdout|stderr|syslog|file PATH", "notice stdout", Restricted, "no per-domain severities"},
