@@ -26,7 +26,7 @@ StartupDecision decide_startup(int argc, const char* const* argv) {
   auto cl = config::handle_command_line(program, argc, argv, std::cout, std::cerr);
   if (!cl.load) return {std::nullopt, cl.exit_status};
   config::RealFileSource files;
-  auto options = config::load_proxy_options(*cl.load, files);
+  auto options = config::load_proxy_options(*cl.load, files, config::user_environment());
   if (!options) {
     config::print_errors(program.name, options.error(), std::cerr);
     return {std::nullopt, 1};

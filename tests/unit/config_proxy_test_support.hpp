@@ -16,10 +16,10 @@ inline const std::string kProxyBase =
     std::string("DataDirectory /var/lib/conflux-proxy\nDirAuthority auth1 orport=9001 127.0.0.1:9030 ") + kAuthId +
     "\n";
 
-inline Result<ProxyOptions, ConfigErrors> proxy_build(const std::string& text) {
+inline Result<ProxyOptions, ConfigErrors> proxy_build(const std::string& text, const UserEnvironment& env = {}) {
   auto entries = parse_torrc_text(text, "torrc");
   if (!entries) FAIL("parse error: " << entries.error().to_string());
-  return proxy_options_from_entries(*entries, "torrc");
+  return proxy_options_from_entries(*entries, "torrc", env);
 }
 
 inline ProxyOptions proxy_ok(const std::string& extra) {

@@ -12,6 +12,7 @@
 // client's job in conflux-proxy; this is only what a test needs to name hops.
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -38,7 +39,13 @@ using procs::TempDir;
 
 // Ports BASE..BASE+410 on 127.0.0.1; away from the ephemeral range, and from
 // tornet's default (15000) that a developer may be holding up by hand.
+// CONFLUX_STOCKTOR_BASE_PORT moves them, for a developer whose machine
+// already runs a stock network there (ctest runs one binary at a time).
 inline constexpr int kBasePort = 17000;
+inline int base_port() {
+  const char* e = std::getenv("CONFLUX_STOCKTOR_BASE_PORT");  // NOLINT(concurrency-mt-unsafe)
+  return e != nullptr && *e != '\0' ? std::atoi(e) : kBasePort;
+}
 
 struct StockRelay {
   std::string nick;
@@ -144,7 +151,7 @@ class StockTorNetwork {
     driver_ = std::make_unique<Child>(
         "tornet", "/usr/bin/env",
         std::vector<std::string>{"TORNET_NETNS=0", "TORNET_WORK=" + work_.string(),
-                                 "BASE_PORT=" + std::to_string(kBasePort), "SIZES=1MiB,5MiB,50MiB", "N=1",
+                                 "BASE_PORT=" + std::to_string(base_port()), "SIZES=1MiB,5MiB,50MiB", "N=1",
                                  "MAX_SECONDS=3600", "PYTHON=/usr/bin/python3", CONFLUX_TORNET_RUN,
                                  (dir_.path() / "tornet.json").string(), "--hold", "3500"},
         log, SIGTERM);

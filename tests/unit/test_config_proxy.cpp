@@ -4,6 +4,7 @@
 // test_config_proxy_lines.cpp.
 #include <catch2/catch.hpp>
 
+#include "conflux/config/default_directories.hpp"
 #include "conflux/config/proxy_options.hpp"
 #include "config_proxy_test_support.hpp"
 
@@ -134,18 +135,55 @@ TEST_CASE("proxy options: unknown options are errors with file:line", "[config][
   CHECK(r.error()[1].to_string() == "torrc:6: unknown option 'NotAnOption'");
 }
 
-TEST_CASE("proxy options: required options", "[config][proxy]") {
-  auto r = proxy_build("SocksPort 9050\n");
-  REQUIRE_FALSE(r);
-  REQUIRE(r.error().size() == 2);
-  CHECK(r.error()[0].to_string() == "torrc: DataDirectory is required");
-  CHECK(r.error()[1].to_string() ==
-        "torrc: a DirAuthority line is required: middles and exits come from the consensus");
+TEST_CASE("proxy options: an empty torrc gets tor's defaults: the public network, a DataDirectory", "[config][proxy]") {
+  auto r = proxy_build("", UserEnvironment{false, "/home/u"});
+  REQUIRE(r);
+  CHECK(r->data_directory == "/home/u/.conflux-proxy");
+  CHECK(r->default_directories);
+  CHECK(r->dir_authorities == default_dir_authorities());
+  CHECK(r->fallback_dirs == default_fallback_dirs());
+  REQUIRE(r->socks_ports.size() == 1);
+  CHECK(r->socks_ports[0].port == 9050);
+  CHECK(r->warnings.empty());
+  CHECK(proxy_build("", UserEnvironment{true, "/root"})->data_directory == "/var/lib/conflux-proxy");
+  // Not root and no HOME: no default, as tor cannot expand ~ either.
+  auto none = proxy_build("");
+  REQUIRE_FALSE(none);
+  REQUIRE(none.error().size() == 1);
+  CHECK(none.error()[0].to_string() == "torrc: DataDirectory is required: there is no default without HOME");
+}
+
+TEST_CASE("proxy options: DirAuthority lines replace the public network, fallbacks included", "[config][proxy]") {
+  auto o = proxy_ok("");
+  CHECK_FALSE(o.default_directories);
+  CHECK(o.fallback_dirs.empty());
+  // FallbackDir lines alone replace tor's fallbacks, not its authorities.
+  auto r = proxy_build("DataDirectory /d\nFallbackDir 192.0.2.9 orport=9001 id=1A25C6358DB91342AA51720A5038B72742732498\n");
+  REQUIRE(r);
+  CHECK(r->dir_authorities == default_dir_authorities());
+  REQUIRE(r->fallback_dirs.size() == 1);
+  CHECK(r->fallback_dirs[0].or_port == 9001);
+}
+
+TEST_CASE("proxy options: DataDirectory defaults as tor's, under our name", "[config][proxy]") {
+  CHECK(default_proxy_data_directory({true, "/home/u"}) == "/var/lib/conflux-proxy");
+  CHECK(default_proxy_data_directory({false, "/home/u"}) == "/home/u/.conflux-proxy");
+  CHECK(default_proxy_data_directory({false, "/home/u/"}) == "/home/u/.conflux-proxy");
+  CHECK(default_proxy_data_directory({false, ""}).empty());
+  // An empty value restores the default (tor's rule).
+  auto reset = proxy_build(kProxyBase + "DataDirectory\n", UserEnvironment{false, "/home/u"});
+  REQUIRE(reset);
+  CHECK(reset->data_directory == "/home/u/.conflux-proxy");
+}
+
+TEST_CASE("proxy options: DirAuthority rules", "[config][proxy]") {
   auto dup = proxy_bad(std::string("DirAuthority auth1 127.0.0.9:1 ") + kOtherId + "\n");
   CHECK(dup.message.find("share a nickname") != std::string::npos);
   auto mixed = proxy_bad("DirAuthority tor1 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:1 "
                          "1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n");
   CHECK(mixed.message.find("cannot be mixed") != std::string::npos);
+  auto fallback = proxy_bad("FallbackDir 192.0.2.9 orport=9001 id=1A25C6358DB91342AA51720A5038B72742732498\n");
+  CHECK(fallback.message.find("tor network's cache") != std::string::npos);
 }
 
 TEST_CASE("proxy options: TestingTorNetwork lets hops share a subnet unless the torrc says otherwise", "[config][proxy]") {

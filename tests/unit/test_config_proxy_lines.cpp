@@ -1,8 +1,11 @@
 // conflux-proxy's own line syntaxes (SocksPort with its isolation flags,
-// Bridge lines), UseBridges, and loading through the layers.
+// Bridge lines, FallbackDir lines), UseBridges, the built-in directory of the
+// public network, and loading through the layers.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "config_proxy_test_support.hpp"
+#include "conflux/config/default_directories.hpp"
 #include "conflux/config/proxy_options.hpp"
 
 using namespace conflux::config;
@@ -164,4 +167,85 @@ TEST_CASE("load_proxy_options: defaults file, torrc with include, command line",
     REQUIRE_FALSE(r4);
     CHECK(r4.error()[0].file == "/nope");
   }
+}
+
+TEST_CASE("FallbackDir lines: tor's form, with and without a DirPort", "[config][proxy]") {
+  auto f = parse_fallback_dir("185.183.157.214 orport=9100 id=5BDD0633E0AC09763E49641DCD1BA3AB3A21AA83 "
+                              "ipv6=[2a03:4000:1d:b7a:782f:17ff:fef0:a708]:9100");
+  REQUIRE(f);
+  CHECK(f->address == IpAddress::v4(185, 183, 157, 214));
+  CHECK_FALSE(f->dir_port);
+  CHECK(f->or_port == 9100);
+  CHECK(f->rsa_identity[0] == 0x5B);
+  CHECK(f->rsa_identity[19] == 0x83);
+  REQUIRE(f->ipv6_or);
+  CHECK(f->ipv6_or->port == 9100);
+  auto d = parse_fallback_dir("192.0.2.3:9030 orport=9001 id=5BDD0633E0AC09763E49641DCD1BA3AB3A21AA83 weight=10");
+  REQUIRE(d);
+  CHECK(d->dir_port == std::optional<std::uint16_t>(9030));
+}
+
+TEST_CASE("FallbackDir lines: bad ones say why", "[config][proxy]") {
+  const std::string id = "id=5BDD0633E0AC09763E49641DCD1BA3AB3A21AA83";
+  struct Case {
+    std::string text, fragment;
+  };
+  const Case cases[] = {
+      {"", "expected ADDRESS"},
+      {"192.0.2.3 orport=9001", "needs orport= and id="},
+      {"192.0.2.3 " + id, "needs orport= and id="},
+      {"[2001:db8::1]:9030 orport=9001 " + id, "IPv4"},
+      {"192.0.2.3 orport=9001 id=5BDD", "40-hex-digit"},
+      {"192.0.2.3 orport=9001 orport=9002 " + id, "repeated"},
+      {"192.0.2.3 orport=70000 " + id, "port"},
+      {"192.0.2.3 orport=9001 " + id + " ipv6=192.0.2.4:1", "ipv6="},
+      {"192.0.2.3 orport=9001 " + id + " bogus", "unexpected 'bogus'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    auto r = parse_fallback_dir(c.text);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().find(c.fragment) != std::string::npos);
+  }
+}
+
+TEST_CASE("The built-in directory: tor 0.4.9's nine v3 authorities, every line parses", "[config][proxy]") {
+  const auto lines = default_dir_authority_lines();
+  const auto parsed = default_dir_authorities();
+  REQUIRE(lines.size() == 9);
+  REQUIRE(parsed.size() == lines.size());  // none was dropped for not parsing
+  std::set<std::string> nicks;
+  std::set<RsaId> v3idents, fingerprints;
+  for (const auto& a : parsed) {
+    CHECK(a.tor_form());
+    CHECK(a.or_port.has_value());
+    CHECK(a.dir.addr.is_v4());
+    CHECK_FALSE(a.dir.addr.is_loopback());
+    nicks.insert(a.nickname);
+    v3idents.insert(*a.v3ident);
+    fingerprints.insert(*a.rsa_identity);
+  }
+  CHECK(nicks.size() == 9);
+  CHECK(v3idents.size() == 9);
+  CHECK(fingerprints.size() == 9);
+  CHECK(nicks.count("moria1") == 1);
+  CHECK(nicks.count("faravahar") == 1);
+  // And the options accept them together (no duplicate, no mixed forms).
+  CHECK(proxy_build("DataDirectory /tmp/x\n").has_value());
+  CHECK(proxy_build("DataDirectory /tmp/x\n")->default_directories);
+}
+
+TEST_CASE("The built-in directory: tor 0.4.9's 200 fallbacks, every line parses, ids unique", "[config][proxy]") {
+  const auto lines = default_fallback_dir_lines();
+  const auto parsed = default_fallback_dirs();
+  REQUIRE(lines.size() == 200);
+  REQUIRE(parsed.size() == lines.size());
+  std::set<RsaId> ids;
+  for (const auto& f : parsed) {
+    CHECK_FALSE(f.dir_port);  // tor 0.4.9 lists ORPorts only: BEGIN_DIR
+    CHECK(f.or_port != 0);
+    CHECK_FALSE(f.address.is_loopback());
+    ids.insert(f.rsa_identity);
+  }
+  CHECK(ids.size() == 200);
 }

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 
-#include "conflux/cell/relay_header.hpp"
-#include "conflux/client/client_stream.hpp"
+#include "conflux/client/begin_dir.hpp"
 #include "conflux/dir/paths.hpp"
 
 namespace conflux::client {
 namespace {
-
-constexpr std::size_t kMaxResponse = dir::kMaxDescriptorSize + 4096;
 
 std::string endpoint_text(const net::tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
@@ -66,78 +63,15 @@ net::awaitable<void> BridgeDirectory::keep_fresh(std::size_t index) {
 
 net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_once(std::size_t index) {
   const BridgeTarget target = bridges_[index].target;
-  const auto deadline = clock_.now() + options_.fetch_timeout;
-  CircuitInfo info;
-  PathHop hop;
-  hop.target.identity = target.identity;
-  hop.nickname = "bridge";
-  info.path.push_back(std::move(hop));
-  info.one_hop_fast = true;
-
-  // The circuit reports through a small shared state: it may outlive this
-  // coroutine's interest, or die before it.
-  struct State {
-    bool built = false;
-    std::optional<std::string> closed;
-    Wakeup* wake = nullptr;
-  };
-  auto state = std::make_shared<State>();
-  Wakeup wake(co_await net::asio::this_coro::executor);
-  state->wake = &wake;
-  Circuit::Hooks hooks;
-  hooks.built = [state](Circuit&) {
-    state->built = true;
-    if (state->wake) state->wake->notify();
-  };
-  hooks.closed = [state](Circuit&, std::string_view why) {
-    state->closed = std::string(why);
-    if (state->wake) state->wake->notify();
-  };
-  Circuit* circ = links_.launch(std::move(info), {target.at}, std::move(hooks));
-  struct Unhook {
-    std::shared_ptr<State> s;
-    ~Unhook() { s->wake = nullptr; }
-  } unhook{state};
-  if (circ == nullptr) co_return std::string("no circuit ID free on the link");
-  while (!state->built && !state->closed && clock_.now() < deadline) co_await wake.wait_until(deadline);
-  if (!state->built) {
-    if (!state->closed) circ->close(cell::DestroyReason::Finished, "bridge fetch timed out");
-    co_return state->closed ? "could not reach it: " + *state->closed : std::string("timed out connecting");
-  }
-
-  ClientStream stream(co_await net::asio::this_coro::executor, proto::StreamKind::Dir, clock_);
-  if (!stream.open_on(*circ, cell::BeginDirMsg{})) {
-    circ->close(cell::DestroyReason::Finished, "done");
-    co_return std::string("could not open a directory stream");
-  }
-  while (!stream.connected() && !stream.peer_end() && !stream.failed() && clock_.now() < deadline)
-    co_await stream.rx_wakeup().wait_until(deadline);
-  if (!stream.connected()) {
-    circ->close(cell::DestroyReason::Finished, "done");
-    co_return stream.peer_end() ? std::string("the bridge refused the directory request (END reason ") +
-                                      std::to_string(static_cast<int>(*stream.peer_end())) + ")"
-                                : std::string("no answer to BEGIN_DIR");
-  }
-  const std::string request = "GET " + std::string(dir::kSelfDescriptor) + " HTTP/1.0\r\nHost: " +
-                              endpoint_text(target.at) + "\r\nConnection: close\r\n\r\n";
-  (void)stream.send_data(bytes::ByteSpan(reinterpret_cast<const std::uint8_t*>(request.data()), request.size()));
-  std::string response;
-  while (!stream.failed() && clock_.now() < deadline && response.size() <= kMaxResponse) {
-    auto got = stream.take_received(64 * 1024);
-    response.append(got.begin(), got.end());
-    if (got.empty()) {
-      if (stream.peer_end()) break;
-      co_await stream.rx_wakeup().wait_until(deadline);
-    }
-  }
-  stream.close();
-  if (circ->phase() != Circuit::Phase::Closed) circ->close(cell::DestroyReason::Finished, "done");
-  if (!stream.peer_end()) co_return std::string("the descriptor did not arrive in time");
-  const auto header_end = response.find("\r\n\r\n");
-  if (response.rfind("HTTP/1.", 0) != 0 || header_end == std::string::npos)
-    co_return std::string("not an HTTP answer");
-  if (response.compare(9, 3, "200") != 0) co_return "HTTP status " + response.substr(9, 3);
-  auto d = dir::parse_and_verify_descriptor(std::string_view(response).substr(header_end + 4), clock_.unix_seconds());
+  // Named, not temporaries in the co_await: GCC 12 destroys a temporary
+  // class argument of a coroutine call twice (ASan: bad-free).
+  DirRelay relay{target.at, target.identity, "bridge"};
+  std::string path(dir::kSelfDescriptor);
+  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.fetch_timeout);
+  auto got = co_await begin_dir_get(links_, clock_, relay, path, dir::kMaxDescriptorSize, timeout);
+  if (!got) co_return got.error();
+  if (got->status != 200) co_return "HTTP status " + std::to_string(got->status);
+  auto d = dir::parse_and_verify_descriptor(got->body, clock_.unix_seconds());
   if (!d) co_return std::string("its descriptor does not verify");
   if (!d->is_bridge || d->identity != target.identity)
     co_return std::string("its descriptor is not the bridge's of the Bridge line");

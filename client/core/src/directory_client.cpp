@@ -2,6 +2,7 @@
 
 #include "conflux/dir/tor_consensus.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include <sstream>
@@ -17,7 +18,30 @@ DirectoryClient::DirectoryClient(net::asio::io_context& io, const net::Clock& cl
   q.authorities = options_.authorities;
   q.tor_authorities = options_.tor_authorities;
   q.check = options_.check;
+  if (options_.links != nullptr && !options_.tor_authorities.empty())
+    q.begin_dir_sources = [relays = begin_dir_, links = options_.links, clock = &clock_] {
+      std::vector<dirnet::DirSource> out;
+      for (const auto& r : *relays) {
+        dirnet::DirSource s;
+        s.name = "BEGIN_DIR " + r.name;
+        s.get = [links, clock, r](std::string target, dirnet::HttpLimits limits) {
+          return begin_dir_get(*links, *clock, r, std::move(target), limits.max_body, limits.timeout);
+        };
+        out.push_back(std::move(s));
+      }
+      return out;
+    };
   fetcher_ = dirnet::ConsensusFetcher::create(io.get_executor(), clock_, std::move(q));
+}
+
+void DirectoryClient::update_begin_dir(const dir::Consensus& c) {
+  std::vector<DirRelay> reachable;
+  for (const auto& hint : options_.begin_dir_relays) {
+    auto r = std::find_if(c.body.routers.begin(), c.body.routers.end(),
+                          [&](const dir::RouterEntry& e) { return e.rsa_identity == hint.rsa_identity; });
+    if (r != c.body.routers.end()) reachable.push_back(DirRelay{hint.at, r->identity, hint.name});
+  }
+  *begin_dir_ = std::move(reachable);
 }
 
 DirectoryClient::~DirectoryClient() { stop(); }
@@ -89,15 +113,18 @@ bool DirectoryClient::start() {
   auto cached = tor ? load_tor_cache() : load_cache();
   const bool usable = cached.has_value();
   fetcher_->on_consensus = [this, tor](const dir::Consensus& c) {
+    std::string source = "an authority";
     if (tor) {
       save_tor_cache();
+      source = fetcher_->tor_cache()->consensus_source;
+      update_begin_dir(c);
     } else {
       save_cache(c);
     }
     net::emit(log_, net::LogLevel::Info,
               "New consensus: " + std::to_string(c.body.routers.size()) + " relays, valid after " +
-                  std::to_string(c.body.valid_after));
-    if (on_consensus) on_consensus(c);
+                  std::to_string(c.body.valid_after) + ", from " + source);
+    if (on_consensus) on_consensus(c, source);
   };
   fetcher_->on_failure = [this](dirnet::FetchErrc e) {
     // "Not newer" is the normal answer just after fresh-until.
@@ -109,7 +136,8 @@ bool DirectoryClient::start() {
     net::emit(log_, net::LogLevel::Notice,
               "Loaded the cached consensus (" + std::to_string(cached->body.routers.size()) + " relays).");
     fetcher_->seed(*cached);
-    if (on_consensus) on_consensus(*fetcher_->consensus());
+    if (tor) update_begin_dir(*cached);
+    if (on_consensus) on_consensus(*fetcher_->consensus(), "the cache");
   }
   fetcher_->start();
   return usable;

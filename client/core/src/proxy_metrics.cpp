@@ -162,6 +162,10 @@ std::string ProxyMetrics::render() const {
   s.counter("conflux_proxy_bytes_total", "Application bytes carried", c.bytes_to_network, {{"direction", "sent"}});
   s.counter("conflux_proxy_bytes_total", "Application bytes carried", c.bytes_from_network,
             {{"direction", "received"}});
+  s.counter("conflux_proxy_dir_consensus_fetches_total", "Consensuses fetched, by how", c.consensus_begin_dir,
+            {{"via", "begin_dir"}});
+  s.counter("conflux_proxy_dir_consensus_fetches_total", "Consensuses fetched, by how", c.consensus_dir_port,
+            {{"via", "dir_port"}});
   render_cc(s, pool_, c);
   if (conflux_ != nullptr) render_conflux(s, *conflux_);
   return s.render();

@@ -212,20 +212,38 @@ struct ProxyRuntime::Impl {
   void start_directory() {
     DirectoryClient::Options d;
     d.data_directory = options.data_directory;
+    d.links = &links;
     for (const auto& a : options.dir_authorities) {
       d.authorities_at.push_back(to_endpoint(a.dir.addr, a.dir.port));
       if (a.tor_form()) {
         d.tor_authorities.push_back(*a.v3ident);
+        if (a.or_port)
+          d.begin_dir_relays.push_back({*a.rsa_identity, to_endpoint(a.dir.addr, *a.or_port), a.nickname});
         continue;
       }
       crypto::Ed25519Public id{};
       std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
       d.authorities.push_back(id);
     }
+    // A fallback with a DirPort is asked like an authority (what it serves
+    // must still carry the authorities' signatures); tor 0.4.9's built-in
+    // ones have none and are reached over BEGIN_DIR only.
+    for (const auto& f : options.fallback_dirs) {
+      const auto at = to_endpoint(f.address, f.or_port);
+      d.begin_dir_relays.push_back({f.rsa_identity, at, "fallback " + endpoint_text(at)});
+      if (f.dir_port) d.authorities_at.push_back(to_endpoint(f.address, *f.dir_port));
+    }
+    if (options.default_directories)
+      net::emit(log, net::LogLevel::Notice,
+                "No DirAuthority lines: using the public Tor network's " + std::to_string(options.dir_authorities.size()) +
+                    " directory authorities and " + std::to_string(options.fallback_dirs.size()) +
+                    " fallback directories.");
     // tor's defaults with the overrides until a consensus says otherwise.
     apply_cc_params(options.override_consensus_params);
     directory = std::make_unique<DirectoryClient>(io, clock, std::move(d), log);
-    directory->on_consensus = [this](const dir::Consensus& c) {
+    directory->on_consensus = [this](const dir::Consensus& c, std::string_view source) {
+      if (source.starts_with("BEGIN_DIR")) ++counters.consensus_begin_dir;
+      if (source.starts_with("DirPort")) ++counters.consensus_dir_port;
       planner.set_consensus(c);
       apply_cc_params(config::merge_consensus_params(c.body.params, options.override_consensus_params));
       set_bootstrap(50, "loading_descriptors", "Loaded the consensus: " + std::to_string(c.body.routers.size()) + " relays");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "conflux/config/default_directories.hpp"
 #include "option_builder.hpp"
 
 namespace conflux::config {
@@ -43,15 +44,34 @@ void check_socks_ports(OptionBuilder& b, ProxyOptions& o, const Entries& merged)
     }
 }
 
-void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged) {
+// tor's defaults: no DirAuthority line means the public network, whose
+// fallback caches come too unless FallbackDir lines name others. Fallbacks
+// with DirAuthority lines of a private network are the user's to give.
+void check_directories(OptionBuilder& b, ProxyOptions& o) {
+  if (!b.seen("DirAuthority")) {
+    o.dir_authorities = default_dir_authorities();
+    if (!b.seen("FallbackDir")) o.fallback_dirs = default_fallback_dirs();
+    o.default_directories = true;
+  }
+  // Seen and still empty: every line failed to parse, and says so.
+  check_dir_authorities(b, o.dir_authorities);
+  for (std::size_t i = 0; i < o.fallback_dirs.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (o.fallback_dirs[i].rsa_identity == o.fallback_dirs[j].rsa_identity)
+        b.error("FallbackDir", "FallbackDir: two lines give the same id=");
+  if (!o.fallback_dirs.empty() && !o.dir_authorities.empty() && !o.dir_authorities.front().tor_form())
+    b.error("FallbackDir", "FallbackDir names a tor network's cache: it cannot serve our DirAuthority's directory");
+}
+
+void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged, const UserEnvironment& env) {
   check_socks_ports(b, o, merged);
   // tor's TestingTorNetwork defaults: a test network's relays share one
   // address, so hops may share a subnet unless the torrc says otherwise.
   if (o.testing_tor_network && !b.seen("EnforceDistinctSubnets")) o.enforce_distinct_subnets = false;
-  if (o.data_directory.empty()) b.error("DataDirectory", "DataDirectory is required");
-  if (o.dir_authorities.empty())
-    b.error("DirAuthority", "a DirAuthority line is required: middles and exits come from the consensus");
-  check_dir_authorities(b, o.dir_authorities);
+  if (o.data_directory.empty()) o.data_directory = default_proxy_data_directory(env);
+  if (o.data_directory.empty())
+    b.error("DataDirectory", "DataDirectory is required: there is no default without HOME");
+  check_directories(b, o);
   // A Bridge line that failed to parse has its own error already.
   if (o.use_bridges && o.bridges.empty() && !b.seen("Bridge"))
     b.error("UseBridges", "UseBridges is set but there is no Bridge line");
@@ -71,22 +91,24 @@ void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged) {
 
 }  // namespace
 
-Result<ProxyOptions, ConfigErrors> proxy_options_from_entries(const Entries& entries, std::string_view main_source) {
+Result<ProxyOptions, ConfigErrors> proxy_options_from_entries(const Entries& entries, std::string_view main_source,
+                                                              const UserEnvironment& env) {
   ProxyOptions options;
   options.socks_ports.clear();  // filled by the lines, or by the default in validate
   OptionBuilder b(main_source);
   auto merged = single_layer(entries);
   for (const auto& e : merged) b.entry(options, proxy_option_table(), e);
-  validate(b, options, merged);
+  validate(b, options, merged, env);
   auto errors = b.take_errors();
   if (!errors.empty()) return Unexpected{std::move(errors)};
   return options;
 }
 
-Result<ProxyOptions, ConfigErrors> load_proxy_options(const CommandLine& cl, const FileSource& files) {
+Result<ProxyOptions, ConfigErrors> load_proxy_options(const CommandLine& cl, const FileSource& files,
+                                                      const UserEnvironment& env) {
   auto merged = load_layers(cl, files);
   if (!merged) return Unexpected{merged.error()};
-  return proxy_options_from_entries(*merged, main_source(cl));
+  return proxy_options_from_entries(*merged, main_source(cl), env);
 }
 
 }  // namespace conflux::config

@@ -25,8 +25,20 @@ HttpLimits limits_for(const ConsensusQuery& q, std::size_t max_body) {
   return l;
 }
 
-awaitable<Result<std::string, FetchErrc>> get(tcp::endpoint from, std::string target, HttpLimits limits) {
-  auto res = co_await http_get(from, std::move(target), limits);
+// A DirPort as a source: a plain HTTP GET.
+DirSource dir_port(tcp::endpoint at) {
+  DirSource s;
+  s.name = "DirPort " + at.address().to_string() + ":" + std::to_string(at.port());
+  s.get = [at](std::string target, HttpLimits limits) -> awaitable<Result<HttpResponse, std::string>> {
+    auto res = co_await http_get(at, std::move(target), limits);
+    if (!res) co_return Unexpected{std::string(to_string(res.error()))};
+    co_return std::move(*res);
+  };
+  return s;
+}
+
+awaitable<Result<std::string, FetchErrc>> get(const DirSource& from, std::string target, HttpLimits limits) {
+  auto res = co_await from.get(std::move(target), limits);
   if (!res) co_return Unexpected{FetchErrc::Unreachable};
   if (res->status != 200) co_return Unexpected{FetchErrc::NotFound};
   co_return std::move(res->body);
@@ -35,7 +47,7 @@ awaitable<Result<std::string, FetchErrc>> get(tcp::endpoint from, std::string ta
 // Certificates of trusted authorities from `from`, merged into the cache
 // (newer ones for the same signing key replace nothing: a signing key is
 // identified by its digest).
-awaitable<void> refresh_certs(const ConsensusQuery& q, tcp::endpoint from, std::uint64_t now, TorDirCache& cache) {
+awaitable<void> refresh_certs(const ConsensusQuery& q, const DirSource& from, std::uint64_t now, TorDirCache& cache) {
   auto body = co_await get(from, std::string(kAllKeys), limits_for(q, dir::kMaxKeyCertsSize));
   if (!body) co_return;
   auto certs = dir::parse_key_certs(*body);
@@ -53,7 +65,7 @@ awaitable<void> refresh_certs(const ConsensusQuery& q, tcp::endpoint from, std::
 
 // The microdescriptors of `c` the cache lacks, fetched from `from` in
 // batches; the cache then holds exactly the consensus's ones it could get.
-awaitable<void> refresh_microdescs(const ConsensusQuery& q, tcp::endpoint from, const dir::TorConsensus& c,
+awaitable<void> refresh_microdescs(const ConsensusQuery& q, const DirSource& from, const dir::TorConsensus& c,
                                    TorDirCache& cache) {
   std::set<std::array<std::uint8_t, 32>> wanted;
   for (const auto& r : c.routers) wanted.insert(r.microdesc_digest);
@@ -74,6 +86,10 @@ awaitable<void> refresh_microdescs(const ConsensusQuery& q, tcp::endpoint from, 
   }
 }
 
+void shuffle(std::vector<DirSource>& v) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[crypto::random_uniform(i)]);
+}
+
 dir::Consensus converted(const dir::TorConsensus& c, const TorDirCache& cache) {
   std::vector<dir::TorMicrodesc> mds;
   mds.reserve(cache.microdescs.size());
@@ -82,7 +98,7 @@ dir::Consensus converted(const dir::TorConsensus& c, const TorDirCache& cache) {
   return dir::Consensus{std::move(conv.body), {}};
 }
 
-awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q, tcp::endpoint source,
+awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q, const DirSource& source,
                                                          const net::Clock& clock, std::uint64_t newer_than,
                                                          TorDirCache& cache) {
   auto body = co_await get(source, std::string(kMicrodescConsensus), limits_for(q, dir::kMaxTorConsensusSize));
@@ -99,6 +115,7 @@ awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q
   if (!verified) co_return Unexpected{FetchErrc::Invalid};
   co_await refresh_microdescs(q, source, *c, cache);
   cache.consensus_text = std::move(*body);
+  cache.consensus_source = source.name;
   co_return converted(*c, cache);
 }
 
@@ -107,8 +124,14 @@ awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q
 awaitable<Result<dir::Consensus, FetchErrc>> fetch_tor_consensus(const ConsensusQuery& query,
                                                                 const net::Clock& clock, std::uint64_t newer_than,
                                                                 TorDirCache& cache) {
-  auto sources = query.sources;
-  for (std::size_t i = sources.size(); i > 1; --i) std::swap(sources[i - 1], sources[crypto::random_uniform(i)]);
+  // BEGIN_DIR sources first, in random order, then the DirPorts in random order.
+  std::vector<DirSource> sources;
+  if (query.begin_dir_sources) sources = query.begin_dir_sources();
+  shuffle(sources);
+  std::vector<DirSource> dir_ports;
+  for (const auto& at : query.sources) dir_ports.push_back(dir_port(at));
+  shuffle(dir_ports);
+  sources.insert(sources.end(), dir_ports.begin(), dir_ports.end());
   FetchErrc worst = FetchErrc::NoSource;
   for (const auto& source : sources) {
     auto got = co_await from_source(query, source, clock, newer_than, cache);
@@ -138,6 +161,7 @@ std::optional<dir::Consensus> load_tor_files(const ConsensusQuery& query, const 
   into.microdescs.clear();
   for (auto& md : *mds) into.microdescs.emplace(md.digest, std::move(md));
   into.consensus_text = files.consensus;
+  into.consensus_source = "the cache";
   return converted(*c, into);
 }
 

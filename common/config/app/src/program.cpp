@@ -1,6 +1,18 @@
 #include "conflux/config/program.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 namespace conflux::config {
+
+UserEnvironment user_environment() {
+  UserEnvironment env;
+  env.is_root = ::geteuid() == 0;
+  // Read once at start-up, before any thread exists.
+  if (const char* home = std::getenv("HOME")) env.home = home;  // NOLINT(concurrency-mt-unsafe)
+  return env;
+}
 
 CommandLineDecision handle_command_line(const ProgramInfo& program, int argc, const char* const* argv,
                                         std::ostream& out, std::ostream& err) {

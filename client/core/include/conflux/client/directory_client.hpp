@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "conflux/client/begin_dir.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
 #include "conflux/dirnet/tor_consensus_fetch.hpp"
 #include "conflux/net/log_sink.hpp"
@@ -29,6 +30,17 @@ class DirectoryClient {
     // tor's documents are fetched (dirnet::fetch_tor_consensus) and cached
     // as tor's files.
     std::vector<crypto::RsaFingerprint> tor_authorities;
+    // tor's directory: relays (authorities, fallbacks) to ask over BEGIN_DIR
+    // at their ORPorts, as a tor client does, once the consensus gives
+    // their Ed25519 identities (our links prove those, not RSA ones); until
+    // then, and when they all fail, the DirPorts. Null `links`: DirPorts only.
+    struct OrPortRelay {
+      crypto::RsaFingerprint rsa_identity{};
+      net::tcp::endpoint at;
+      std::string name;
+    };
+    std::vector<OrPortRelay> begin_dir_relays;
+    LinkPool* links = nullptr;
     dir::ConsensusCheck check{};
   };
 
@@ -42,8 +54,9 @@ class DirectoryClient {
   void stop();
 
   [[nodiscard]] const std::optional<dir::Consensus>& consensus() const;
-  // Called with each newer consensus (also once for a usable cache).
-  std::function<void(const dir::Consensus&)> on_consensus;
+  // Called with each newer consensus (also once for a usable cache), and
+  // with where it came from ("the cache", "BEGIN_DIR moria1", "DirPort ...").
+  std::function<void(const dir::Consensus&, std::string_view source)> on_consensus;
 
   [[nodiscard]] std::uint64_t fetched() const;
   [[nodiscard]] std::uint64_t failed() const;
@@ -60,8 +73,13 @@ class DirectoryClient {
   // The file's text, or "" if it is missing or longer than `limit`.
   std::string read_small(const std::filesystem::path& path, std::size_t limit) const;
 
+  // The BEGIN_DIR sources the consensus `c` lets us reach.
+  void update_begin_dir(const dir::Consensus& c);
+
   const net::Clock& clock_;
   Options options_;
+  // Read by the fetcher at each fetch; replaced with each consensus.
+  std::shared_ptr<std::vector<DirRelay>> begin_dir_ = std::make_shared<std::vector<DirRelay>>();
   net::LogSink log_;
   std::shared_ptr<dirnet::ConsensusFetcher> fetcher_;
   std::optional<dir::Consensus> none_;

@@ -20,6 +20,9 @@ struct ProxyCounters {
   // XON/XOFF on streams over congestion-controlled circuits (prop 324),
   // counted when each stream ends.
   std::uint64_t xoffs_sent = 0, xons_sent = 0, xoffs_received = 0, xons_received = 0;
+  // Consensuses fetched (tor's directory), by how: BEGIN_DIR to an ORPort,
+  // or a DirPort.
+  std::uint64_t consensus_begin_dir = 0, consensus_dir_port = 0;
 };
 
 }  // namespace conflux::client

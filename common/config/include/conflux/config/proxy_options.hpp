@@ -19,7 +19,9 @@
 #include "conflux/config/address.hpp"
 #include "conflux/config/consensus_params.hpp"
 #include "conflux/config/command_line.hpp"
+#include "conflux/config/default_directories.hpp"
 #include "conflux/config/error.hpp"
+#include "conflux/config/fallback_dir.hpp"
 #include "conflux/config/file_source.hpp"
 #include "conflux/config/option_spec.hpp"
 #include "conflux/config/option_values.hpp"
@@ -68,9 +70,16 @@ struct ProxyOptions {
   // SocksPort: the enabled listeners. No SocksPort line gives tor's default
   // {127.0.0.1:9050}; "SocksPort 0" alone leaves this empty (no listener).
   std::vector<SocksPortConfig> socks_ports = {SocksPortConfig{}};
-  std::string data_directory;                          // DataDirectory: required (guard state)
+  // DataDirectory: none given = default_proxy_data_directory() (tor's rule,
+  // our name: ~/.conflux-proxy, /var/lib/conflux-proxy for root).
+  std::string data_directory;
   std::vector<LogSpec> logs;                           // Log: none given = {notice-err stdout}
-  std::vector<DirAuthorityLine> dir_authorities;       // DirAuthority: at least one
+  // DirAuthority: none given = the public Tor network's authorities
+  // (default_directories.hpp), and then also its FallbackDirs unless the
+  // torrc has FallbackDir lines.
+  std::vector<DirAuthorityLine> dir_authorities;
+  std::vector<FallbackDirLine> fallback_dirs;          // FallbackDir
+  bool default_directories = false;                    // the two above are tor's built-in lists
   bool use_bridges = false;                            // UseBridges: first hop is a Bridge
   std::vector<BridgeLine> bridges;                     // Bridge: required with UseBridges 1
   std::uint32_t num_entry_guards = 1;                  // NumEntryGuards 1..10
@@ -100,12 +109,14 @@ using ProxyOptionSpec = BasicOptionSpec<ProxyOptions>;
 [[nodiscard]] std::string list_proxy_options();
 
 // As relay_options_from_entries: one layer, every error found is returned;
-// `main_source` names the configuration in errors that belong to no line.
+// `main_source` names the configuration in errors that belong to no line;
+// `env` gives DataDirectory's default (none with the default `env`).
 [[nodiscard]] Result<ProxyOptions, ConfigErrors> proxy_options_from_entries(
-    const Entries& entries, std::string_view main_source = kStringSource);
+    const Entries& entries, std::string_view main_source = kStringSource, const UserEnvironment& env = {});
 
 // As load_relay_options: --defaults-torrc, the torrc (with includes) and the
 // command-line overrides, then the options.
-[[nodiscard]] Result<ProxyOptions, ConfigErrors> load_proxy_options(const CommandLine& cl, const FileSource& files);
+[[nodiscard]] Result<ProxyOptions, ConfigErrors> load_proxy_options(const CommandLine& cl, const FileSource& files,
+                                                                    const UserEnvironment& env = {});
 
 }  // namespace conflux::config

@@ -39,6 +39,14 @@ enum class FetchErrc : std::uint8_t {
 // over NotFound over Unreachable over NoSource), across a fetch's sources.
 void keep_most_telling(FetchErrc& worst, FetchErrc e) noexcept;
 
+// A place tor's directory documents can come from besides a DirPort: a
+// relay's ORPort over BEGIN_DIR, which the client layer provides as `get`
+// (this layer has no circuits). `name` is for logs ("BEGIN_DIR moria1").
+struct DirSource {
+  std::string name;
+  std::function<net::awaitable<Result<HttpResponse, std::string>>(std::string target, HttpLimits limits)> get;
+};
+
 struct ConsensusQuery {
   std::vector<tcp::endpoint> sources;                 // authorities' DirPorts
   std::vector<crypto::Ed25519Public> authorities;     // whose signatures count (our directory)
@@ -47,6 +55,10 @@ struct ConsensusQuery {
   std::vector<crypto::RsaFingerprint> tor_authorities;
   dir::ConsensusCheck check;
   HttpLimits http{std::chrono::milliseconds(30000), 8192, dir::kMaxConsensusSize};
+  // tor's directory only: the BEGIN_DIR sources to ask first (called at each
+  // fetch, as they depend on what the last consensus said); the DirPorts
+  // above are asked only when none of these gave a consensus.
+  std::function<std::vector<DirSource>()> begin_dir_sources{};
 };
 
 // Asks the sources in random order and returns the first consensus that

@@ -25,6 +25,7 @@ struct TorDirCache {
   std::vector<dir::AuthorityKeyCert> certs;
   std::map<std::array<std::uint8_t, 32>, dir::TorMicrodesc> microdescs;
   std::string consensus_text;  // the last consensus that verified, as served
+  std::string consensus_source;  // where it came from: "DirPort ADDR:PORT" or a DirSource's name
 };
 
 // The cache as tor's three files would hold it: certificates, the consensus
@@ -42,7 +43,10 @@ struct TorDirFiles {
 inline constexpr std::size_t kMicrodescBatch = 92;  // digests per request (tor asks for at most this many)
 
 // `query.tor_authorities` are the trusted v3idents, `query.sources` their
-// DirPorts. NotNewer when the consensus is not newer than `newer_than`.
+// DirPorts, `query.begin_dir_sources` the ORPorts to try first (as a tor
+// client does); a document and the certificates and microdescriptors it
+// needs come from one source. NotNewer when the consensus is not newer
+// than `newer_than`.
 [[nodiscard]] net::awaitable<Result<dir::Consensus, FetchErrc>> fetch_tor_consensus(const ConsensusQuery& query,
                                                                                    const net::Clock& clock,
                                                                                    std::uint64_t newer_than,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "conflux/config/command_line.hpp"
+#include "conflux/config/default_directories.hpp"
 #include "conflux/config/option_spec.hpp"
 #include "conflux/config/option_values.hpp"
 #include "conflux/log/log.hpp"
@@ -41,6 +42,9 @@ struct CommandLineDecision {
 void print_errors(std::string_view program, std::span<const ConfigError> errors, std::ostream& err);
 // "PROGRAM: warning: torrc:12: message", one line each.
 void print_warnings(std::string_view program, std::span<const ConfigError> warnings, std::ostream& err);
+
+// This process's user: root or not (geteuid), and $HOME.
+[[nodiscard]] UserEnvironment user_environment();
 
 // tor's --verify-config verdict.
 inline constexpr std::string_view kConfigValid = "Configuration was valid\n";
