@@ -20,7 +20,10 @@ username; the body's SHA-256 is checked.
   client CPU utime+stime of the client process (our proxy, or the stock client tor) per MiB
   relay CPU  utime+stime of every stock tor of the network but the two stock clients, per MiB
   Conflux    ours1: the transfer's cells came over a 2-leg set at a stock exit (the proxy's metrics);
-             clientcfx1: its stream's circuit was CONFLUX_LINKED with 2 built legs (its control port)
+             clientcfx1: its stream's circuit was CONFLUX_LINKED with 2 built legs (its control port).
+             tor uses a set only once linked and otherwise falls back to one circuit, so before each of
+             its transfers this waits for a linked 2-leg set, and closes the used set after it (as
+             tornet does); our proxy keeps a clean set prebuilt by itself.
 
 Exit status: 0 ran, 1 a client failed a download or its check, 2 setup failure.
 """
@@ -90,23 +93,68 @@ class TorControl:
             data += chunk
         return data.decode(errors="replace")
 
-    def conflux_legs_of_stream(self, user):
-        """Built legs of the CONFLUX_LINKED set the user's last stream succeeded on (0: none)."""
+    def command(self, line):
+        self.cmd_sock.sendall((line + "\r\n").encode())
+        data = b""
+        while not data.endswith(b"\r\n"):
+            chunk = self.cmd_sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return data.decode(errors="replace")
+
+    def circuits(self):
+        """circuit id -> (status, purpose, conflux id)"""
+        out = {}
+        for line in self.getinfo("circuit-status").splitlines():
+            p = line.strip().split()
+            if len(p) < 2 or p[0].startswith("250") or p[0] == ".":
+                continue
+            kv = dict(x.split("=", 1) for x in p if "=" in x)
+            out[p[0]] = (p[1], kv.get("PURPOSE"), kv.get("CONFLUX_ID"))
+        return out
+
+    def wait_linked_set(self, seconds):
+        """Waits until a CONFLUX_LINKED set has 2 built legs (tor uses sets only once linked, and falls
+        back to a single circuit when none is): what tornet does before each Conflux transfer."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            sets = {}
+            for status, purpose, cfx in self.circuits().values():
+                if purpose == "CONFLUX_LINKED" and status == "BUILT" and cfx:
+                    sets[cfx] = sets.get(cfx, 0) + 1
+            if any(n >= 2 for n in sets.values()):
+                return True
+            time.sleep(0.5)
+        return False
+
+    def close_set_of_stream(self, user):
+        """Closes every leg of the set the user's last stream used, so the next transfer gets a fresh
+        set (tornet closes used circuits too)."""
+        circ = self.last_stream_circuit(user)
+        if circ is None:
+            return
+        circuits = self.circuits()
+        cfx = circuits.get(circ, (None, None, None))[2]
+        for cid, (_, _, c) in circuits.items():
+            if cid == circ or (cfx is not None and c == cfx):
+                self.command("CLOSECIRCUIT %s" % cid)
+
+    def last_stream_circuit(self, user):
         with self.lock:
             circ = None
             for line in self.events:
                 p = line.split()
                 if len(p) >= 5 and p[1] == "STREAM" and p[3] == "SUCCEEDED" and "SOCKS_USERNAME=\"%s\"" % user in line:
                     circ = p[4]
+        return circ
+
+    def conflux_legs_of_stream(self, user):
+        """Built legs of the CONFLUX_LINKED set the user's last stream succeeded on (0: none)."""
+        circ = self.last_stream_circuit(user)
         if circ is None:
             return 0
-        circuits = {}
-        for line in self.getinfo("circuit-status").splitlines():
-            p = line.strip().split()
-            if len(p) < 2 or p[0].startswith("250") or p[0] == ".":
-                continue
-            kv = dict(x.split("=", 1) for x in p if "=" in x)
-            circuits[p[0]] = (p[1], kv.get("PURPOSE"), kv.get("CONFLUX_ID"))
+        circuits = self.circuits()
         status, purpose, cfx = circuits.get(circ, (None, None, None))
         if purpose != "CONFLUX_LINKED" or cfx is None:
             return 0
@@ -177,6 +225,8 @@ def measure(args, net, clients, sizes, dest):
                 seq += 1
                 user = "sn-%s-%s-%d-%d" % (name, size, rep, seq)
                 rec = {"client": name, "size": size, "rep": rep}
+                if c.get("control") is not None:
+                    rec["linked_set_waited"] = c["control"].wait_linked_set(60)
                 prime = vs_tor.curl(c["socks"], user, prime_url, dest, 60)
                 rec["prime_ok"] = prime["ok"]
                 m0 = vs_tor.scrape(c["metrics"]) if c.get("metrics") else None
@@ -197,6 +247,7 @@ def measure(args, net, clients, sizes, dest):
                         rec["split"] = ev["split"]
                     else:
                         rec["conflux_legs"] = c["control"].conflux_legs_of_stream(user)
+                        c["control"].close_set_of_stream(user)
                 if rec["ok"]:
                     rec["MiBps"] = mib / r["time_total"]
                     rec["ttfb_s"] = r["time_starttransfer"]
