@@ -20,7 +20,8 @@ username; the body's SHA-256 is checked.
   client CPU utime+stime of the client process (our proxy, or the stock client tor) per MiB
   relay CPU  utime+stime of every stock tor of the network but the two stock clients, per MiB
   Conflux    ours1: the transfer's cells came over a 2-leg set at a stock exit (the proxy's metrics);
-             clientcfx1: its stream's circuit was CONFLUX_LINKED with 2 built legs (its control port).
+             clientcfx1: the prime request's stream (the measured one takes the same circuit) was on a
+             CONFLUX_LINKED circuit whose set has 2 built legs (its control port).
              tor uses a set only once linked and otherwise falls back to one circuit, so before each of
              its transfers this waits for a linked 2-leg set, and closes the used set after it (as
              tornet does); our proxy keeps a clean set prebuilt by itself.
@@ -229,6 +230,10 @@ def measure(args, net, clients, sizes, dest):
                     rec["linked_set_waited"] = c["control"].wait_linked_set(60)
                 prime = vs_tor.curl(c["socks"], user, prime_url, dest, 60)
                 rec["prime_ok"] = prime["ok"]
+                if c.get("control") is not None:
+                    # The measured request goes on the circuit the prime took (same username): look
+                    # now, while the set is there (tornet looks at the prime stream too).
+                    rec["conflux_legs"] = c["control"].conflux_legs_of_stream(user)
                 m0 = vs_tor.scrape(c["metrics"]) if c.get("metrics") else None
                 time.sleep(args.pause)
                 me = [{"name": name, "pid": c["pid"], "start_time": vs_tor.proc_stat(c["pid"])[1]}]
@@ -246,7 +251,6 @@ def measure(args, net, clients, sizes, dest):
                         rec["conflux_legs"] = ev["legs_carrying_data"] if ev["on_2leg_set"] else 0
                         rec["split"] = ev["split"]
                     else:
-                        rec["conflux_legs"] = c["control"].conflux_legs_of_stream(user)
                         c["control"].close_set_of_stream(user)
                 if rec["ok"]:
                     rec["MiBps"] = mib / r["time_total"]
