@@ -1,9 +1,9 @@
-#include "pem.hpp"
+#include "conflux/crypto/pem.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-namespace conflux::crypto::detail {
+namespace conflux::crypto {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -59,4 +59,4 @@ std::optional<std::vector<std::uint8_t>> pem_decode(std::string_view pem, std::s
   return out;
 }
 
-}  // namespace conflux::crypto::detail
+}  // namespace conflux::crypto

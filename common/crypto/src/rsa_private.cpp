@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "conflux/crypto/ct.hpp"
-#include "pem.hpp"
+#include "conflux/crypto/pem.hpp"
 #include "pkey.hpp"
 
 namespace conflux::crypto {
@@ -87,7 +87,7 @@ std::optional<RsaPrivateKey> RsaPrivateKey::from_pkcs1_der(std::span<const std::
 }
 
 std::optional<RsaPrivateKey> RsaPrivateKey::from_pem(std::string_view pem) {
-  auto der = detail::pem_decode(pem, kPrivatePem);
+  auto der = pem_decode(pem, kPrivatePem);
   if (!der) return std::nullopt;
   auto key = from_pkcs1_der(*der);
   OPENSSL_cleanse(der->data(), der->size());
@@ -98,7 +98,7 @@ std::vector<std::uint8_t> RsaPrivateKey::to_pkcs1_der() const { return private_d
 
 std::string RsaPrivateKey::to_pem() const {
   auto der = to_pkcs1_der();
-  std::string pem = detail::pem_encode(der, kPrivatePem);
+  std::string pem = pem_encode(der, kPrivatePem);
   OPENSSL_cleanse(der.data(), der.size());
   return pem;
 }
@@ -118,6 +118,6 @@ std::vector<std::uint8_t> RsaPrivateKey::sign_digest(std::span<const std::uint8_
   return sig;
 }
 
-std::string rsa_public_pem(const RsaPublicKey& key) { return detail::pem_encode(key.der(), kPublicPem); }
+std::string rsa_public_pem(const RsaPublicKey& key) { return pem_encode(key.der(), kPublicPem); }
 
 }  // namespace conflux::crypto
