@@ -13,6 +13,7 @@
 #include "conflux/dir/tor_key_cert.hpp"
 #include "conflux/dir/tor_key_cert_make.hpp"
 #include "conflux/dir/tor_microdesc.hpp"
+#include "conflux/dir/tor_signature_message.hpp"
 #include "conflux/dir/tor_to_consensus.hpp"
 
 using namespace conflux;
@@ -208,4 +209,31 @@ TEST_CASE("tor make: microdescriptors are what m names and convert back to the b
     CHECK(got.ipv6 == want.ipv6);
     CHECK(got.family == want.family);
   }
+}
+
+TEST_CASE("tor make: the authorities' signature message carries the certificate that checks it", "[dir][tor]") {
+  const auto d = make_tor_microdesc_consensus(body(), voters());
+  const auto& a = auths()[1];
+  const std::string item = make_tor_signature_item(d, a.v3ident(), a.signing);
+  const std::string text = encode_tor_signature_message(d.signed_digest, a.cert, item);
+  auto m = parse_tor_signature_message(text);
+  REQUIRE(m);
+  CHECK(m->digest == d.signed_digest);
+  CHECK(m->cert.v3ident() == a.v3ident());
+  CHECK(m->item == item);
+  CHECK(m->signature_valid());
+  // Claiming another digest: parses, but the signature does not match it.
+  auto other = d.signed_digest;
+  other[0] ^= 1;
+  auto lie = parse_tor_signature_message(encode_tor_signature_message(other, a.cert, item));
+  REQUIRE(lie);
+  CHECK_FALSE(lie->signature_valid());
+  // An item by another authority than the certificate's, or a damaged certificate: refused.
+  const std::string foreign = make_tor_signature_item(d, auths()[2].v3ident(), auths()[2].signing);
+  CHECK_FALSE(parse_tor_signature_message(encode_tor_signature_message(d.signed_digest, a.cert, foreign)));
+  auto broken = a.cert;
+  broken[broken.find("fingerprint ") + 12] = broken[broken.find("fingerprint ") + 12] == 'A' ? 'B' : 'A';
+  CHECK_FALSE(parse_tor_signature_message(encode_tor_signature_message(d.signed_digest, broken, item)));
+  CHECK_FALSE(parse_tor_signature_message(text.substr(0, text.size() - 30)));
+  CHECK_FALSE(parse_tor_signature_message("conflux-tor-signature 1 00\n"));
 }

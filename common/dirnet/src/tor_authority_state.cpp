@@ -6,56 +6,16 @@
 #include "conflux/bytes/hex.hpp"
 #include "conflux/crypto/digest.hpp"
 #include "conflux/dir/tor_consensus.hpp"
-#include "conflux/dir/tor_doc.hpp"
+#include "conflux/dir/tor_signature_message.hpp"
 
 namespace conflux::dirnet {
 namespace {
 
-constexpr std::string_view kMessageTag = "conflux-tor-signature 1 ";
-constexpr std::string_view kItemStart = "directory-signature ";
 
 std::map<std::string, std::string> microdesc_map(const dir::TorConsensusDraft& d) {
   std::map<std::string, std::string> m;
   for (const auto& md : d.microdescs)
     m.emplace(bytes::base64_encode(crypto::sha256({reinterpret_cast<const std::uint8_t*>(md.data()), md.size()})), md);
-  return m;
-}
-
-struct Message {
-  std::array<std::uint8_t, 32> digest{};
-  dir::AuthorityKeyCert cert;
-  crypto::RsaFingerprint signing_digest{};
-  std::vector<std::uint8_t> signature;
-  std::string item;
-};
-
-std::optional<crypto::RsaFingerprint> fp_of(std::string_view hex) {
-  auto b = hex.size() == 40 ? bytes::from_hex(hex) : std::nullopt;
-  if (!b) return std::nullopt;
-  crypto::RsaFingerprint f{};
-  std::copy(b->begin(), b->end(), f.begin());
-  return f;
-}
-
-std::optional<Message> parse_message(std::string_view text) {
-  if (text.size() > kMaxTorSignatureMessage || !text.starts_with(kMessageTag)) return std::nullopt;
-  const auto eol = text.find('\n');
-  const auto item_at = text.find(kItemStart);
-  if (eol == std::string_view::npos || item_at == std::string_view::npos || item_at < eol) return std::nullopt;
-  auto digest = bytes::from_hex(text.substr(kMessageTag.size(), eol - kMessageTag.size()));
-  if (!digest || digest->size() != 32) return std::nullopt;
-  auto certs = dir::parse_key_certs(text.substr(eol + 1, item_at - eol - 1));
-  if (!certs || certs->size() != 1) return std::nullopt;
-  const std::string_view item = text.substr(item_at);
-  auto items = dir::tordoc::tokenize(item);
-  if (!items || items->size() != 1) return std::nullopt;
-  const auto& i = (*items)[0];
-  if (i.args.size() != 3 || i.args[0] != "sha256" || !i.object || i.object->type != "SIGNATURE") return std::nullopt;
-  auto id = fp_of(i.args[1]);
-  auto sk = fp_of(i.args[2]);
-  if (!id || !sk || *id != (*certs)[0].v3ident()) return std::nullopt;
-  Message m{{}, std::move((*certs)[0]), *sk, i.object->data, std::string(item)};
-  std::copy(digest->begin(), digest->end(), m.digest.begin());
   return m;
 }
 
@@ -86,15 +46,14 @@ std::string TorAuthorityState::build(const dir::ConsensusBody& body, std::uint64
     }
   }
   try_publish(now);
-  return std::string(kMessageTag) + bytes::to_hex(draft_->signed_digest, true) + "\n" + keys_.certificate + own;
+  return dir::encode_tor_signature_message(draft_->signed_digest, keys_.certificate, own);
 }
 
 TorSignatureStatus TorAuthorityState::add_signature(std::string_view message, std::uint64_t now) {
-  auto m = parse_message(message);
+  auto m = dir::parse_tor_signature_message(message);
   if (!m) return TorSignatureStatus::Invalid;
   const auto id = m->cert.v3ident();
-  if (id == keys_.v3ident() || !known_voter(id) || !dir::key_cert_current(m->cert, now) ||
-      m->cert.signing_key_digest() != m->signing_digest || !m->cert.signing.verify_digest(m->digest, m->signature))
+  if (id == keys_.v3ident() || !known_voter(id) || !dir::key_cert_current(m->cert, now) || !m->signature_valid())
     return TorSignatureStatus::Invalid;
   certs_.insert_or_assign(id, m->cert);
   if (draft_ && m->digest == draft_->signed_digest) {

@@ -7,13 +7,10 @@
 // against their key certificates) the document is served, with its
 // microdescriptors and every authority's key certificate.
 //
-// Authorities exchange a signature as one message (POST
-// /conflux/v1/tor-consensus-signature):
-//     "conflux-tor-signature 1 " HEX(SHA-256 of what is signed) "\n"
-//     the sender's key certificate (dir-key-certificate-3)
-//     its "directory-signature sha256 ..." item
-// so a receiver learns the certificate it needs to check the signature and
-// to serve at /tor/keys/all.
+// Authorities exchange a signature as one message
+// (dir/tor_signature_message.hpp) carrying the signer's key certificate, so
+// a receiver learns the certificate it needs to check the signature and to
+// serve at /tor/keys/all.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -28,8 +25,6 @@
 #include "conflux/dirnet/tor_authority_keys.hpp"
 
 namespace conflux::dirnet {
-
-inline constexpr std::size_t kMaxTorSignatureMessage = 16384;
 
 enum class TorSignatureStatus : std::uint8_t { Added, OtherBody, Invalid };
 
