@@ -11,7 +11,6 @@
 namespace conflux::dirnet {
 namespace {
 
-
 std::map<std::string, std::string> microdesc_map(const dir::TorConsensusDraft& d) {
   std::map<std::string, std::string> m;
   for (const auto& md : d.microdescs)
