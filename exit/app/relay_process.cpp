@@ -286,6 +286,7 @@ bool RelayProcess::start_directory() {
     aopts.params.consensus_params = o.consensus_params;
     authority_ = std::make_unique<dirnet::AuthorityState>(keys_, authority_ids, aopts);
     routes_.set_authority(authority_.get());
+    if (!start_tor_authority()) return false;
   }
 
   for (const auto& port : o.dir_ports) {
@@ -311,6 +312,7 @@ bool RelayProcess::start_directory() {
   if (authority_) {
     dirnet::AuthorityServiceOptions sopts;
     sopts.authorities = peers;
+    sopts.tor = tor_authority_.get();
     authority_service_ = dirnet::AuthorityService::create(io_.get_executor(), clock_, *authority_, sopts,
                                                           dirnet::make_tls_probe(std::chrono::seconds(10)));
     routes_.on_new_relay = [svc = std::weak_ptr(authority_service_)](const crypto::Ed25519Public& id) {

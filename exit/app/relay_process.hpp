@@ -16,6 +16,8 @@
 #include "conflux/dirnet/descriptor_publisher.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/dirnet/dir_server.hpp"
+#include "conflux/dirnet/tor_authority_keys.hpp"
+#include "conflux/dirnet/tor_authority_state.hpp"
 #include "conflux/exit/conflux_join.hpp"
 #include "conflux/exit/exit_streams.hpp"
 #include "conflux/keys/relay_keys.hpp"
@@ -51,6 +53,7 @@ class RelayProcess {
   void arm_conflux_tick();
   bool start_or_ports();
   bool start_directory();
+  bool start_tor_authority();
   bool start_metrics();
   void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
   void apply_consensus(const dir::Consensus& c);
@@ -69,6 +72,8 @@ class RelayProcess {
   std::uint16_t dir_port_ = 0;
   dirnet::DirRoutes routes_;
   std::unique_ptr<dirnet::AuthorityState> authority_;
+  std::optional<dirnet::TorAuthorityKeys> tor_keys_;
+  std::unique_ptr<dirnet::TorAuthorityState> tor_authority_;
   std::shared_ptr<dirnet::DirServer> dir_server_;
   std::shared_ptr<dirnet::AuthorityService> authority_service_;
   std::shared_ptr<dirnet::DescriptorPublisher> publisher_;

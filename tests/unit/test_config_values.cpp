@@ -298,6 +298,19 @@ TEST_CASE("DirAuthority lines", "[config][values]") {
     CHECK_FALSE(parse_dir_authority(bad));
 }
 
+TEST_CASE("DirAuthority lines of ours may name the authority's v3ident", "[config][values]") {
+  auto a = parse_dir_authority("auth1 orport=9001 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 127.0.0.1:9030 "
+                               "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo");
+  REQUIRE(a);
+  CHECK_FALSE(a->tor_form());
+  REQUIRE(a->v3ident);
+  CHECK((*a->v3ident)[0] == 0xDB);
+  CHECK_FALSE(a->rsa_identity);
+  CHECK(a->ed25519_id == *parse_ed25519_id("11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo"));
+  CHECK_FALSE(parse_dir_authority("auth1 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 127.0.0.1:9030 "
+                                  "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo extra"));
+}
+
 TEST_CASE("DirAuthority lines in tor's form", "[config][values]") {
   // As tornet writes them, and as tor's own list prints a fingerprint (groups of four).
   auto t = parse_dir_authority("auth0 orport=19000 no-v2 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 "

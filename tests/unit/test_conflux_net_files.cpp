@@ -23,7 +23,7 @@ const std::string kBridgeId = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
 TorrcInputs inputs() {
   TorrcInputs in;
   in.net_dir = "/n";
-  in.authorities = {{"auth1", 5001, 5002, kAuthId}};
+  in.authorities = {{"auth1", 5001, 5002, kAuthId, "", ""}};
   in.bridges = {{6001, kBridgeId}};
   in.file_port = 8080;
   in.consensus_interval = 10;
@@ -107,6 +107,18 @@ TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
   CHECK(has_line(y, "ConfluxEnabled 0"));
 
   CHECK(render_torrc({"fileserver", Role::FileServer, true, "", false, true, {}}, in).empty());
+
+  // tor's own lines only for authorities with both tor identities; ours gain v3ident=.
+  CHECK(tor_dir_authority_lines(in.authorities).empty());
+  auto with_tor = in.authorities;
+  with_tor[0].v3ident = "DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5";
+  with_tor[0].rsa_fingerprint = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
+  const auto lines = tor_dir_authority_lines(with_tor);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "DirAuthority auth1 orport=5001 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 "
+                    "127.0.0.1:5002 E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731");
+  CHECK(dir_authority_lines(with_tor) == "DirAuthority auth1 orport=5001 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 "
+                                         "127.0.0.1:5002 " + kAuthId + "\n");
 }
 
 TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_file]") {
@@ -119,6 +131,8 @@ TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_
   info.file_server = "http://127.0.0.1:8080/";
   info.file_origins = {"http://127.0.0.1:8080/", "http://127.0.0.2:8080/"};
   info.files = {{"1MiB.bin", 1048576, "http://127.0.0.1:8080/1MiB.bin", std::string(64, 'a')}};
+  info.tor_dir_authorities = {"DirAuthority auth1 orport=1 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 "
+                              "127.0.0.1:2 E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731"};
   ProcessRecord r;
   r.name = "relay1";
   r.role = Role::Relay;
@@ -297,6 +311,9 @@ TEST_CASE("every generated torrc is accepted by its program's option parser", "[
   assign_ports(plan, ports);
   TorrcInputs in = inputs();
   in.exit_policy = {"accept *:443"};
+  // Our authorities name their tor identity too; every program accepts that.
+  in.authorities[0].v3ident = "DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5";
+  in.authorities[0].rsa_fingerprint = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
   in.bridges = {{plan[8].ports.or_port, kBridgeId}, {plan[9].ports.or_port, kAuthId}};
   for (const auto& p : plan) {
     const auto text = render_torrc(p, in);

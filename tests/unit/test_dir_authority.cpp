@@ -222,6 +222,20 @@ TEST_CASE("authority: a test network starting from zero", "[dir][authority]") {
   }
 }
 
+TEST_CASE("authority: a v2 descriptor's RSA identity names the relay in the consensus", "[dir][authority]") {
+  RelayRecord v1 = make_record(1, Spec{});
+  RelayRecord v2 = make_record(2, Spec{});
+  const auto rsa = crypto::RsaPrivateKey::generate(1024);
+  v2.descriptor = sign_descriptor(v2.descriptor, key_from(102), rsa);
+  const std::vector<RelayRecord> recs{v1, v2};
+  const auto entries = compute_router_entries(recs, kAt, AuthorityParams{});
+  REQUIRE(find(entries, 1) != nullptr);
+  REQUIRE(find(entries, 2) != nullptr);
+  CHECK_FALSE(find(entries, 1)->rsa_identity);
+  REQUIRE(find(entries, 2)->rsa_identity);
+  CHECK(*find(entries, 2)->rsa_identity == rsa.public_key().fingerprint());
+}
+
 TEST_CASE("bandwidth weights: dir-spec cases, hand-computed", "[dir][weights]") {
   // Arguments are the class sums; the method-26 +1 makes G, M, E, D below.
   SECTION("case 1: G=4000 M=1000 E=4000 D=1000") {

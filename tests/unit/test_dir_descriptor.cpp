@@ -316,3 +316,43 @@ TEST_CASE("descriptor: strict parsing", "[dir][descriptor]") {
   REQUIRE(d);
   CHECK(encode_descriptor(*d) == text);
 }
+
+TEST_CASE("descriptor v2: the RSA identity signs too and names the relay's tor fingerprint", "[dir][descriptor]") {
+  Relay r;
+  const auto rsa = crypto::RsaPrivateKey::generate(1024);
+  const Descriptor d = sign_descriptor(r.unsigned_descriptor(), r.signing, rsa);
+  const auto bytes = descriptor_signed_bytes(d);
+  const std::string prefix(kDescriptorPrefixV2);
+  CHECK(std::string(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(prefix.size())) == prefix);
+  REQUIRE(descriptor_rsa_fingerprint(d));
+  CHECK(*descriptor_rsa_fingerprint(d) == rsa.public_key().fingerprint());
+  CHECK_FALSE(descriptor_rsa_fingerprint(r.signed_descriptor()));
+
+  const std::string text = encode_descriptor(d);
+  auto back = parse_and_verify_descriptor(text, kNow);
+  REQUIRE(back);
+  CHECK(*back == d);
+
+  // Both or neither; a v2 document stripped to v1 no longer verifies (other prefix).
+  CHECK(parse_error(edit(text, [](Json& j) { j.erase("rsa_signature"); })) == DirErrc::MissingField);
+  CHECK(parse_error(edit(text, [](Json& j) { j.erase("rsa_identity"); })) == DirErrc::MissingField);
+  auto stripped = parse_descriptor(edit(text, [](Json& j) {
+    j.erase("rsa_signature");
+    j.erase("rsa_identity");
+  }));
+  REQUIRE(stripped);
+  CHECK_FALSE(verify_descriptor(*stripped, kNow));
+
+  // Another RSA key, or a damaged RSA signature, fails.
+  const auto other = crypto::RsaPrivateKey::generate(1024);
+  auto swapped = parse_descriptor(edit(text, [&](Json& j) { j["rsa_identity"] = bytes::base64_encode(other.public_key().der()); }));
+  REQUIRE(swapped);
+  CHECK_FALSE(verify_descriptor(*swapped, kNow));
+  auto bad_sig = d;
+  bad_sig.rsa_signature[3] ^= 1;
+  CHECK(verify_descriptor(bad_sig, kNow).error().code == DirErrc::BadSignature);
+  // Only 1024-bit identities (tor's).
+  const auto big = crypto::RsaPrivateKey::generate(2048);
+  auto big_d = sign_descriptor(r.unsigned_descriptor(), r.signing, big);
+  CHECK_FALSE(parse_descriptor(encode_descriptor(big_d)));
+}

@@ -270,8 +270,17 @@ TEST_CASE("tor documents: microdescriptors parse, and their digests are the cons
     CHECK(two->size() == 2);
     CHECK((*two)[0].ntor_onion_key == (*mds)[0].ntor_onion_key);
   }
+  SECTION("an onion-key item without its key (proposal 350) still starts one") {
+    const auto first_end = text.find("onion-key\n", 1);
+    const std::string bare = "onion-key\n" + text.substr(text.find("ntor-onion-key"), first_end - text.find("ntor-onion-key"));
+    auto two = parse_tor_microdescs(bare + bare);
+    REQUIRE(two);
+    CHECK(two->size() == 2);
+    CHECK((*two)[1].text == bare);
+  }
   SECTION("malformed ones fail") {
     CHECK(parse_tor_microdescs(replaced(text, "ntor-onion-key ", "ntor-onion-key A")).error().field == "ntor-onion-key");
+    CHECK(parse_tor_microdescs("onion-key x\nntor-onion-key " + std::string(43, 'A') + "\n").error().field == "onion-key");
     CHECK(parse_tor_microdescs(replaced(text, "p accept 1-65535", "p accept 1-65536")).error().field == "p");
     CHECK(parse_tor_microdescs("id ed25519 AAAA\n").error().code == DirErrc::MissingField);
     CHECK_FALSE(parse_tor_microdescs(""));

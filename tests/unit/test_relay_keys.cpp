@@ -126,7 +126,7 @@ TEST_CASE("relay keys: first start writes keys/, later starts load the same keys
   CHECK(mode_of(t.data()) == 0700);
   CHECK(mode_of(t.keys()) == 0700);
   for (auto name : {keys::kIdentitySecretFile, keys::kIdentityPublicFile, keys::kSigningSecretFile,
-                    keys::kSigningCertFile, keys::kOnionKeyFile}) {
+                    keys::kSigningCertFile, keys::kOnionKeyFile, keys::kRsaIdentityFile}) {
     INFO(name);
     REQUIRE(fs::exists(t.keys() / name));
     CHECK(mode_of(t.keys() / name) == 0600);
@@ -201,6 +201,39 @@ TEST_CASE("relay keys: refuses a secret key file others can read", "[keys]") {
   REQUIRE(!k);
   CHECK(k.error().kind == keys::KeyStoreErrorKind::InsecureFile);
   CHECK(k.error().message().find(std::string(keys::kIdentitySecretFile)) != std::string::npos);
+}
+
+TEST_CASE("relay keys: the RSA-1024 identity is tor's PEM secret_id_key, made once and kept", "[keys]") {
+  TempDir t;
+  const auto first = load_ok(t.data(), kNow);
+  const fs::path path = t.keys() / keys::kRsaIdentityFile;
+  REQUIRE(fs::exists(path));
+  CHECK(mode_of(path) == 0600);
+  CHECK(first.rsa_identity().bits() == 1024);
+  CHECK(first.rsa_fingerprint() == crypto::sha1(first.rsa_identity().public_key().der()));
+  std::ifstream in(path, std::ios::binary);
+  const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(pem.rfind("-----BEGIN RSA PRIVATE KEY-----\n", 0) == 0);
+  REQUIRE(crypto::RsaPrivateKey::from_pem(pem));
+  CHECK(crypto::RsaPrivateKey::from_pem(pem)->public_key().fingerprint() == first.rsa_fingerprint());
+
+  const auto second = load_ok(t.data(), kNow + 40 * kDay);
+  CHECK(second.rsa_fingerprint() == first.rsa_fingerprint());
+
+  // Others may not read it; a damaged or wrong-sized one is an error, never replaced.
+  REQUIRE(::chmod(path.c_str(), 0640) == 0);
+  auto readable = keys::load_or_create_relay_keys(t.data(), kNow);
+  REQUIRE(!readable);
+  CHECK(readable.error().kind == keys::KeyStoreErrorKind::InsecureFile);
+  const std::string big = crypto::RsaPrivateKey::generate(2048).to_pem();
+  REQUIRE(!keys::write_raw_key_file(path, {reinterpret_cast<const std::uint8_t*>(big.data()), big.size()}));
+  auto wrong = keys::load_or_create_relay_keys(t.data(), kNow);
+  REQUIRE(!wrong);
+  CHECK(wrong.error().kind == keys::KeyStoreErrorKind::BadKeyFile);
+  const std::string junk = "not a key\n";
+  REQUIRE(!keys::write_raw_key_file(path, {reinterpret_cast<const std::uint8_t*>(junk.data()), junk.size()}));
+  CHECK(!keys::load_or_create_relay_keys(t.data(), kNow));
+  CHECK(fs::file_size(path) == junk.size());
 }
 
 TEST_CASE("relay keys: an expiring signing key is replaced, the identity kept", "[keys]") {

@@ -174,7 +174,10 @@ ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text) {
   auto dir = parse_addr_port(w[i]);
   if (!dir) return Unexpected{dir.error()};
   line.dir = *dir;
-  if (line.tor_form()) {
+  // Ours may name its tor identity too (v3ident=, for the dir-source lines
+  // of the tor-format consensus our authorities write): an Ed25519 id last.
+  const bool ours_with_v3ident = line.v3ident && i + 2 == w.size() && parse_ed25519_id(w[i + 1]).has_value();
+  if (line.v3ident && !ours_with_v3ident) {
     std::string fingerprint;
     for (std::size_t k = i + 1; k < w.size(); ++k) fingerprint += w[k];
     line.rsa_identity = rsa_id_of(fingerprint);

@@ -122,6 +122,7 @@ std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> rec
     e.family.erase(std::unique(e.family.begin(), e.family.end()), e.family.end());
     e.descriptor_digest = c.digest;
     e.published = d.published;
+    e.rsa_identity = descriptor_rsa_fingerprint(d);
     out.push_back(std::move(e));
   }
   return out;

@@ -11,6 +11,9 @@
 namespace conflux::dir {
 namespace {
 
+constexpr std::size_t kMaxRsaIdentityDer = 200;       // a 1024-bit key takes 140 bytes
+constexpr std::size_t kRsaIdentitySignatureLen = 128;  // 1024 bits
+
 using detail::Json;
 
 std::vector<crypto::Ed25519Public> normalized_family(std::vector<crypto::Ed25519Public> f) {
@@ -39,8 +42,11 @@ Json unsigned_json(const Descriptor& d) {
   j["protocols"] = d.protocols;
   j["published"] = d.published;
   j["bridge"] = d.is_bridge;
+  if (!d.rsa_identity.empty()) j["rsa_identity"] = bytes::base64_encode(d.rsa_identity);
   return j;
 }
+
+bool is_v2(const Descriptor& d) { return !d.rsa_identity.empty(); }
 
 
 }  // namespace
@@ -48,11 +54,12 @@ Json unsigned_json(const Descriptor& d) {
 std::string encode_descriptor(const Descriptor& d) {
   Json j = unsigned_json(d);
   j["signature"] = bytes::base64_encode(d.signature);
+  if (is_v2(d)) j["rsa_signature"] = bytes::base64_encode(d.rsa_signature);
   return detail::dump(j);
 }
 
 std::vector<std::uint8_t> descriptor_signed_bytes(const Descriptor& d) {
-  return detail::prefixed_bytes(kDescriptorPrefix, detail::dump(unsigned_json(d)));
+  return detail::prefixed_bytes(is_v2(d) ? kDescriptorPrefixV2 : kDescriptorPrefix, detail::dump(unsigned_json(d)));
 }
 
 std::array<std::uint8_t, 32> descriptor_digest(const Descriptor& d) {
@@ -122,6 +129,12 @@ DirResult<Descriptor> parse_descriptor(std::string_view text) {
   d.published = r.u64("published", 0, std::uint64_t{1} << 40);
   d.is_bridge = r.boolean("bridge");
   d.signature = r.fixed<64>("signature");
+  if (r.has("rsa_identity") || r.has("rsa_signature")) {
+    d.rsa_identity = r.blob("rsa_identity", kMaxRsaIdentityDer);
+    d.rsa_signature = r.blob("rsa_signature", kRsaIdentitySignatureLen);
+    if (r.ok() && (d.rsa_identity.empty() || d.rsa_signature.size() != kRsaIdentitySignatureLen))
+      r.fail(DirErrc::BadValue, "rsa_signature");
+  }
   r.finish();
   if (!r.ok()) return detail::failed(r);
   return d;
@@ -129,16 +142,38 @@ DirResult<Descriptor> parse_descriptor(std::string_view text) {
 
 Descriptor sign_descriptor(Descriptor d, const crypto::Ed25519Keypair& signing_key) {
   d.family = normalized_family(std::move(d.family));
+  d.rsa_identity.clear();
+  d.rsa_signature.clear();
   d.signature = signing_key.sign(descriptor_signed_bytes(d));
   return d;
+}
+
+Descriptor sign_descriptor(Descriptor d, const crypto::Ed25519Keypair& signing_key,
+                           const crypto::RsaPrivateKey& rsa_identity) {
+  d.family = normalized_family(std::move(d.family));
+  d.rsa_identity = rsa_identity.public_key().der();
+  const auto bytes = descriptor_signed_bytes(d);
+  d.signature = signing_key.sign(bytes);
+  d.rsa_signature = rsa_identity.sign_digest(crypto::sha256(bytes));
+  return d;
+}
+
+std::optional<crypto::RsaFingerprint> descriptor_rsa_fingerprint(const Descriptor& d) {
+  if (!is_v2(d)) return std::nullopt;
+  return crypto::sha1(d.rsa_identity);
 }
 
 DirResult<crypto::Ed25519Public> verify_descriptor(const Descriptor& d, std::uint64_t now,
                                                    const DescriptorCheck& check) {
   auto signing = verify_signing_cert(d.signing_cert, d.identity, now);
   if (!signing) return signing;
-  if (!crypto::ed25519_verify(*signing, descriptor_signed_bytes(d), d.signature))
-    return dir_fail(DirErrc::BadSignature);
+  const auto bytes = descriptor_signed_bytes(d);
+  if (!crypto::ed25519_verify(*signing, bytes, d.signature)) return dir_fail(DirErrc::BadSignature);
+  if (is_v2(d)) {
+    auto rsa = crypto::RsaPublicKey::from_pkcs1_der(d.rsa_identity);
+    if (!rsa || rsa->bits() != 1024) return dir_fail(DirErrc::BadValue, "rsa_identity");
+    if (!rsa->verify_digest(crypto::sha256(bytes), d.rsa_signature)) return dir_fail(DirErrc::BadSignature);
+  }
   if (d.published > now && d.published - now > check.max_future) return dir_fail(DirErrc::FromFuture);
   if (now > d.published && now - d.published > check.max_age) return dir_fail(DirErrc::Expired);
   return signing;

@@ -1,5 +1,7 @@
 #include "conflux/dir/tor_doc.hpp"
 
+#include <cstdio>
+
 #include <arpa/inet.h>
 
 #include <charconv>
@@ -152,6 +154,26 @@ std::optional<std::uint64_t> parse_time(std::string_view date, std::string_view 
   if (*d > kDays[*mo - 1] + (*mo == 2 && leap ? 1 : 0)) return std::nullopt;
   const auto days = days_from_civil(*y, *mo, *d);
   return static_cast<std::uint64_t>(days) * 86400 + *h * 3600 + *mi * 60 + *s;
+}
+
+std::string format_time(std::uint64_t t) {
+  const std::int64_t days = static_cast<std::int64_t>(t / 86400);
+  const std::uint64_t secs = t % 86400;
+  // civil_from_days (H. Hinnant), the inverse of days_from_civil.
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld %02llu:%02llu:%02llu", static_cast<long long>(y),
+                static_cast<long long>(m), static_cast<long long>(d), static_cast<unsigned long long>(secs / 3600),
+                static_cast<unsigned long long>(secs / 60 % 60), static_cast<unsigned long long>(secs % 60));
+  return buf;
 }
 
 bool ipv6_orport(std::string_view s, std::pair<std::array<std::uint8_t, 16>, std::uint16_t>& out) {

@@ -32,9 +32,11 @@ DirResult<void*> key_items(const Item* first, const Item* last, TorMicrodesc& md
   if (!key || key->size() != 32 || (*ntor)->object) return dir_fail(DirErrc::BadValue, "ntor-onion-key");
   std::copy(key->begin(), key->end(), md.ntor_onion_key.begin());
   if (starts_microdesc(*first)) {
-    // The legacy RSA onion key, unused by ntor handshakes; it must still be a key.
-    if (!first->args.empty() || !first->object || first->object->type != "RSA PUBLIC KEY" ||
-        !crypto::RsaPublicKey::from_pkcs1_der(first->object->data))
+    // The legacy RSA onion key, unused by ntor handshakes: optional since
+    // proposal 350 (dir-spec: the item itself still starts the document), and
+    // when present it must still be a key.
+    if (!first->args.empty() || (first->object && (first->object->type != "RSA PUBLIC KEY" ||
+                                                    !crypto::RsaPublicKey::from_pkcs1_der(first->object->data))))
       return dir_fail(DirErrc::BadValue, "onion-key");
   }
   for (const Item* i = first; i != last; ++i) {

@@ -82,9 +82,17 @@ awaitable<void> AuthorityService::loop() {
       co_await probe_all();
       if (stopped_) co_return;
       const std::string text = dir::encode_detached_signature(state_.build(va, clock_.unix_seconds()));
-      for (const AuthorityPeer& peer : options_.authorities)
-        if (peer.identity != state_.identity())
-          asio::co_spawn(ex_, send_signature(peer, text, va), asio::detached);
+      // The same body in tor's format, signed with the RSA signing key.
+      std::string tor_text;
+      if (options_.tor != nullptr && state_.current())
+        tor_text = options_.tor->build(state_.current()->body, clock_.unix_seconds());
+      for (const AuthorityPeer& peer : options_.authorities) {
+        if (peer.identity == state_.identity()) continue;
+        asio::co_spawn(ex_, send_signature(peer, std::string(dir::kConsensusSignature), text, va), asio::detached);
+        if (!tor_text.empty())
+          asio::co_spawn(ex_, send_signature(peer, std::string(dir::kTorConsensusSignature), tor_text, va),
+                         asio::detached);
+      }
       asio::co_spawn(ex_, catch_up(va), asio::detached);
       if (on_built) on_built(va);
     }
@@ -114,13 +122,14 @@ awaitable<void> AuthorityService::probe_one(dir::Descriptor d) {
   state_.observe(d.identity, clock_.unix_seconds(), reachable);
 }
 
-awaitable<void> AuthorityService::send_signature(AuthorityPeer peer, std::string text, std::uint64_t va) {
+awaitable<void> AuthorityService::send_signature(AuthorityPeer peer, std::string path, std::string text,
+                                                 std::uint64_t va) {
   auto self = shared_from_this();
   const auto max_delay = std::chrono::milliseconds(state_.options().params.interval * 1000 / 4 + 1);
   auto delay = options_.signature_retry;
   asio::steady_timer timer(ex_);
   while (!stopped_ && state_.current_valid_after() == va) {
-    auto res = co_await http_post(peer.dir, std::string(dir::kConsensusSignature), text, options_.http);
+    auto res = co_await http_post(peer.dir, path, text, options_.http);
     if (stopped_) co_return;
     if (res && res->status == 200) {
       ++delivered_;

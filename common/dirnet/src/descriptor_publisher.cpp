@@ -28,7 +28,9 @@ dir::Descriptor make_relay_descriptor(const RelayInfo& info, const keys::RelayKe
   d.protocols = info.protocols;
   d.published = now;
   d.is_bridge = info.bridge;
-  return dir::sign_descriptor(std::move(d), keys.signing_key());
+  // v2: the RSA identity travels with the descriptor, proven by its
+  // signature, so the consensus can name the relay by its tor fingerprint.
+  return dir::sign_descriptor(std::move(d), keys.signing_key(), keys.rsa_identity());
 }
 
 std::shared_ptr<DescriptorPublisher> DescriptorPublisher::create(asio::any_io_executor ex, const net::Clock& clock,

@@ -21,6 +21,7 @@ DirReply text_reply(unsigned status, std::string_view reason) {
 }
 
 DirRoutes::Route DirRoutes::route_for(std::string_view path) const {
+  if (auto t = tor_route_for(path); t != Route::None) return t;
   if (authority_ != nullptr) {
     if (path == dir::kDescriptorUpload) return Route::Upload;
     if (path == dir::kConsensus) return Route::Consensus;
@@ -38,12 +39,15 @@ RouteCheck DirRoutes::check(HttpMethod method, std::string_view target) const {
     c.early = text_reply(404, "not found");
     return c;
   }
-  const bool post = r == Route::Upload || r == Route::Signature;
+  const bool post = r == Route::Upload || r == Route::Signature || r == Route::TorSignature;
   if (method != (post ? HttpMethod::Post : HttpMethod::Get)) {
     c.early = text_reply(405, "method not allowed");
     return c;
   }
-  c.body_limit = r == Route::Upload ? dir::kMaxUploadBody : r == Route::Signature ? dir::kMaxSignatureBody : 0;
+  c.body_limit = r == Route::Upload         ? dir::kMaxUploadBody
+                 : r == Route::Signature    ? dir::kMaxSignatureBody
+                 : r == Route::TorSignature ? dir::kMaxTorSignatureBody
+                                            : 0;
   return c;
 }
 
@@ -105,6 +109,8 @@ DirReply DirRoutes::handle(HttpMethod method, std::string_view target, std::stri
       return count(std::move(ok));
     case Route::None:
       break;
+    default:
+      return count(handle_tor(route_for(path_of(target)), path_of(target), body, now));
   }
   return count(text_reply(404, "not found"));
 }

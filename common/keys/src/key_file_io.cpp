@@ -77,12 +77,12 @@ std::optional<KeyStoreError> check_private_dir(const std::filesystem::path& dir)
   return std::nullopt;
 }
 
-Result<std::optional<KeyFileContents>, KeyStoreError> read_key_file(const std::filesystem::path& path,
-                                                                    KeyKind expected) {
-  using R = Result<std::optional<KeyFileContents>, KeyStoreError>;
+Result<std::optional<std::vector<std::uint8_t>>, KeyStoreError> read_raw_key_file(const std::filesystem::path& path,
+                                                                                 bool secret) {
+  using R = Result<std::optional<std::vector<std::uint8_t>>, KeyStoreError>;
   Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) {
-    if (errno == ENOENT) return R(std::optional<KeyFileContents>{});
+    if (errno == ENOENT) return R(std::optional<std::vector<std::uint8_t>>{});
     return Unexpected{errno_error(path, "cannot open key file")};
   }
   struct stat st {};
@@ -92,7 +92,7 @@ Result<std::optional<KeyFileContents>, KeyStoreError> read_key_file(const std::f
     return Unexpected{err(KeyStoreErrorKind::WrongOwner, path,
                           "is owned by uid " + std::to_string(st.st_uid) + ", not by us")};
   }
-  const mode_t forbidden = is_secret(expected) ? kGroupOtherAll : kGroupOtherWrite;
+  const mode_t forbidden = secret ? kGroupOtherAll : kGroupOtherWrite;
   if ((st.st_mode & forbidden) != 0) {
     return Unexpected{err(KeyStoreErrorKind::InsecureFile, path,
                           "has mode " + mode_string(st.st_mode) + "; expected 0600. Refusing to use it")};
@@ -112,8 +112,23 @@ Result<std::optional<KeyFileContents>, KeyStoreError> read_key_file(const std::f
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
-  auto decoded = decode_key_file(std::span(buf).first(got), expected);
+  if (got > kMaxKeyFileLen) {
+    crypto::secure_wipe(buf.data(), buf.size());
+    return Unexpected{err(KeyStoreErrorKind::BadKeyFile, path, "too large for a key file")};
+  }
+  std::vector<std::uint8_t> out(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got));
   crypto::secure_wipe(buf.data(), buf.size());
+  return R(std::move(out));
+}
+
+Result<std::optional<KeyFileContents>, KeyStoreError> read_key_file(const std::filesystem::path& path,
+                                                                    KeyKind expected) {
+  using R = Result<std::optional<KeyFileContents>, KeyStoreError>;
+  auto raw = read_raw_key_file(path, is_secret(expected));
+  if (!raw) return Unexpected{raw.error()};
+  if (!raw->has_value()) return R(std::optional<KeyFileContents>{});
+  auto decoded = decode_key_file(**raw, expected);
+  crypto::secure_wipe((*raw)->data(), (*raw)->size());
   if (!decoded) {
     return Unexpected{err(KeyStoreErrorKind::BadKeyFile, path,
                           "is not a valid '" + std::string(to_string(expected)) + "' key file")};
@@ -129,7 +144,11 @@ std::optional<KeyStoreError> write_key_file(const std::filesystem::path& path, K
     ~Wipe() { crypto::secure_wipe(v.data(), v.size()); }
   } wipe{bytes};
   if (bytes.empty()) return err(KeyStoreErrorKind::BadKeyFile, path, "refusing to write a malformed key");
+  return write_raw_key_file(path, bytes);
+}
 
+std::optional<KeyStoreError> write_raw_key_file(const std::filesystem::path& path,
+                                                std::span<const std::uint8_t> bytes) {
   std::filesystem::path tmp = path;
   tmp += ".tmp";
   if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) return errno_error(tmp, "cannot remove stale file");

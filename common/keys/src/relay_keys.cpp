@@ -37,8 +37,10 @@ cell::Ed25519Cert make_signing_cert(const crypto::Ed25519Keypair& identity, cons
 }
 
 RelayKeys::RelayKeys(crypto::Ed25519Keypair identity, crypto::Ed25519Keypair signing, cell::Ed25519Cert signing_cert,
-                     OnionKey onion, std::optional<OnionKey> old_onion, KeyLifetimes lifetimes, std::uint64_t now)
+                     OnionKey onion, std::optional<OnionKey> old_onion, crypto::RsaPrivateKey rsa_identity,
+                     KeyLifetimes lifetimes, std::uint64_t now)
     : identity_(std::move(identity)),
+      rsa_identity_(std::move(rsa_identity)),
       signing_(std::move(signing)),
       signing_cert_(std::move(signing_cert)),
       signing_cert_bytes_(encode_or_throw(signing_cert_)),
@@ -54,14 +56,16 @@ RelayKeys RelayKeys::generate(std::uint64_t now, const KeyLifetimes& lifetimes) 
   auto signing = crypto::Ed25519Keypair::generate();
   auto cert = make_signing_cert(identity, signing, now, lifetimes.signing);
   return RelayKeys(std::move(identity), std::move(signing), std::move(cert),
-                   OnionKey{crypto::X25519Secret::generate(), now}, std::nullopt, lifetimes, now);
+                   OnionKey{crypto::X25519Secret::generate(), now}, std::nullopt,
+                   crypto::RsaPrivateKey::generate(kRelayRsaIdentityBits), lifetimes, now);
 }
 
 RelayKeys RelayKeys::from_parts(crypto::Ed25519Keypair identity, crypto::Ed25519Keypair signing,
                                 cell::Ed25519Cert signing_cert, OnionKey onion, std::optional<OnionKey> old_onion,
-                                const KeyLifetimes& lifetimes, std::uint64_t now) {
+                                crypto::RsaPrivateKey rsa_identity, const KeyLifetimes& lifetimes,
+                                std::uint64_t now) {
   return RelayKeys(std::move(identity), std::move(signing), std::move(signing_cert), std::move(onion),
-                   std::move(old_onion), lifetimes, now);
+                   std::move(old_onion), std::move(rsa_identity), lifetimes, now);
 }
 
 const crypto::X25519Secret* RelayKeys::find_onion_key(const crypto::X25519Public& keyid) const noexcept {

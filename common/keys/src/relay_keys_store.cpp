@@ -45,6 +45,30 @@ KResult<crypto::Ed25519Keypair> load_or_create_identity(const Path& dir, std::ui
   return id;
 }
 
+// tor's secret_id_key: PEM "RSA PRIVATE KEY". A file that is there but is
+// not a 1024-bit key is an error: the identity is never replaced.
+KResult<crypto::RsaPrivateKey> load_or_create_rsa_identity(const Path& dir) {
+  const Path path = dir / kRsaIdentityFile;
+  auto raw = read_raw_key_file(path, true);
+  if (!raw) return Unexpected{raw.error()};
+  if (!raw->has_value()) {
+    auto key = crypto::RsaPrivateKey::generate(kRelayRsaIdentityBits);
+    std::string pem = key.to_pem();
+    auto e = write_raw_key_file(path, {reinterpret_cast<const std::uint8_t*>(pem.data()), pem.size()});
+    crypto::secure_wipe(pem.data(), pem.size());
+    if (e) return Unexpected{*e};
+    return key;
+  }
+  std::vector<std::uint8_t>& bytes = **raw;
+  auto key = crypto::RsaPrivateKey::from_pem({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+  crypto::secure_wipe(bytes.data(), bytes.size());
+  if (!key || key->bits() != kRelayRsaIdentityBits) {
+    return Unexpected{KeyStoreError{KeyStoreErrorKind::BadKeyFile, path.string(),
+                                    "is not a PEM RSA-1024 private key; refusing to replace an identity"}};
+  }
+  return std::move(*key);
+}
+
 struct Signing {
   crypto::Ed25519Keypair key;
   cell::Ed25519Cert cert;
@@ -151,9 +175,12 @@ Result<RelayKeys, KeyStoreError> load_or_create_relay_keys(const std::filesystem
   if (!signing) return Unexpected{signing.error()};
   auto onions = load_or_rotate_onion(dir, now, lifetimes);
   if (!onions) return Unexpected{onions.error()};
+  auto rsa = load_or_create_rsa_identity(dir);
+  if (!rsa) return Unexpected{rsa.error()};
 
   return RelayKeys::from_parts(std::move(identity).value(), std::move(signing->key), std::move(signing->cert),
-                               std::move(onions->current), std::move(onions->previous), lifetimes, now);
+                               std::move(onions->current), std::move(onions->previous), std::move(rsa).value(),
+                               lifetimes, now);
 }
 
 }  // namespace conflux::keys

@@ -12,7 +12,9 @@
 #include <fstream>
 
 #include "commands.hpp"
+#include "conflux/bytes/hex.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
+#include "conflux/dirnet/tor_authority_keys.hpp"
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/net/asio.hpp"
@@ -90,6 +92,8 @@ class Up {
     netspec::ProcessPaths paths;
     std::string identity;  // relays: base64
     crypto::Ed25519Public id{};
+    std::string rsa_fingerprint;  // relays: hex, their RSA identity's SHA-1
+    std::string v3ident;          // authorities: hex, their tor authority identity
     std::optional<Spawned> spawned;
   };
 
@@ -112,7 +116,7 @@ class Up {
       }
       spec_ = std::move(*parsed);
     }
-    for (auto& p : netspec::plan_processes(spec_)) procs_.push_back({std::move(p), {}, {}, {}, {}});
+    for (auto& p : netspec::plan_processes(spec_)) procs_.push_back({std::move(p), {}, {}, {}, {}, {}, {}});
     return true;
   }
 
@@ -217,6 +221,11 @@ class Up {
       if (!k) return fail_plain("cannot make the keys of " + p.plan.name + " in " + p.paths.data_dir.string());
       p.id = k->identity();
       p.identity = keys::identity_base64(p.id);
+      p.rsa_fingerprint = bytes::to_hex(k->rsa_fingerprint(), true);
+      if (p.plan.role != Role::Authority) continue;
+      auto t = dirnet::load_or_create_tor_authority_keys(p.paths.data_dir, clock_.unix_seconds());
+      if (!t) return fail_plain("cannot make the tor authority keys of " + p.plan.name + ": " + t.error().message());
+      p.v3ident = bytes::to_hex(t->v3ident(), true);
     }
     return true;
   }
@@ -257,7 +266,8 @@ class Up {
     in.relay_options = spec_.relay_options;
     for (const auto& p : procs_) {
       if (p.plan.role == Role::Authority)
-        in.authorities.push_back({p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity});
+        in.authorities.push_back(
+            {p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident, p.rsa_fingerprint});
       if (p.plan.role == Role::Bridge) in.bridges.push_back({p.plan.ports.or_port, p.identity});
       if (p.plan.role == Role::FileServer) in.file_port = p.plan.ports.http_port;
     }
@@ -402,6 +412,12 @@ class Up {
         for (unsigned i = 1; i <= spec_.file_origins; ++i)
           info_.file_origins.push_back("http://127.0.0." + std::to_string(i) + ":" +
                                        std::to_string(p.plan.ports.http_port) + "/");
+    std::vector<netspec::AuthorityRef> auths;
+    for (const auto& p : procs_)
+      if (p.plan.role == Role::Authority)
+        auths.push_back({p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident,
+                         p.rsa_fingerprint});
+    info_.tor_dir_authorities = netspec::tor_dir_authority_lines(auths);
     info_.files.clear();
     for (const auto& f : files_) info_.files.push_back({f.name, f.size, file_base + f.name, f.sha256});
     return write_file_atomically(dir_ / netspec::kNetworkFileName, netspec::encode_network(info_));

@@ -76,6 +76,7 @@ std::string encode_network(const NetworkInfo& info) {
   }
   j["file_server"] = info.file_server;
   j["file_origins"] = info.file_origins;
+  j["tor_dir_authorities"] = info.tor_dir_authorities;
   j["files"] = OJson::array();
   for (const auto& f : info.files)
     j["files"].push_back({{"name", f.name}, {"size", f.size}, {"url", f.url}, {"sha256", f.sha256}});
@@ -123,6 +124,8 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
                                   x.at("metrics").get<std::string>()};
     info.file_server = j.at("file_server").get<std::string>();
     if (j.contains("file_origins")) info.file_origins = j.at("file_origins").get<std::vector<std::string>>();
+    if (j.contains("tor_dir_authorities"))
+      info.tor_dir_authorities = j.at("tor_dir_authorities").get<std::vector<std::string>>();
     for (const auto& f : j.at("files"))
       info.files.push_back({f.at("name").get<std::string>(), unsigned_of(f.at("size")),
                             f.at("url").get<std::string>(), f.at("sha256").get<std::string>()});

@@ -31,9 +31,18 @@ std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
 std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
   std::string t;
   for (const auto& a : authorities)
-    t += "DirAuthority " + a.name + " orport=" + std::to_string(a.or_port) + " " + loopback(a.dir_port) + " " +
-         a.identity + "\n";
+    t += "DirAuthority " + a.name + " orport=" + std::to_string(a.or_port) +
+         (a.v3ident.empty() ? "" : " v3ident=" + a.v3ident) + " " + loopback(a.dir_port) + " " + a.identity + "\n";
   return t;
+}
+
+std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
+  std::vector<std::string> out;
+  for (const auto& a : authorities)
+    if (!a.v3ident.empty() && !a.rsa_fingerprint.empty())
+      out.push_back("DirAuthority " + a.name + " orport=" + std::to_string(a.or_port) + " v3ident=" + a.v3ident + " " +
+                    loopback(a.dir_port) + " " + a.rsa_fingerprint);
+  return out;
 }
 
 std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {

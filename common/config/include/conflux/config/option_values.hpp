@@ -47,7 +47,8 @@ struct LogSpec {
 //  - ours (authorities of our JSON directory, identified by Ed25519 keys):
 //      DirAuthority NICKNAME [orport=PORT] ADDRESS:DIRPORT ED25519_ID
 //    ED25519_ID as parse_ed25519_id, e.g. "DirAuthority auth1 orport=9001
-//    127.0.0.1:9030 AAAA...(43 chars)";
+//    127.0.0.1:9030 AAAA...(43 chars)"; it may also carry v3ident=HEX40, the
+//    authority's tor identity (our authorities write tor's consensus too);
 //  - tor's (a tor network's authorities), recognised by its v3ident= flag:
 //      DirAuthority NICKNAME [orport=PORT] [no-v2] [ipv6=[ADDR]:PORT] ...
 //                   v3ident=HEX40 ADDRESS:DIRPORT FINGERPRINT
@@ -62,9 +63,9 @@ struct DirAuthorityLine {
   std::optional<std::uint16_t> or_port;
   AddrPort dir;
   Ed25519Id ed25519_id{};            // ours only
-  std::optional<RsaId> v3ident;       // tor's form only: its authority identity key's SHA-1
+  std::optional<RsaId> v3ident;       // its authority identity key's SHA-1 (tor's form; optional in ours)
   std::optional<RsaId> rsa_identity;  // tor's form only: the authority relay's fingerprint
-  [[nodiscard]] bool tor_form() const noexcept { return v3ident.has_value(); }
+  [[nodiscard]] bool tor_form() const noexcept { return rsa_identity.has_value(); }
   bool operator==(const DirAuthorityLine&) const = default;
 };
 [[nodiscard]] ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text);

@@ -13,7 +13,11 @@
 // unknown or repeated fields, every field checked for type, length and range.
 // Unknown fields are rejected rather than ignored because the signature covers
 // only the fields we re-serialize: an ignored field would be unsigned. A new
-// field means a new format ("conflux-descriptor-v2").
+// field means a new format: "conflux-descriptor-v2" adds the relay's RSA-1024
+// identity ("rsa_identity", PKCS#1 DER) and that key's signature
+// ("rsa_signature": PKCS#1 v1.5 over the SHA-256 of the same signed bytes the
+// Ed25519 signature covers, v2 prefix). A descriptor carries both or
+// neither; one without them is v1, signed exactly as before.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "conflux/crypto/ed25519.hpp"
+#include "conflux/crypto/rsa_private.hpp"
 #include "conflux/crypto/x25519.hpp"
 #include "conflux/dir/error.hpp"
 #include "conflux/dir/fields.hpp"
@@ -29,6 +34,7 @@
 namespace conflux::dir {
 
 inline constexpr std::string_view kDescriptorPrefix = "conflux-descriptor-v1\n";
+inline constexpr std::string_view kDescriptorPrefixV2 = "conflux-descriptor-v2\n";
 inline constexpr std::size_t kMaxDescriptorSize = 20000;
 inline constexpr std::size_t kMaxFamily = 64;
 inline constexpr std::uint64_t kMaxBandwidth = std::uint64_t{1} << 40;  // bytes/s; keeps sums exact
@@ -56,13 +62,18 @@ struct Descriptor {
   std::string protocols;                     // e.g. "Link=4-5 Relay=2-4 FlowCtrl=1-2 Conflux=1"
   std::uint64_t published = 0;               // seconds since the epoch
   bool is_bridge = false;
+  // v2: the RSA-1024 identity (PKCS#1 DER; its SHA-1 is the relay's tor
+  // fingerprint) and its signature. Empty in a v1 descriptor.
+  std::vector<std::uint8_t> rsa_identity;
+  std::vector<std::uint8_t> rsa_signature;
   crypto::Ed25519Signature signature{};
   friend bool operator==(const Descriptor&, const Descriptor&) = default;
 };
 
 // Canonical JSON, signature included.
 [[nodiscard]] std::string encode_descriptor(const Descriptor& d);
-// The exact bytes the signature covers (prefix + canonical JSON without "signature").
+// The exact bytes the signatures cover (prefix + canonical JSON without
+// "signature" and "rsa_signature").
 [[nodiscard]] std::vector<std::uint8_t> descriptor_signed_bytes(const Descriptor& d);
 // SHA-256 of encode_descriptor(d): how the consensus names this descriptor.
 [[nodiscard]] std::array<std::uint8_t, 32> descriptor_digest(const Descriptor& d);
@@ -74,13 +85,19 @@ struct Descriptor {
 // (see make_signing_cert). Family is sorted and deduplicated first, as the
 // encoder would write it.
 [[nodiscard]] Descriptor sign_descriptor(Descriptor d, const crypto::Ed25519Keypair& signing_key);
+// v2: also names `rsa_identity` and signs with it.
+[[nodiscard]] Descriptor sign_descriptor(Descriptor d, const crypto::Ed25519Keypair& signing_key,
+                                         const crypto::RsaPrivateKey& rsa_identity);
+// The SHA-1 fingerprint of a v2 descriptor's RSA identity (nullopt for v1).
+[[nodiscard]] std::optional<crypto::RsaFingerprint> descriptor_rsa_fingerprint(const Descriptor& d);
 
 struct DescriptorCheck {
   std::uint64_t max_age = 48 * 3600;    // tor drops descriptors older than 48 h
   std::uint64_t max_future = 3600;      // clock skew tolerated on "published"
 };
 
-// Certificate (type 4, for this identity, unexpired), then the signature, then
+// Certificate (type 4, for this identity, unexpired), then the signature
+// (and for v2 the RSA identity, 1024 bits, and its signature), then
 // the time window: published in [now - max_age, now + max_future]. Returns
 // the signing key.
 [[nodiscard]] DirResult<crypto::Ed25519Public> verify_descriptor(const Descriptor& d, std::uint64_t now,

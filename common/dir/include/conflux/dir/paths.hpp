@@ -29,6 +29,18 @@ inline constexpr std::string_view kSelfDescriptor = "/conflux/v1/descriptor/self
 inline constexpr std::string_view kConsensusSignature = "/conflux/v1/consensus-signature";
 inline constexpr std::string_view kConsensusBody = "/conflux/v1/consensus-body";
 
+// tor's paths (dir-spec appendix B), served by an authority that has tor
+// keys; the consensus path may carry "/FP+FP..." (authorities the client
+// wants signatures from), the micro and fp paths end in their list.
+inline constexpr std::string_view kTorKeysAll = "/tor/keys/all";
+inline constexpr std::string_view kTorKeysAuthority = "/tor/keys/authority";
+inline constexpr std::string_view kTorKeysFpPrefix = "/tor/keys/fp/";  // + HEX[+HEX...]
+inline constexpr std::string_view kTorConsensusMicrodesc = "/tor/status-vote/current/consensus-microdesc";
+inline constexpr std::string_view kTorMicrodescPrefix = "/tor/micro/d/";  // + D1-D2-... (base64 SHA-256)
+// authority -> authority: a tor-format consensus signature (tor_authority_state.hpp)
+inline constexpr std::string_view kTorConsensusSignature = "/conflux/v1/tor-consensus-signature";
+inline constexpr std::size_t kMaxTorSignatureBody = 16384;
+
 inline constexpr std::string_view kJsonContentType = "application/json";
 
 // The largest request/response body each path carries (the parsers' caps).

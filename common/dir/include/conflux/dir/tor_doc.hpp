@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -52,6 +53,9 @@ struct Limits {
 // "YYYY-MM-DD" "HH:MM:SS" (two arguments, UTC) as seconds since the epoch;
 // nullopt unless both are exactly that shape and a real date and time.
 [[nodiscard]] std::optional<std::uint64_t> parse_time(std::string_view date, std::string_view time);
+
+// The inverse: "YYYY-MM-DD HH:MM:SS" (UTC).
+[[nodiscard]] std::string format_time(std::uint64_t t);
 
 // "[IPv6]:PORT" (an "a" line's argument) with a port above 0.
 [[nodiscard]] bool ipv6_orport(std::string_view text, std::pair<std::array<std::uint8_t, 16>, std::uint16_t>& out);

@@ -26,6 +26,7 @@
 #include "conflux/dirnet/authority_state.hpp"
 #include "conflux/dirnet/http_client.hpp"
 #include "conflux/dirnet/reachability_probe.hpp"
+#include "conflux/dirnet/tor_authority_state.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
 
@@ -46,6 +47,9 @@ struct AuthorityServiceOptions {
   std::chrono::milliseconds signature_retry{250};  // first retry; doubles
   HttpLimits http{std::chrono::milliseconds(5000), 8192, 4096};
   dir::ConsensusCheck fetch_check;
+  // The tor-format side (null: none): built after each body and its
+  // signature sent to the others like the JSON one. Must outlive the service.
+  TorAuthorityState* tor = nullptr;
 };
 
 class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
@@ -78,7 +82,7 @@ class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
   net::awaitable<void> loop();
   net::awaitable<void> probe_all();
   net::awaitable<void> probe_one(dir::Descriptor d);
-  net::awaitable<void> send_signature(AuthorityPeer peer, std::string text, std::uint64_t va);
+  net::awaitable<void> send_signature(AuthorityPeer peer, std::string path, std::string text, std::uint64_t va);
   net::awaitable<void> catch_up(std::uint64_t va);
   void check_published();
 

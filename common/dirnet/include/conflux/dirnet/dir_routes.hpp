@@ -17,6 +17,7 @@
 namespace conflux::dirnet {
 
 class AuthorityState;
+class TorAuthorityState;
 
 enum class HttpMethod : std::uint8_t { Get, Post, Other };
 
@@ -36,6 +37,8 @@ class DirRoutes {
  public:
   // An authority's state (null: not an authority). Must outlive the routes.
   void set_authority(AuthorityState* state) noexcept { authority_ = state; }
+  // Its tor-format side (null: tor's paths are not served). Must outlive the routes.
+  void set_tor_authority(TorAuthorityState* state) noexcept { tor_ = state; }
   // A bridge's own signed descriptor (empty: not served).
   void set_self_descriptor(std::string text) { self_descriptor_ = std::move(text); }
 
@@ -54,11 +57,17 @@ class DirRoutes {
   [[nodiscard]] const Counters& counters() const noexcept { return counters_; }
 
  private:
-  enum class Route : std::uint8_t { None, Upload, Consensus, Signature, Body, Self };
+  enum class Route : std::uint8_t {
+    None, Upload, Consensus, Signature, Body, Self,
+    TorKeysAll, TorKeysAuthority, TorKeysFp, TorConsensus, TorMicro, TorSignature
+  };
   [[nodiscard]] Route route_for(std::string_view path) const;
+  [[nodiscard]] Route tor_route_for(std::string_view path) const;
+  [[nodiscard]] DirReply handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now);
   DirReply count(DirReply r);
 
   AuthorityState* authority_ = nullptr;
+  TorAuthorityState* tor_ = nullptr;
   std::string self_descriptor_;
   Counters counters_;
 };

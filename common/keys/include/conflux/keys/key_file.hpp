@@ -71,6 +71,13 @@ struct KeyFileContents {
 [[nodiscard]] std::optional<KeyStoreError> write_key_file(const std::filesystem::path& path, KeyKind kind,
                                                           std::uint64_t created,
                                                           std::span<const std::uint8_t> payload);
+// The same rules and atomic write for a file in another format (tor's PEM
+// secret_id_key): the bytes as they are, at most kMaxKeyFileLen. `secret`:
+// refuse a group- or world-readable file.
+[[nodiscard]] Result<std::optional<std::vector<std::uint8_t>>, KeyStoreError> read_raw_key_file(
+    const std::filesystem::path& path, bool secret);
+[[nodiscard]] std::optional<KeyStoreError> write_raw_key_file(const std::filesystem::path& path,
+                                                              std::span<const std::uint8_t> bytes);
 // Removing a file that is already gone is not an error.
 [[nodiscard]] std::optional<KeyStoreError> remove_key_file(const std::filesystem::path& path);
 

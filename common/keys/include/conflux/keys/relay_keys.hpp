@@ -1,6 +1,7 @@
 #pragma once
-// A relay's keys. Identity is an Ed25519 key only (we run our own network; no
-// RSA identity). The chain, as tor-spec 4.2 and cert-spec describe it:
+// A relay's keys. Identity is an Ed25519 key, plus the RSA-1024 identity
+// tor's directory formats and EXTEND2's legacy link specifier name relays by
+// (its SHA-1 is the relay's fingerprint). The Ed25519 chain, as tor-spec 4.2 and cert-spec describe it:
 //
 //   identity (long-term, KP_relayid_ed)
 //     -- type 4 cert --> signing key (medium-term, KP_relaysign_ed; 30 days)
@@ -17,6 +18,8 @@
 //   ed25519_signing_cert           ed25519-cert    its type-4 certificate
 //   secret_onion_key_ntor          x25519-secret   current onion key
 //   secret_onion_key_ntor.old      x25519-secret   previous onion key
+//   secret_id_key                  PEM "RSA PRIVATE KEY" (PKCS#1), as tor keeps it:
+//                                  the RSA-1024 identity
 // The TLS key, its certificate and the link authentication key live in memory
 // only and are made anew on every start (and by regenerate_link_keys()).
 #include <array>
@@ -28,6 +31,7 @@
 #include "conflux/bytes/result.hpp"
 #include "conflux/cell/ed25519_cert.hpp"
 #include "conflux/crypto/ed25519.hpp"
+#include "conflux/crypto/rsa_private.hpp"
 #include "conflux/crypto/x25519.hpp"
 #include "conflux/keys/key_store_error.hpp"
 #include "conflux/keys/tls_cert.hpp"
@@ -41,6 +45,8 @@ inline constexpr std::string_view kSigningSecretFile = "ed25519_signing_secret_k
 inline constexpr std::string_view kSigningCertFile = "ed25519_signing_cert";
 inline constexpr std::string_view kOnionKeyFile = "secret_onion_key_ntor";
 inline constexpr std::string_view kOldOnionKeyFile = "secret_onion_key_ntor.old";
+inline constexpr std::string_view kRsaIdentityFile = "secret_id_key";
+inline constexpr std::size_t kRelayRsaIdentityBits = 1024;  // tor's relay identity size
 
 struct KeyLifetimes {
   std::uint64_t signing = 30 * 24 * 3600;      // type-4 cert validity
@@ -63,10 +69,16 @@ class RelayKeys {
   // link keys are made fresh. `signing_cert` must certify `signing`.
   static RelayKeys from_parts(crypto::Ed25519Keypair identity, crypto::Ed25519Keypair signing,
                               cell::Ed25519Cert signing_cert, OnionKey onion, std::optional<OnionKey> old_onion,
-                              const KeyLifetimes& lifetimes, std::uint64_t now);
+                              crypto::RsaPrivateKey rsa_identity, const KeyLifetimes& lifetimes,
+                              std::uint64_t now);
 
   [[nodiscard]] const crypto::Ed25519Public& identity() const noexcept { return identity_.public_key(); }
   [[nodiscard]] const crypto::Ed25519Keypair& identity_keypair() const noexcept { return identity_; }
+  // The RSA-1024 identity; its public key's SHA-1 is the relay's fingerprint.
+  [[nodiscard]] const crypto::RsaPrivateKey& rsa_identity() const noexcept { return rsa_identity_; }
+  [[nodiscard]] const crypto::RsaFingerprint& rsa_fingerprint() const noexcept {
+    return rsa_identity_.public_key().fingerprint();
+  }
 
   [[nodiscard]] const crypto::Ed25519Keypair& signing_key() const noexcept { return signing_; }
   [[nodiscard]] const cell::Ed25519Cert& signing_cert() const noexcept { return signing_cert_; }
@@ -95,9 +107,11 @@ class RelayKeys {
 
  private:
   RelayKeys(crypto::Ed25519Keypair identity, crypto::Ed25519Keypair signing, cell::Ed25519Cert signing_cert,
-            OnionKey onion, std::optional<OnionKey> old_onion, KeyLifetimes lifetimes, std::uint64_t now);
+            OnionKey onion, std::optional<OnionKey> old_onion, crypto::RsaPrivateKey rsa_identity,
+            KeyLifetimes lifetimes, std::uint64_t now);
 
   crypto::Ed25519Keypair identity_;
+  crypto::RsaPrivateKey rsa_identity_;
   crypto::Ed25519Keypair signing_;
   cell::Ed25519Cert signing_cert_;
   std::vector<std::uint8_t> signing_cert_bytes_;
@@ -121,8 +135,8 @@ class RelayKeys {
 // replacing what is stale: a signing key whose certificate is invalid or
 // expires within lifetimes.signing_renew, an onion key older than
 // lifetimes.onion_rotation (it becomes the previous key; a previous key is
-// dropped onion_grace after its successor was made). The identity is never
-// replaced once it exists. Creates DataDirectory (0700) if missing; refuses a
+// dropped onion_grace after its successor was made). The identities (Ed25519
+// and RSA) are never replaced once they exist. Creates DataDirectory (0700) if missing; refuses a
 // DataDirectory or keys/ owned by someone else or writable by group/world.
 // `now`: seconds since the epoch.
 [[nodiscard]] Result<RelayKeys, KeyStoreError> load_or_create_relay_keys(const std::filesystem::path& data_dir,

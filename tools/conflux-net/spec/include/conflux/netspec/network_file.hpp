@@ -58,6 +58,9 @@ struct NetworkInfo {
   // "http://127.0.0.2:PORT/", ...: the spec's file_origins); optional when read.
   std::vector<std::string> file_origins;
   std::vector<FileRecord> files;
+  // The authorities in tor's DirAuthority syntax (v3ident= and the RSA
+  // fingerprint), for a stock tor client; optional when read.
+  std::vector<std::string> tor_dir_authorities;
   bool operator==(const NetworkInfo&) const = default;
 };
 

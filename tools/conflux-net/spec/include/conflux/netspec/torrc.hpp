@@ -17,6 +17,8 @@ struct AuthorityRef {
   std::uint16_t or_port = 0;
   std::uint16_t dir_port = 0;
   std::string identity;  // Ed25519 identity, base64 without padding (keys::identity_base64)
+  std::string v3ident;          // its tor authority identity, 40 hex digits (empty: none)
+  std::string rsa_fingerprint;  // the relay's RSA identity, 40 hex digits (empty: none)
 };
 
 struct BridgeRef {
@@ -36,6 +38,10 @@ struct TorrcInputs {
 
 // "DirAuthority NAME orport=P 127.0.0.1:D ID" lines, one per authority.
 [[nodiscard]] std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities);
+// tor's own form, for a stock tor pointed at the network's authorities:
+// "DirAuthority NAME orport=N v3ident=HEX 127.0.0.1:DIRPORT RSAFP" (one per
+// authority that has both tor identities; no trailing newline).
+[[nodiscard]] std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>& authorities);
 
 // The torrc for `p` (a relay role or a proxy); empty for the file server.
 [[nodiscard]] std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in);

@@ -1,0 +1,64 @@
+#pragma once
+// Writing tor's microdesc consensus (dir-spec 3.4.1 / 3.9.2) and the
+// microdescriptors it names (3.3) from the body our authorities already
+// agree on (consensus.hpp). Every input is in the body or the configured
+// authority list, so authorities that agree on the body write the same
+// bytes and their signatures combine, as they do for the JSON document.
+//
+// What is written: consensus-method 35 (what tor 0.4.9 authorities use),
+// known flags Exit Fast Guard Running Stable Valid, the body's params, tor
+// 0.4.9's client and relay protocol lines, one dir-source per configured
+// authority (ascending v3ident), one entry per router that has an RSA
+// identity (ascending by it; "r" with tor's fixed 2038-01-01 published time
+// of methods >= 32, first "a", "m", "s", "v", "pr" sorted by name, "w
+// Bandwidth=N Unmeasured=1": nothing is measured), the footer's
+// bandwidth-weights, then the signatures. Microdescriptors: an empty
+// "onion-key" (no TAP key: tor 0.4.9 makes its body optional),
+// "ntor-onion-key", the IPv6 "a", "family" ($fingerprints of declared
+// family members that are listed), "p" (unless reject-all), "id ed25519".
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "conflux/crypto/rsa_private.hpp"
+#include "conflux/dir/consensus.hpp"
+
+namespace conflux::dir {
+
+inline constexpr std::uint32_t kTorConsensusMethod = 35;
+
+struct TorVoter {
+  std::string nickname;
+  crypto::RsaFingerprint v3ident{};
+  std::string address;  // IPv4, dotted quad
+  std::uint16_t dir_port = 0;
+  std::uint16_t or_port = 0;
+  std::string contact;
+};
+
+struct TorConsensusDraft {
+  // Everything up to and including "directory-footer" and bandwidth-weights:
+  // the signatures follow.
+  std::string unsigned_text;
+  // One per listed router, in document order: each one's text, what "m" names.
+  std::vector<std::string> microdescs;
+  // SHA-256 of unsigned_text + "directory-signature ": what each signature signs.
+  std::array<std::uint8_t, 32> signed_digest{};
+};
+
+[[nodiscard]] TorConsensusDraft make_tor_microdesc_consensus(const ConsensusBody& body,
+                                                             const std::vector<TorVoter>& voters);
+
+// "directory-signature sha256 V3IDENT SIGNINGKEYDIGEST" and its SIGNATURE
+// object, made with the authority's signing key.
+[[nodiscard]] std::string make_tor_signature_item(const TorConsensusDraft& draft,
+                                                  const crypto::RsaFingerprint& v3ident,
+                                                  const crypto::RsaPrivateKey& signing_key);
+
+// The document: the draft followed by the signature items in ascending
+// v3ident order (as tor orders them).
+[[nodiscard]] std::string assemble_tor_consensus(const TorConsensusDraft& draft,
+                                                 std::vector<std::pair<crypto::RsaFingerprint, std::string>> items);
+
+}  // namespace conflux::dir

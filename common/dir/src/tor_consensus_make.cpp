@@ -1,0 +1,159 @@
+#include "conflux/dir/tor_consensus_make.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "conflux/bytes/base64.hpp"
+#include "conflux/bytes/hex.hpp"
+#include "conflux/crypto/digest.hpp"
+#include "conflux/crypto/pem.hpp"
+#include "conflux/dir/tor_doc.hpp"
+
+namespace conflux::dir {
+namespace {
+
+// tor 0.4.9's authorities' defaults (what tests/data/tor's consensus lists).
+constexpr std::string_view kProtocolLines =
+    "recommended-client-protocols Cons=2 Desc=2 DirCache=2 FlowCtrl=1-2 HSDir=2 HSIntro=4 HSRend=2 Link=4-5 "
+    "Microdesc=2 Relay=2-4\n"
+    "recommended-relay-protocols Cons=2 Desc=2 DirCache=2 FlowCtrl=1-2 HSDir=2 HSIntro=4-5 HSRend=2 Link=4-5 "
+    "LinkAuth=3 Microdesc=2 Relay=2-4\n"
+    "required-client-protocols Cons=2 Desc=2 FlowCtrl=1 Link=4 Microdesc=2 Relay=2\n"
+    "required-relay-protocols Cons=2 Desc=2 DirCache=2 FlowCtrl=1-2 HSDir=2 HSIntro=4-5 HSRend=2 Link=4-5 "
+    "LinkAuth=3 Microdesc=2 Relay=2-4\n";
+// Consensus methods >= 32 write this instead of each descriptor's time.
+constexpr std::string_view kFixedPublished = "2038-01-01 00:00:00";
+
+std::string hex(const crypto::RsaFingerprint& f) { return bytes::to_hex(f, true); }
+
+std::string flags_of(const Flags& f) {
+  std::string s = "s";
+  for (auto [on, name] : {std::pair{f.exit, "Exit"}, {f.fast, "Fast"}, {f.guard, "Guard"}, {f.running, "Running"},
+                          {f.stable, "Stable"}, {f.valid, "Valid"}})
+    if (on) s += std::string(" ") + name;
+  return s + "\n";
+}
+
+// "Name=ranges" entries sorted by name, as tor writes a "pr" line.
+std::string sorted_protocols(const std::string& protocols) {
+  std::istringstream in(protocols);
+  std::vector<std::string> entries;
+  for (std::string e; in >> e;) entries.push_back(e);
+  std::sort(entries.begin(), entries.end());
+  std::string out;
+  for (const auto& e : entries) out += (out.empty() ? "" : " ") + e;
+  return out;
+}
+
+std::string microdesc_of(const RouterEntry& r, const std::map<crypto::Ed25519Public, crypto::RsaFingerprint>& fps) {
+  std::string m = "onion-key\n";
+  m += "ntor-onion-key " + bytes::base64_encode(r.ntor_onion_key) + "\n";
+  if (r.ipv6) m += "a [" + format_ipv6(*r.ipv6) + "]:" + std::to_string(r.or_port) + "\n";
+  std::vector<std::string> family;
+  for (const auto& k : r.family) {
+    auto it = fps.find(k);
+    if (it != fps.end() && k != r.identity) family.push_back("$" + hex(it->second));
+  }
+  std::sort(family.begin(), family.end());
+  if (!family.empty()) {
+    m += "family";
+    for (const auto& f : family) m += " " + f;
+    m += "\n";
+  }
+  if (r.exit_policy != "reject 1-65535") m += "p " + r.exit_policy + "\n";
+  m += "id ed25519 " + bytes::base64_encode(r.identity) + "\n";
+  return m;
+}
+
+std::string preamble(const ConsensusBody& body) {
+  std::string t = "network-status-version 3 microdesc\nvote-status consensus\n";
+  t += "consensus-method " + std::to_string(kTorConsensusMethod) + "\n";
+  t += "valid-after " + tordoc::format_time(body.valid_after) + "\n";
+  t += "fresh-until " + tordoc::format_time(body.fresh_until) + "\n";
+  t += "valid-until " + tordoc::format_time(body.valid_until) + "\n";
+  t += "voting-delay 2 2\nclient-versions \nserver-versions \n";
+  t += "known-flags Exit Fast Guard Running Stable Valid\n";
+  t += kProtocolLines;
+  if (!body.params.empty()) {
+    t += "params";
+    for (const auto& [k, v] : body.params) t += " " + k + "=" + std::to_string(v);
+    t += "\n";
+  }
+  return t;
+}
+
+std::string dir_sources(const ConsensusBody& body, std::vector<TorVoter> voters) {
+  std::sort(voters.begin(), voters.end(), [](const TorVoter& a, const TorVoter& b) { return a.v3ident < b.v3ident; });
+  // No votes are exchanged: each names the body every authority computed.
+  const auto body_bytes = consensus_signed_bytes(body);
+  const std::string vote_digest = bytes::to_hex(crypto::sha1(body_bytes), true);
+  std::string t;
+  for (const auto& v : voters) {
+    t += "dir-source " + v.nickname + " " + hex(v.v3ident) + " " + v.address + " " + v.address + " " +
+         std::to_string(v.dir_port) + " " + std::to_string(v.or_port) + "\n";
+    t += "contact " + v.contact + "\n";
+    t += "vote-digest " + vote_digest + "\n";
+  }
+  return t;
+}
+
+std::string footer(const ConsensusBody& body) {
+  std::string t = "directory-footer\n";
+  if (body.bandwidth_weights) {
+    t += "bandwidth-weights";
+    for (const auto& [name, field] : kWeightFields) t += " " + std::string(name) + "=" + std::to_string((*body.bandwidth_weights).*field);
+    t += "\n";
+  }
+  return t;
+}
+
+}  // namespace
+
+TorConsensusDraft make_tor_microdesc_consensus(const ConsensusBody& body, const std::vector<TorVoter>& voters) {
+  std::map<crypto::Ed25519Public, crypto::RsaFingerprint> fps;
+  std::vector<const RouterEntry*> listed;
+  for (const auto& r : body.routers) {
+    if (!r.rsa_identity) continue;  // a v1 descriptor: tor cannot name it
+    fps.emplace(r.identity, *r.rsa_identity);
+    listed.push_back(&r);
+  }
+  std::sort(listed.begin(), listed.end(),
+            [](const RouterEntry* a, const RouterEntry* b) { return *a->rsa_identity < *b->rsa_identity; });
+  TorConsensusDraft d;
+  d.unsigned_text = preamble(body) + dir_sources(body, voters);
+  for (const RouterEntry* r : listed) {
+    std::string md = microdesc_of(*r, fps);
+    const auto md_digest = crypto::sha256({reinterpret_cast<const std::uint8_t*>(md.data()), md.size()});
+    std::string& t = d.unsigned_text;
+    t += "r " + r->nickname + " " + bytes::base64_encode(*r->rsa_identity) + " " + std::string(kFixedPublished) + " " +
+         format_ipv4(r->ipv4) + " " + std::to_string(r->or_port) + " " + std::to_string(r->dir_port) + "\n";
+    if (r->ipv6) t += "a [" + format_ipv6(*r->ipv6) + "]:" + std::to_string(r->or_port) + "\n";
+    t += "m " + bytes::base64_encode(md_digest) + "\n";
+    t += flags_of(r->flags);
+    t += "v Conflux\n";
+    t += "pr " + sorted_protocols(r->protocols) + "\n";
+    t += "w Bandwidth=" + std::to_string(r->bandwidth) + " Unmeasured=1\n";
+    d.microdescs.push_back(std::move(md));
+  }
+  d.unsigned_text += footer(body);
+  const std::string signed_part = d.unsigned_text + "directory-signature ";
+  d.signed_digest = crypto::sha256({reinterpret_cast<const std::uint8_t*>(signed_part.data()), signed_part.size()});
+  return d;
+}
+
+std::string make_tor_signature_item(const TorConsensusDraft& draft, const crypto::RsaFingerprint& v3ident,
+                                    const crypto::RsaPrivateKey& signing_key) {
+  return "directory-signature sha256 " + hex(v3ident) + " " + hex(signing_key.public_key().fingerprint()) + "\n" +
+         crypto::pem_encode(signing_key.sign_digest(draft.signed_digest), "SIGNATURE");
+}
+
+std::string assemble_tor_consensus(const TorConsensusDraft& draft,
+                                   std::vector<std::pair<crypto::RsaFingerprint, std::string>> items) {
+  std::sort(items.begin(), items.end());
+  std::string t = draft.unsigned_text;
+  for (const auto& [id, item] : items) t += item;
+  return t;
+}
+
+}  // namespace conflux::dir

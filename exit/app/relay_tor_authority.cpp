@@ -1,0 +1,46 @@
+// The authority's tor-format side: its RSA identity and signing keys with
+// tor's key certificate (DataDirectory/keys/authority_*), and the voters of
+// the tor consensus: every DirAuthority line that names a v3ident. Without
+// v3idents for all of them (or one for this authority) the tor documents
+// are not written: every authority must write the same dir-source lines.
+#include <algorithm>
+
+#include "conflux/bytes/hex.hpp"
+#include "relay_process.hpp"
+
+namespace conflux::relay {
+
+bool RelayProcess::start_tor_authority() {
+  const auto& o = config_.options;
+  std::vector<dir::TorVoter> voters;
+  for (const auto& a : o.dir_authorities) {
+    if (!a.v3ident) return true;  // not every authority has tor keys: the JSON directory only
+    dir::TorVoter v;
+    v.nickname = a.nickname;
+    std::copy(a.v3ident->begin(), a.v3ident->end(), v.v3ident.begin());
+    v.address = a.dir.addr.to_string();
+    v.dir_port = a.dir.port;
+    v.or_port = a.or_port.value_or(0);
+    v.contact = a.nickname + "@conflux.invalid";
+    voters.push_back(std::move(v));
+  }
+  if (voters.empty()) return true;
+  auto keys = dirnet::load_or_create_tor_authority_keys(o.data_directory, clock_.unix_seconds());
+  if (!keys) {
+    log::write(log::Severity::Err, "Cannot load the authority's tor keys: " + keys.error().message());
+    return false;
+  }
+  tor_keys_.emplace(std::move(*keys));
+  const auto& id = tor_keys_->v3ident();
+  if (std::none_of(voters.begin(), voters.end(), [&](const dir::TorVoter& v) { return v.v3ident == id; })) {
+    log::write(log::Severity::Warn, "This authority's v3ident " + bytes::to_hex(id, true) +
+                                        " is in no DirAuthority line: not writing tor's consensus");
+    return true;
+  }
+  tor_authority_ = std::make_unique<dirnet::TorAuthorityState>(*tor_keys_, std::move(voters));
+  routes_.set_tor_authority(tor_authority_.get());
+  log::write(log::Severity::Notice, "Serving tor's directory formats; v3ident " + bytes::to_hex(id, true));
+  return true;
+}
+
+}  // namespace conflux::relay
