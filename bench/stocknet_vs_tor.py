@@ -58,6 +58,9 @@ class TorControl:
             cookie = f.read().hex()
         self.cmd_sock = self._connect(port, cookie)
         self.ev_sock = self._connect(port, cookie)
+        # The listener blocks until tor has something to say, however long that is (a 10 s timeout
+        # killed it during other clients' transfers, and the checks after it read nothing).
+        self.ev_sock.settimeout(None)
         self.ev_sock.sendall(b"SETEVENTS STREAM\r\n")
         self.reader = threading.Thread(target=self._read_events, daemon=True)
         self.reader.start()
