@@ -87,25 +87,21 @@ class TorControl:
             with self.lock:
                 self.events.extend(line.decode(errors="replace") for line in lines)
 
-    def getinfo(self, key):
-        self.cmd_sock.sendall(("GETINFO %s\r\n" % key).encode())
+    def _request(self, line, reply_end):
+        self.cmd_sock.sendall((line + "\r\n").encode())
         data = b""
-        while not data.endswith(b"250 OK\r\n"):
+        while not data.endswith(reply_end):
             chunk = self.cmd_sock.recv(65536)
             if not chunk:
                 break
             data += chunk
         return data.decode(errors="replace")
 
+    def getinfo(self, key):
+        return self._request("GETINFO %s" % key, b"250 OK\r\n")
+
     def command(self, line):
-        self.cmd_sock.sendall((line + "\r\n").encode())
-        data = b""
-        while not data.endswith(b"\r\n"):
-            chunk = self.cmd_sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        return data.decode(errors="replace")
+        return self._request(line, b"\r\n")
 
     def circuits(self):
         """circuit id -> (status, purpose, conflux id)"""

@@ -31,14 +31,9 @@ struct ControlServer::Conn {
 
 Result<std::shared_ptr<ControlServer>, boost::system::error_code> ControlServer::create(
     asio::any_io_executor ex, const tcp::endpoint& listen, SessionFactory factory, ControlServerLimits limits) {
-  tcp::acceptor acceptor(ex);
-  boost::system::error_code ec;
-  acceptor.open(listen.protocol(), ec);
-  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor.bind(listen, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return Unexpected{ec};
-  return std::make_shared<ControlServer>(std::move(acceptor), std::move(factory), limits);
+  auto acceptor = net::open_listener(ex, listen);
+  if (!acceptor) return Unexpected{acceptor.error()};
+  return std::make_shared<ControlServer>(std::move(*acceptor), std::move(factory), limits);
 }
 
 ControlServer::ControlServer(tcp::acceptor acceptor, SessionFactory factory, ControlServerLimits limits)

@@ -72,14 +72,9 @@ Result<std::shared_ptr<DirServer>, boost::system::error_code> DirServer::create(
                                                                                DirRoutes& routes,
                                                                                const net::Clock& clock,
                                                                                DirServerLimits limits) {
-  tcp::acceptor acceptor(ex);
-  boost::system::error_code ec;
-  acceptor.open(listen.protocol(), ec);
-  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor.bind(listen, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return Unexpected{ec};
-  return std::make_shared<DirServer>(std::move(acceptor), routes, clock, limits);
+  auto acceptor = net::open_listener(ex, listen);
+  if (!acceptor) return Unexpected{acceptor.error()};
+  return std::make_shared<DirServer>(std::move(*acceptor), routes, clock, limits);
 }
 
 DirServer::DirServer(tcp::acceptor acceptor, DirRoutes& routes, const net::Clock& clock, DirServerLimits limits)

@@ -89,14 +89,9 @@ Result<std::shared_ptr<MetricsServer>, boost::system::error_code> MetricsServer:
                                                                                        const tcp::endpoint& listen,
                                                                                        Render render,
                                                                                        MetricsServerLimits limits) {
-  tcp::acceptor acceptor(ex);
-  boost::system::error_code ec;
-  acceptor.open(listen.protocol(), ec);
-  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor.bind(listen, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return Unexpected{ec};
-  return std::make_shared<MetricsServer>(std::move(acceptor), std::move(render), limits);
+  auto acceptor = net::open_listener(ex, listen);
+  if (!acceptor) return Unexpected{acceptor.error()};
+  return std::make_shared<MetricsServer>(std::move(*acceptor), std::move(render), limits);
 }
 
 Result<std::shared_ptr<MetricsServer>, boost::system::error_code> MetricsServer::create(asio::any_io_executor ex,

@@ -1,5 +1,6 @@
 #pragma once
-// The accept loop every listener of ours shares (DirPort, MetricsPort):
+// The listening socket and the accept loop every listener of ours shares
+// (DirPort, MetricsPort, ControlPort). The loop:
 // runs until `stopped`, backs off 100 ms on accept errors such as EMFILE
 // instead of spinning, closes connections beyond `max_connections` (counted
 // in `refused`), and spawns `serve(socket)` for the rest. The caller owns
@@ -8,9 +9,24 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "conflux/bytes/result.hpp"
 #include "conflux/net/asio.hpp"
 
 namespace conflux::net {
+
+// An acceptor listening at `at` (port 0: an ephemeral port), with
+// SO_REUSEADDR so a restart can bind again at once.
+inline Result<tcp::acceptor, boost::system::error_code> open_listener(const asio::any_io_executor& ex,
+                                                                     const tcp::endpoint& at) {
+  tcp::acceptor acceptor(ex);
+  boost::system::error_code ec;
+  acceptor.open(at.protocol(), ec);
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(at, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Unexpected{ec};
+  return acceptor;
+}
 
 template <class Serve>
 awaitable<void> bounded_accept(tcp::acceptor& acceptor, const bool& stopped, const std::size_t& active,
