@@ -157,6 +157,9 @@ struct ExitStreams::Impl {
   void on_connected(StreamPtr s, const boost::system::error_code& ec);
   void connect_timed_out(StreamPtr s);
   void start_read(StreamPtr s, std::size_t max_bytes);
+  // The XON rate's ReadLater: the stream's timer (free while it is open).
+  void read_later(const StreamPtr& s, proto::CcClock::duration after);
+  void read_time_came(StreamPtr s);
   void on_read(StreamPtr s, const boost::system::error_code& ec, std::size_t n);
   void start_write(StreamPtr s, std::vector<std::vector<std::uint8_t>> chunks);
   void on_write(StreamPtr s, const boost::system::error_code& ec, std::size_t n);

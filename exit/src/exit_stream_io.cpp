@@ -1,5 +1,5 @@
 // The socket side of a stream: connect, then the reads and writes the
-// StreamPump asks for, and the closing handshake's timer.
+// StreamPump asks for, the XON rate's read timer and the closing handshake's.
 #include <algorithm>
 
 #include "exit_impl.hpp"
@@ -65,6 +65,17 @@ void ExitStreams::Impl::start_read(StreamPtr s, std::size_t max_bytes) {
   });
 }
 
+void ExitStreams::Impl::read_later(const StreamPtr& s, proto::CcClock::duration after) {
+  // Whole milliseconds, rounded up: the bucket has refilled by then.
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(after);
+  arm_timer(s, std::max(ms, std::chrono::milliseconds(1)), &Impl::read_time_came);
+}
+
+void ExitStreams::Impl::read_time_came(StreamPtr s) {
+  pump.read_allowed(s->ref, now());
+  run();
+}
+
 void ExitStreams::Impl::on_read(StreamPtr s, const boost::system::error_code& ec, std::size_t n) {
   if (ec == asio::error::eof) {
     pump.server_eof(s->ref);
@@ -72,7 +83,7 @@ void ExitStreams::Impl::on_read(StreamPtr s, const boost::system::error_code& ec
     if (s->phase == Phase::Open) log(LogLevel::Info, "stream socket error: " + ec.message());
     pump.server_error(s->ref, end_reason_for(ec));
   } else {
-    pump.server_read(s->ref, std::span<const std::uint8_t>(s->read_buf.data(), n));
+    pump.server_read(s->ref, std::span<const std::uint8_t>(s->read_buf.data(), n), now());
   }
   run();
 }

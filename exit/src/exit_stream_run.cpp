@@ -28,6 +28,9 @@ void ExitStreams::Impl::execute(PumpAction& action) {
                  [&](pump::StartRead& a) {
                    if (StreamPtr s = live(a.ref)) start_read(s, a.max_bytes);
                  },
+                 [&](pump::ReadLater& a) {
+                   if (StreamPtr s = live(a.ref)) read_later(s, a.after);
+                 },
                  [&](pump::CheckWritable& a) { pump.circuit_writable(a.circuit, out.can_send_data(a.circuit)); },
                  [&](pump::Send& a) {
                    StreamPtr s = live(a.ref);

@@ -212,7 +212,7 @@ void ExitStreams::Impl::on_xon_xoff(proto::CircuitHandle c, StreamId id, std::op
   // The pump ignores them on a stream without congestion control, as tor does.
   if (xon) {
     ++counters.xons_received;
-    pump.client_xon(s->ref, *xon);
+    pump.client_xon(s->ref, *xon, now());
   } else {
     ++counters.xoffs_received;
     pump.client_xoff(s->ref);

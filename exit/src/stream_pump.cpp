@@ -38,6 +38,7 @@ struct PumpStream {
   std::vector<std::uint8_t> down;
   std::size_t down_off = 0;
   bool reading = false;
+  bool throttled = false;  // the XON rate allows no read until a ReadLater fires
   bool eof = false;
   bool in_turns = false;    // queued in its circuit's 'turns'
   bool in_readers = false;  // queued in its circuit's 'readers'
@@ -56,7 +57,7 @@ struct PumpStream {
   }
   // May send (has cells) or read (has none) once the circuit takes DATA.
   [[nodiscard]] bool wants_circuit() const noexcept {
-    return stage == Stage::Open && attached && !reading && window_open() && (has_cells() || !eof);
+    return stage == Stage::Open && attached && !reading && !throttled && window_open() && (has_cells() || !eof);
   }
   [[nodiscard]] std::size_t max_upstream(const PumpLimits& limits) const noexcept {
     return xon_xoff ? limits.max_upstream_bytes_cc : limits.max_upstream_bytes;
@@ -92,6 +93,11 @@ struct StreamPump::Impl {
   [[nodiscard]] const proto::ClockHealth& clock_health() const {
     return limits.clock_health != nullptr ? *limits.clock_health : own_clock_health;
   }
+  // The latest time an event brought. Reads are sized by it: a stale one
+  // only underestimates what the XON rate's bucket allows, and ReadLater
+  // comes back with a fresh one.
+  proto::CcClock::time_point now{};
+  void saw(proto::CcClock::time_point t) { now = std::max(now, t); }
   StreamRef next_ref = 1;
   std::unordered_map<StreamRef, PumpStream> streams;
   std::unordered_map<proto::CircuitHandle, PumpCircuit> circuits;
@@ -185,8 +191,21 @@ struct StreamPump::Impl {
     // With XON/XOFF the machine's stream window stays full: reads are
     // read_cells long, and the circuit's congestion window limits.
     const auto window = static_cast<std::size_t>(s.machine.package_window().value());
+    std::size_t want = std::min(window, limits.read_cells) * kMaxDataLen;
+    if (s.xon_xoff) {
+      // The client's XON rate: read what it allows, but a cell's worth at
+      // least (no crumbs of DATA), else wait for that much.
+      const std::size_t least = std::min(want, kMaxDataLen);
+      const std::uint64_t allowed = s.xon_xoff->read_allowance(now, want);
+      if (allowed < least) {
+        s.throttled = true;
+        emit(pump::ReadLater{s.ref, s.xon_xoff->read_wait(least)});
+        return;
+      }
+      want = static_cast<std::size_t>(allowed);
+    }
     s.reading = true;
-    emit(pump::StartRead{s.ref, std::min(window, limits.read_cells) * kMaxDataLen, false});
+    emit(pump::StartRead{s.ref, want, false});
   }
   void start_reads(PumpCircuit& c) {
     std::deque<StreamRef> readers;
@@ -348,6 +367,7 @@ void StreamPump::circuit_closed(proto::CircuitHandle circuit) {
 }
 
 void StreamPump::client_data(StreamRef ref, std::vector<std::uint8_t> data, proto::CcClock::time_point now) {
+  impl_->saw(now);
   PumpStream* s = impl_->find(ref);
   if (s == nullptr) return;
   const bool backlogged = s->up_bytes >= kBacklogCells * kMaxDataLen;
@@ -375,10 +395,11 @@ void StreamPump::client_xoff(StreamRef ref) {
   s->xon_xoff->on_xoff();  // reads and packaging stop: wants_circuit() is false now
 }
 
-void StreamPump::client_xon(StreamRef ref, const cell::XonMsg& msg) {
+void StreamPump::client_xon(StreamRef ref, const cell::XonMsg& msg, proto::CcClock::time_point now) {
+  impl_->saw(now);
   PumpStream* s = impl_->find(ref);
   if (s == nullptr || !s->xon_xoff) return;
-  s->xon_xoff->on_xon(msg);
+  s->xon_xoff->on_xon(msg, now);
   impl_->schedule_and_service(*s);
 }
 
@@ -419,7 +440,8 @@ void StreamPump::circuit_reopened(proto::CircuitHandle circuit) {
   impl_->service(circuit);
 }
 
-void StreamPump::server_read(StreamRef ref, std::span<const std::uint8_t> bytes) {
+void StreamPump::server_read(StreamRef ref, std::span<const std::uint8_t> bytes, proto::CcClock::time_point now) {
+  impl_->saw(now);
   PumpStream* s = impl_->find(ref);
   if (s == nullptr || !s->reading) return;
   s->reading = false;
@@ -430,6 +452,14 @@ void StreamPump::server_read(StreamRef ref, std::span<const std::uint8_t> bytes)
   // A read starts only once everything read before is packaged.
   s->down.assign(bytes.begin(), bytes.end());
   s->down_off = 0;
+  impl_->schedule_and_service(*s);
+}
+
+void StreamPump::read_allowed(StreamRef ref, proto::CcClock::time_point now) {
+  impl_->saw(now);
+  PumpStream* s = impl_->find(ref);
+  if (s == nullptr || !s->throttled) return;
+  s->throttled = false;
   impl_->schedule_and_service(*s);
 }
 
@@ -453,6 +483,7 @@ void StreamPump::server_error(StreamRef ref, cell::EndReason reason) {
 }
 
 void StreamPump::server_written(StreamRef ref, std::size_t n, proto::CcClock::time_point now) {
+  impl_->saw(now);
   PumpStream* s = impl_->find(ref);
   if (s == nullptr) return;
   n = std::min(n, s->in_flight);

@@ -8,8 +8,9 @@
 //     we send XON with the measured drain rate (proto::StreamDeliverFlow).
 //   - down (server -> client): an XOFF from the client stops our reads of
 //     the server's socket and the packaging of what was read; XON resumes
-//     them (proto::StreamPackageFlow). The rate an XON carries is advisory
-//     and not applied yet (no per-stream token bucket at the exit).
+//     them (proto::StreamPackageFlow). The rate an XON carries sets the
+//     token bucket the stream's reads of the server take their size from,
+//     as tor's exit does with its edge connection's read bucket.
 #include <cstdint>
 #include <optional>
 #include <variant>
@@ -42,7 +43,13 @@ class StreamXonXoff {
   // The client's XOFF / XON. The exit does not run tor's dropmark check
   // (that is a client's defence), so the verdict is not needed here.
   void on_xoff() noexcept { (void)down_.on_xoff(); }
-  void on_xon(const cell::XonMsg& msg) noexcept { (void)down_.on_xon(msg); }
+  void on_xon(const cell::XonMsg& msg, proto::CcClock::time_point now) noexcept { (void)down_.on_xon(msg, now); }
+  // What a read of the server may take now, of `wanted` bytes, and how long
+  // until `n` bytes may be read.
+  [[nodiscard]] std::uint64_t read_allowance(proto::CcClock::time_point now, std::uint64_t wanted) noexcept {
+    return down_.read_allowance(now, wanted);
+  }
+  [[nodiscard]] proto::CcClock::duration read_wait(std::uint64_t n) const noexcept { return down_.read_wait(n); }
 
   [[nodiscard]] const proto::StreamDeliverFlow& up() const noexcept { return up_; }
 

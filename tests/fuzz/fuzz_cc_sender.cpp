@@ -105,7 +105,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       default:  // the packaging edge hears XOFF/XON and sends
         if (op & 0x10) (void)package.on_xoff();
-        else (void)package.on_xon(cell::XonMsg{in.u32()});
+        else (void)package.on_xon(cell::XonMsg{in.u32()}, now);
+        if (package.read_allowance(now, 1u << 20) > (1u << 20)) __builtin_trap();
         package.on_data_packaged(in.u8());
         break;
     }

@@ -86,7 +86,7 @@ struct SlowReader {
       CHECK(package.on_xoff() == FlowCellVerdict::Valid);
     } else if (auto r = xon_rate(m)) {
       events.push_back({ms, false, *r});
-      CHECK(package.on_xon(std::get<cell::XonMsg>(*m)) == FlowCellVerdict::Valid);
+      CHECK(package.on_xon(std::get<cell::XonMsg>(*m), at_us(ms * 1000)) == FlowCellVerdict::Valid);
     }
   }
 
@@ -174,16 +174,16 @@ TEST_CASE("xoff received: packaging stops, XON resumes it with the advised rate"
   // A second XOFF is not valid data and changes nothing.
   CHECK(p.on_xoff() == FlowCellVerdict::Suspicious);
   CHECK(p.xoffs_received() == 1);
-  CHECK(p.on_xon(cell::XonMsg{250}) == FlowCellVerdict::Valid);
+  CHECK(p.on_xon(cell::XonMsg{250}, at_us(0)) == FlowCellVerdict::Valid);
   CHECK(p.may_package());
   CHECK(p.rate_limit_bytes_per_s() == 250'000);
   // An XON without an XOFF only changes the rate; 0 means unlimited, and a
   // rate beyond INT32_MAX bytes/s is unlimited too.
-  CHECK(p.on_xon(cell::XonMsg{0}) == FlowCellVerdict::Valid);
+  CHECK(p.on_xon(cell::XonMsg{0}, at_us(0)) == FlowCellVerdict::Valid);
   CHECK(p.rate_limit_bytes_per_s() == 0x7fffffffu);
-  CHECK(p.on_xon(cell::XonMsg{3'000'000}) == FlowCellVerdict::Valid);
+  CHECK(p.on_xon(cell::XonMsg{3'000'000}, at_us(0)) == FlowCellVerdict::Valid);
   CHECK(p.rate_limit_bytes_per_s() == 0x7fffffffu);
-  CHECK(p.on_xon(cell::XonMsg{2'147'483}) == FlowCellVerdict::Valid);
+  CHECK(p.on_xon(cell::XonMsg{2'147'483}, at_us(0)) == FlowCellVerdict::Valid);
   CHECK(p.rate_limit_bytes_per_s() == 2'147'483'000u);
 }
 
@@ -193,14 +193,14 @@ TEST_CASE("xoff received: a client flags XOFF/XON that outnumber the bytes it se
   for (int i = 0; i < 489; ++i) p.on_data_packaged(498);  // 243522 bytes
   CHECK(p.on_xoff() == FlowCellVerdict::Suspicious);
   CHECK_FALSE(p.may_package());  // obeyed all the same
-  CHECK(p.on_xon(cell::XonMsg{100}) == FlowCellVerdict::Suspicious);
+  CHECK(p.on_xon(cell::XonMsg{100}, at_us(0)) == FlowCellVerdict::Suspicious);
   p.on_data_packaged(498);  // 244020
   CHECK(p.on_xoff() == FlowCellVerdict::Suspicious);  // the second XOFF needs 488000
-  CHECK(p.on_xon(cell::XonMsg{100}) == FlowCellVerdict::Suspicious);
+  CHECK(p.on_xon(cell::XonMsg{100}, at_us(0)) == FlowCellVerdict::Suspicious);
   for (int i = 0; i < 490; ++i) p.on_data_packaged(498);  // 488040
   CHECK(p.on_xoff() == FlowCellVerdict::Suspicious);  // a third needs 732000
   for (int i = 0; i < 490; ++i) p.on_data_packaged(498);  // 732060
-  CHECK(p.on_xon(cell::XonMsg{100}) == FlowCellVerdict::Valid);
+  CHECK(p.on_xon(cell::XonMsg{100}, at_us(0)) == FlowCellVerdict::Valid);
   CHECK(p.bytes_sent() == 732'060);
 }
 
@@ -211,14 +211,14 @@ TEST_CASE("xoff received: onion services check against cc_xoff_client, exits do 
   CHECK(hs.on_xoff() == FlowCellVerdict::Valid);
   StreamPackageFlow exit(params, StreamEdge::Exit);
   CHECK(exit.on_xoff() == FlowCellVerdict::Valid);
-  CHECK(exit.on_xon(cell::XonMsg{1}) == FlowCellVerdict::Valid);
+  CHECK(exit.on_xon(cell::XonMsg{1}, at_us(0)) == FlowCellVerdict::Valid);
 }
 
 TEST_CASE("xoff received: counters are halved before they saturate", "[cc][xonxoff]") {
   StreamPackageFlow p(CcParams{}, StreamEdge::Exit);
   for (int i = 0; i < 200; ++i) {
     REQUIRE(p.on_xoff() == FlowCellVerdict::Valid);
-    REQUIRE(p.on_xon(cell::XonMsg{1}) == FlowCellVerdict::Valid);
+    REQUIRE(p.on_xon(cell::XonMsg{1}, at_us(0)) == FlowCellVerdict::Valid);
   }
   CHECK(p.xoffs_received() == 200);
   CHECK(p.xons_received() == 200);
@@ -236,4 +236,33 @@ TEST_CASE("xoff received: counters are halved before they saturate", "[cc][xonxo
   CHECK(p.bytes_sent() == 10'485'392 / 2 + 498);
   CHECK(p.xoffs_received() == 50);
   CHECK(p.xons_received() == 50);
+}
+
+TEST_CASE("xon rate: the reader's bucket holds one second of the advised rate and refills at it", "[cc][xonxoff]") {
+  StreamPackageFlow p(CcParams{}, StreamEdge::Exit);  // no dropmark check
+  // No XON yet, or XON 0: no limit.
+  CHECK(p.read_allowance(at_us(0), 1'000'000) == 1'000'000);
+  CHECK(p.read_wait(1'000'000) == CcClock::duration::zero());
+  // 100 kB/s: a full second's worth, 100000 bytes, at once; then nothing.
+  REQUIRE(p.on_xon(cell::XonMsg{100}, at_us(0)) == FlowCellVerdict::Valid);
+  CHECK(p.read_allowance(at_us(0), 1'000'000) == 100'000);
+  for (int i = 0; i < 200; ++i) p.on_data_packaged(500);
+  CHECK(p.read_allowance(at_us(0), 498) == 0);
+  // 498 bytes take 4.98 ms at 100 kB/s.
+  CHECK(p.read_wait(498) == std::chrono::microseconds(4980));
+  CHECK(p.read_allowance(at_us(4979), 498) == 497);
+  CHECK(p.read_allowance(at_us(4980), 498) == 498);
+  // Half a second later: 50000 bytes (the 498 above were not taken).
+  CHECK(p.read_allowance(at_us(504'980), 1'000'000) == 50'498);
+  // A lower rate caps what is left at its own second: 20 kB/s -> 20000.
+  REQUIRE(p.on_xon(cell::XonMsg{20}, at_us(504'980)) == FlowCellVerdict::Valid);
+  CHECK(p.read_allowance(at_us(504'980), 1'000'000) == 20'000);
+  // A higher rate keeps what is left and refills faster: 1 MB/s.
+  for (int i = 0; i < 40; ++i) p.on_data_packaged(500);
+  REQUIRE(p.on_xon(cell::XonMsg{1000}, at_us(504'980)) == FlowCellVerdict::Valid);
+  CHECK(p.read_allowance(at_us(504'980), 1'000'000) == 0);
+  CHECK(p.read_allowance(at_us(514'980), 1'000'000) == 10'000);
+  // XON 0 lifts the limit.
+  REQUIRE(p.on_xon(cell::XonMsg{0}, at_us(514'980)) == FlowCellVerdict::Valid);
+  CHECK(p.read_allowance(at_us(514'980), 5'000'000) == 5'000'000);
 }

@@ -115,7 +115,7 @@ TEST_CASE("a stream reads only once the circuit said it takes DATA, and sends on
   CHECK(pump.take_actions().empty());
 
   const std::vector<std::uint8_t> got(600, 0x41);
-  pump.server_read(ref, got);
+  pump.server_read(ref, got, {});
   a = pump.take_actions();
   REQUIRE(of<exit::pump::CheckWritable>(a).size() == 1);
   pump.circuit_writable(kCirc, true);
@@ -136,8 +136,8 @@ TEST_CASE("streams take turns cell by cell, and one cut off by the circuit goes 
   for (auto r : {r1, r2}) pump.opened(r);
   pump.circuit_writable(kCirc, true);
   (void)pump.take_actions();
-  pump.server_read(r1, std::vector<std::uint8_t>(3 * exit::kMaxDataLen, 1));
-  pump.server_read(r2, std::vector<std::uint8_t>(3 * exit::kMaxDataLen, 2));
+  pump.server_read(r1, std::vector<std::uint8_t>(3 * exit::kMaxDataLen, 1), {});
+  pump.server_read(r2, std::vector<std::uint8_t>(3 * exit::kMaxDataLen, 2), {});
   (void)pump.take_actions();
 
   std::vector<StreamId> order;

@@ -33,7 +33,7 @@ std::size_t drive_down(exit::StreamPump& pump, exit::StreamRef ref, std::size_t 
   std::size_t data = 0;
   for (auto a = pump.take_actions(); !a.empty() && data < limit; a = pump.take_actions()) {
     data += sent<cell::DataMsg>(a);
-    for (const auto& r : of<exit::pump::StartRead>(a)) pump.server_read(ref, std::vector<std::uint8_t>(r.max_bytes, 1));
+    for (const auto& r : of<exit::pump::StartRead>(a)) pump.server_read(ref, std::vector<std::uint8_t>(r.max_bytes, 1), {});
     if (!of<exit::pump::CheckWritable>(a).empty()) pump.circuit_writable(kCirc, true);
   }
   return data;
@@ -94,13 +94,54 @@ TEST_CASE("the client's XOFF stops the server's reads and its XON resumes them",
   REQUIRE(drive_down(pump, ref, 16) >= 16);
   // Whatever read is in flight completes; nothing is read or sent after it.
   pump.client_xoff(ref);
-  if (pump.reading(ref)) pump.server_read(ref, std::vector<std::uint8_t>(exit::kMaxDataLen, 1));
+  if (pump.reading(ref)) pump.server_read(ref, std::vector<std::uint8_t>(exit::kMaxDataLen, 1), {});
   pump.circuit_writable(kCirc, true);
   CHECK(drive_down(pump, ref, 100) == 0);
   CHECK_FALSE(pump.reading(ref));
 
-  pump.client_xon(ref, cell::XonMsg{0});
+  pump.client_xon(ref, cell::XonMsg{0}, {});
   CHECK(drive_down(pump, ref, 100) >= 100);
+}
+
+// Reads the server as the pump asks, the circuit always open, a ReadLater
+// waited out on a simulated clock: the bytes read by `until`.
+std::size_t read_until(exit::StreamPump& pump, exit::StreamRef ref, proto::CcClock::time_point& now,
+                       proto::CcClock::time_point until) {
+  std::size_t bytes = 0;
+  while (now < until) {
+    auto a = pump.take_actions();
+    if (a.empty()) break;
+    for (const auto& r : of<exit::pump::StartRead>(a)) {
+      bytes += r.max_bytes;
+      pump.server_read(ref, std::vector<std::uint8_t>(r.max_bytes, 1), now);
+    }
+    if (!of<exit::pump::CheckWritable>(a).empty()) pump.circuit_writable(kCirc, true);
+    for (const auto& later : of<exit::pump::ReadLater>(a)) {
+      CHECK(later.after > proto::CcClock::duration::zero());
+      now += later.after;
+      pump.read_allowed(ref, now);
+    }
+  }
+  return bytes;
+}
+
+TEST_CASE("the rate in the client's XON limits the server's reads, as tor's edge bucket", "[exit][pump][cc]") {
+  exit::StreamPump pump;
+  const auto ref = open_stream(pump, kCc);
+  proto::CcClock::time_point now{std::chrono::seconds(1)};
+  // 100 kB/s: one second's worth at once, then 100 kB per second.
+  pump.client_xon(ref, cell::XonMsg{100}, now);
+  const auto start = now;
+  const std::size_t first = read_until(pump, ref, now, start + std::chrono::milliseconds(1));
+  CHECK(first >= 99'000);
+  CHECK(first <= 100'000 + exit::kMaxDataLen);
+  const std::size_t more = read_until(pump, ref, now, start + std::chrono::seconds(3));
+  // 3 s at 100 kB/s, less what the first millisecond already took.
+  CHECK(more >= 295'000);
+  CHECK(more <= 301'000);
+  // XON 0: no limit; without a ReadLater the reads go on at once.
+  pump.client_xon(ref, cell::XonMsg{0}, now);
+  CHECK(drive_down(pump, ref, 2000) >= 2000);
 }
 
 TEST_CASE("without congestion control XON and XOFF are ignored", "[exit][pump][cc]") {

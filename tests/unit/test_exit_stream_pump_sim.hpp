@@ -151,6 +151,8 @@ class PumpSim {
     s.read_max = a.max_bytes;
     s.read_discards = a.discard;
   }
+  // Only XON rates wait, and this simulation has no congestion control.
+  void on(exit::pump::ReadLater&) { SIM_REQUIRE(false); }
   void on(exit::pump::CheckWritable& a) {
     SimCircuit& c = circuits.at(a.circuit);
     // A Conflux set may say no with its window open; it then calls back.
@@ -264,7 +266,7 @@ class PumpSim {
       s.read_max.reset();
       if (chance(30)) {
         std::vector<std::uint8_t> junk(pick(1, 100), 0xEE);
-        pump.server_read(s.ref, junk);
+        pump.server_read(s.ref, junk, {});
       } else {
         pump.server_eof(s.ref);
       }
@@ -284,7 +286,7 @@ class PumpSim {
     for (std::size_t i = 0; i < n; ++i) got[i] = sim_byte(seed, s.ref, s.server_pos + i, false);
     s.server_pos += n;
     s.read_max.reset();
-    pump.server_read(s.ref, got);
+    pump.server_read(s.ref, got, {});
     return true;
   }
   bool complete_write(SimStream& s) {

@@ -1,5 +1,6 @@
 #include "conflux/client/socks_session.hpp"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 
@@ -91,7 +92,15 @@ net::awaitable<void> uplink(std::shared_ptr<Session> s, SocksContext& ctx, std::
     pending.clear();
     offset = 0;
     if (s->closing) co_return;
-    auto [ec, n] = co_await s->socket.async_read_some(net::asio::buffer(buf), net::use_nothrow);
+    // The exit's XON rate: read what it allows, a cell's worth at least.
+    const std::size_t want = s->stream->read_allowance(buf.size());
+    const std::size_t least = std::min(buf.size(), cell::kRelayBodyMaxLen);
+    if (want < least) {
+      const auto wait = std::max(s->stream->read_wait(least), std::chrono::milliseconds(1));
+      co_await s->stream->tx_wakeup().wait_for(wait);
+      continue;
+    }
+    auto [ec, n] = co_await s->socket.async_read_some(net::asio::buffer(buf.data(), want), net::use_nothrow);
     if (ec || n == 0) {
       // The application is done (EOF) or gone: END the stream, as tor does.
       if (!s->closing) {

@@ -160,6 +160,17 @@ void StreamPackageFlow::scale_down() noexcept {
 void StreamPackageFlow::on_data_packaged(std::uint32_t len) noexcept {
   if (len >= kTotalXmitScaleAt || total_bytes_xmit_ >= kTotalXmitScaleAt - len) scale_down();
   total_bytes_xmit_ += len;
+  if (bucket_) bucket_->consume(len);
+}
+
+std::uint64_t StreamPackageFlow::read_allowance(CcClock::time_point now, std::uint64_t wanted) noexcept {
+  if (!bucket_) return wanted;
+  bucket_->refill(now);
+  return bucket_->allowance(wanted);
+}
+
+CcClock::duration StreamPackageFlow::read_wait(std::uint64_t n) const noexcept {
+  return bucket_ ? bucket_->wait_for(n) : CcClock::duration::zero();
 }
 
 FlowCellVerdict StreamPackageFlow::on_xoff() noexcept {
@@ -175,7 +186,7 @@ FlowCellVerdict StreamPackageFlow::on_xoff() noexcept {
   return v;
 }
 
-FlowCellVerdict StreamPackageFlow::on_xon(const cell::XonMsg& msg) noexcept {
+FlowCellVerdict StreamPackageFlow::on_xon(const cell::XonMsg& msg, CcClock::time_point now) noexcept {
   if (num_xon_recv_ == kCountScaleAt) scale_down();
   ++num_xon_recv_;
   FlowCellVerdict v = FlowCellVerdict::Valid;
@@ -184,6 +195,15 @@ FlowCellVerdict StreamPackageFlow::on_xon(const cell::XonMsg& msg) noexcept {
   }
   const std::uint64_t rate = std::uint64_t{msg.kbps_ewma} * 1000;
   rate_ = (rate == 0 || rate > kInt32Max) ? kInt32Max : static_cast<std::uint32_t>(rate);
+  // tor adjusts a bucket that starts full at INT32_MAX: the first rate
+  // gives a full second's worth, later ones keep what is left (capped).
+  if (rate_ == kInt32Max) {
+    bucket_.reset();
+  } else if (bucket_) {
+    bucket_->adjust(rate_, rate_, now);
+  } else {
+    bucket_.emplace(rate_, rate_, now);
+  }
   xoff_received_ = false;
   return v;
 }

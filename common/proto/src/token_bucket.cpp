@@ -31,6 +31,15 @@ void TokenBucket::consume(std::uint64_t n) noexcept {
   if (!unlimited()) tokens_ -= std::min(n, tokens_);
 }
 
+void TokenBucket::adjust(std::uint64_t rate_bytes_per_sec, std::uint64_t burst_bytes, Clock::time_point now) noexcept {
+  refill(now);
+  if (now > last_) last_ = now;  // an unlimited bucket does not refill, nor move its time
+  rate_ = rate_bytes_per_sec;
+  burst_ = std::max(burst_bytes, rate_bytes_per_sec);
+  tokens_ = std::min(tokens_, burst_);
+  carry_nanos_ = 0;
+}
+
 TokenBucket::Clock::duration TokenBucket::wait_for(std::uint64_t n) const noexcept {
   if (unlimited() || tokens_ >= n) return Clock::duration::zero();
   n = std::min(n, burst_);

@@ -35,7 +35,9 @@
 //     the client's XOFF stops the stream's reads and packaging until its
 //     XON, and we send XOFF when more than cc_xoff_exit bytes have waited
 //     for the server for 5 ms, then XON once they drained
-//     (stream_xon_xoff.hpp).
+//     (stream_xon_xoff.hpp). The rate an XON carries limits the stream's
+//     reads of the server (a token bucket of one second at that rate, as
+//     tor): a read waits (ReadLater) until a cell's worth is allowed.
 //
 // Streams are named by a StreamRef the pump hands out: after END a stream
 // only flushes to its server, and the client may reuse its ID meanwhile.
@@ -92,6 +94,12 @@ struct StartRead {
   std::size_t max_bytes;
   bool discard;
 };
+// The stream's XON rate allows no read now: call read_allowed(ref, now)
+// after `after` (a timer; the stream wants no read until then).
+struct ReadLater {
+  StreamRef ref;
+  proto::CcClock::duration after;
+};
 // Answer with circuit_writable(circuit, out.can_send_data(circuit)).
 struct CheckWritable {
   proto::CircuitHandle circuit;
@@ -136,7 +144,7 @@ struct Violation {
 
 }  // namespace pump
 
-using PumpAction = std::variant<pump::StartRead, pump::CheckWritable, pump::Send, pump::WriteToServer,
+using PumpAction = std::variant<pump::StartRead, pump::ReadLater, pump::CheckWritable, pump::Send, pump::WriteToServer,
                                 pump::Detach, pump::ShutdownSend, pump::Finish, pump::KillCircuit,
                                 pump::Violation>;
 
@@ -179,7 +187,8 @@ class StreamPump {
   // XOFF stops reading the server and packaging its data; XON resumes them.
   // Ignored on streams without congestion control, as tor does.
   void client_xoff(StreamRef ref);
-  void client_xon(StreamRef ref, const cell::XonMsg& msg);
+  // `now` starts the XON rate's token bucket.
+  void client_xon(StreamRef ref, const cell::XonMsg& msg, proto::CcClock::time_point now);
   void client_end(StreamRef ref, cell::EndReason reason = cell::EndReason::Misc);
   // CONNECTED or RESOLVED, which only travel towards the client.
   void client_wrong_direction(StreamRef ref, bool connected);
@@ -194,7 +203,9 @@ class StreamPump {
   // since Sends it emitted earlier may not have been carried out yet.
   void circuit_reopened(proto::CircuitHandle circuit);
   // A StartRead completed with these bytes (not empty).
-  void server_read(StreamRef ref, std::span<const std::uint8_t> bytes);
+  void server_read(StreamRef ref, std::span<const std::uint8_t> bytes, proto::CcClock::time_point now);
+  // A ReadLater's time has come.
+  void read_allowed(StreamRef ref, proto::CcClock::time_point now);
   void server_eof(StreamRef ref);
   // Reading failed: END with `reason` while open.
   void server_error(StreamRef ref, cell::EndReason reason);

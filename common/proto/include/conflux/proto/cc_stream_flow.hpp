@@ -20,7 +20,10 @@
 //     cc_xon_rate bytes drained with the buffer empty, the rate doubles.
 // StreamPackageFlow, at the edge that reads from its socket and packages
 // DATA: XOFF stops reading, XON resumes it and sets the advisory rate limit
-// of its token bucket (0 = unlimited). A second XOFF is ignored. Clients
+// of its read token bucket (0 = unlimited), as tor's circuit_process_stream_xon
+// adjusts the edge connection's bucket: rate and burst both the XON's rate,
+// so a reader keeps up with the peer's measured drain rate, one second ahead
+// at most. A second XOFF is ignored. Clients
 // check that XOFF/XON do not outnumber the bytes they sent (a dropmark side
 // channel): an excess one is still obeyed but reported, never fatal, as tor
 // only withholds it from the "valid data" count.
@@ -34,6 +37,7 @@
 #include "conflux/cell/relay_flow_msgs.hpp"
 #include "conflux/proto/cc_params.hpp"
 #include "conflux/proto/cc_rtt.hpp"
+#include "conflux/proto/token_bucket.hpp"
 
 namespace conflux::proto {
 
@@ -104,11 +108,17 @@ class StreamPackageFlow {
   // Bytes per second the edge's token bucket should allow, from the last
   // XON; INT32_MAX (tor's "no rate") before any XON or after XON 0.
   [[nodiscard]] std::uint32_t rate_limit_bytes_per_s() const noexcept { return rate_; }
+  // How many of `wanted` bytes the edge may read now, by that bucket (all of
+  // them while no XON set a rate), and how long until `n` bytes may be.
+  [[nodiscard]] std::uint64_t read_allowance(CcClock::time_point now, std::uint64_t wanted) noexcept;
+  [[nodiscard]] CcClock::duration read_wait(std::uint64_t n) const noexcept;
 
-  // A DATA cell carrying `len` bytes was packaged from this stream.
+  // A DATA cell carrying `len` bytes was packaged from this stream (its
+  // bytes leave the bucket: a reader packages all it read before it reads
+  // again, so this is tor's charge at read time).
   void on_data_packaged(std::uint32_t len) noexcept;
   [[nodiscard]] FlowCellVerdict on_xoff() noexcept;
-  [[nodiscard]] FlowCellVerdict on_xon(const cell::XonMsg& msg) noexcept;
+  [[nodiscard]] FlowCellVerdict on_xon(const cell::XonMsg& msg, CcClock::time_point now) noexcept;
 
   [[nodiscard]] std::uint32_t bytes_sent() const noexcept { return total_bytes_xmit_; }
   [[nodiscard]] std::uint8_t xoffs_received() const noexcept { return num_xoff_recv_; }
@@ -122,6 +132,7 @@ class StreamPackageFlow {
   std::uint32_t xon_limit_;   // at least this many bytes per XON
   bool xoff_received_ = false;
   std::uint32_t rate_ = 0x7fffffff;
+  std::optional<TokenBucket> bucket_;  // none: no rate (tor's INT32_MAX)
   std::uint32_t total_bytes_xmit_ = 0;
   std::uint8_t num_xoff_recv_ = 0;
   std::uint8_t num_xon_recv_ = 0;

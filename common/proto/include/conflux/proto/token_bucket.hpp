@@ -20,6 +20,9 @@ class TokenBucket {
   // How many of `wanted` bytes may be written now (after refill()).
   [[nodiscard]] std::uint64_t allowance(std::uint64_t wanted) const noexcept;
   void consume(std::uint64_t n) noexcept;
+  // A new rate and burst from `now` on (tor's token_bucket_rw_adjust): what
+  // the old rate earned until now is kept, capped at the new burst.
+  void adjust(std::uint64_t rate_bytes_per_sec, std::uint64_t burst_bytes, Clock::time_point now) noexcept;
   // Time until at least `n` bytes are available (zero if they are).
   [[nodiscard]] Clock::duration wait_for(std::uint64_t n) const noexcept;
   [[nodiscard]] std::uint64_t tokens() const noexcept { return tokens_; }
