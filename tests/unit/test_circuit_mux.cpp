@@ -124,3 +124,33 @@ TEST_CASE("sampled cells: one in N, numbered in order, with their circuit and qu
   REQUIRE(mux.pop_into(out, kT0) > 0);
   CHECK_FALSE(mux.last_popped_sample().has_value());
 }
+
+TEST_CASE("a circuit is blocked on its channel from the high watermark until it drains to the low one",
+          "[mux][cc]") {
+  CircuitMux mux({}, CircuitPriority{-1.0});
+  mux.set_block_watermarks(4, 1);
+  for (int i = 0; i < 3; ++i) REQUIRE(mux.push(CircId{1}, cell_of(1)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{2}, cell_of(2)) == MuxPush::Queued);
+  CHECK_FALSE(mux.circuit_blocked(CircId{1}));
+  REQUIRE(mux.push(CircId{1}, cell_of(1)) == MuxPush::Queued);  // 4 queued: the high mark
+  CHECK(mux.circuit_blocked(CircId{1}));
+  CHECK_FALSE(mux.circuit_blocked(CircId{2}));
+  std::vector<std::uint8_t> out;
+  // Round robin: 1, 2, 1, 1 -> circuit 1 has 3, 2, 1 left; unblocked at 1.
+  REQUIRE(mux.pop_into(out, kT0) > 0);
+  CHECK(mux.circuit_blocked(CircId{1}));  // 3 left
+  REQUIRE(mux.pop_into(out, kT0) > 0);     // circuit 2's cell
+  REQUIRE(mux.pop_into(out, kT0) > 0);
+  CHECK(mux.circuit_blocked(CircId{1}));  // 2 left: above the low mark
+  REQUIRE(mux.pop_into(out, kT0) > 0);
+  CHECK_FALSE(mux.circuit_blocked(CircId{1}));  // 1 left
+  CHECK(mux.queued_cells(CircId{1}) == 1);
+  // tor's defaults: blocked at 256 queued.
+  CircuitMux dflt({}, CircuitPriority{-1.0});
+  for (int i = 0; i < 255; ++i) REQUIRE(dflt.push(CircId{7}, cell_of(7)) == MuxPush::Queued);
+  CHECK_FALSE(dflt.circuit_blocked(CircId{7}));
+  REQUIRE(dflt.push(CircId{7}, cell_of(7)) == MuxPush::Queued);
+  CHECK(dflt.circuit_blocked(CircId{7}));
+  dflt.detach(CircId{7});
+  CHECK_FALSE(dflt.circuit_blocked(CircId{7}));
+}

@@ -297,3 +297,42 @@ TEST_CASE("a clock stall seen on a circuit marks the runtime's one ClockHealth",
   client.send_sendme();
   CHECK(health.broken);
 }
+
+TEST_CASE("a circuit blocked on its channel towards the client is a congestion signal at its SENDME",
+          "[switch][cc]") {
+  // Equal 50 ms round trips: with the channel free slow start goes on (the
+  // case above); with the runtime saying the circuit's queue on the client's
+  // channel is past cellq_high, the first SENDME ends slow start on
+  // congestion, as tor's circuit_blocked_on_p_chan does.
+  FakeTime time;
+  auto blocked = std::make_shared<bool>(false);
+  std::vector<std::pair<ChannelId, CircId>> asked;
+  CircuitSwitchConfig cfg;
+  cfg.now = time.fn();
+  cfg.channel_state = [blocked, &asked](ChannelId chan, CircId circ) {
+    asked.emplace_back(chan, circ);
+    return CcChannelState{*blocked, *blocked ? 300U : 0U};
+  };
+  Net net(1, cfg);
+  CcTestClient client(net);
+  REQUIRE(client.create(kAskCc));
+  const CircuitHandle h = edge_circuit(net);
+  auto& sw = *net.relays[0]->sw;
+  (void)fill_window(net, h);
+  client.drain();
+  time.advance(std::chrono::milliseconds(50));
+  client.send_sendme();
+  REQUIRE_FALSE(client.destroyed);
+  REQUIRE(asked.size() == 1);
+  CHECK(asked[0].first == kClientChan);  // the client's side of the circuit
+  CHECK(asked[0].second == client.circ);
+  CHECK(sw.flow_info(h)->slow_start);
+
+  *blocked = true;
+  time.advance(std::chrono::milliseconds(1));
+  client.send_sendme();
+  REQUIRE_FALSE(client.destroyed);
+  CHECK_FALSE(sw.flow_info(h)->slow_start);
+  CHECK(sw.flow_info(h)->slow_start_exit == SlowStartExit::Congestion);
+  CHECK(sw.stats().cc_slow_start_exits.at(static_cast<std::size_t>(SlowStartExit::Congestion)) == 1);
+}

@@ -10,7 +10,7 @@ Circuit::Circuit(CircuitInfo info, CircId id, net::CircuitCellSink sink, Hooks h
     : info_(std::move(info)),
       clock_(clock),
       inner_(id, proto::ClientCircuitConfig{info_.congestion_control.value_or(proto::CcParams{}),
-                                            [&clock] { return clock.now(); }, nullptr}),
+                                            [&clock] { return clock.now(); }, nullptr, hooks.channel_state}),
       sink_(std::move(sink)),
       hooks_(std::move(hooks)),
       launched_(clock.now()) {}

@@ -55,6 +55,7 @@ Circuit* LinkPool::launch(CircuitInfo info, std::vector<net::tcp::endpoint> firs
   auto circ_id = e.link->allocate_circ_id();
   if (!circ_id) return nullptr;
   net::ClientLink* link = e.link.get();
+  hooks.channel_state = [link, circ = *circ_id] { return link->channel_state(circ); };
   auto user_closed = std::move(hooks.closed);
   hooks.closed = [this, id, user_closed = std::move(user_closed)](Circuit& c, std::string_view why) {
     if (user_closed) user_closed(c, why);

@@ -44,7 +44,8 @@ proto::LinkCredentials link_credentials(const keys::RelayKeys& keys) {
                                 keys.link_auth_cert_bytes(), keys.link_auth_key()};
 }
 
-proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock) {
+proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock,
+                                         std::function<proto::CcChannelState(proto::ChannelId, CircId)> channel_state) {
   proto::CircuitSwitchConfig c;
   c.max_circuits_per_channel = config.max_circuits_per_channel;
   c.max_pending_extends = config.max_pending_extends;
@@ -53,6 +54,7 @@ proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, con
   // The one injected clock: congestion control stamps DATA cells and times
   // SENDMEs with it (Clock::Monotonic is the steady clock CcClock names).
   c.now = [&clock] { return clock.now(); };
+  c.channel_state = std::move(channel_state);
   return c;
 }
 
@@ -79,7 +81,8 @@ ChannelManager::ChannelManager(asio::io_context& io, const Clock& clock, const k
                   : std::optional<proto::TokenBucket>(std::in_place, config_.bandwidth_rate,
                                                       config_.bandwidth_burst, clock.now())),
       scheduler_(io, clock, bucket_ ? &*bucket_ : nullptr, config_.scheduler),
-      switch_(circuit_switch_keys(keys), switch_config(config_, clock)),
+      switch_(circuit_switch_keys(keys),
+              switch_config(config_, clock, [this](proto::ChannelId ch, CircId id) { return channel_state(ch, id); })),
       acceptor_(io),
       idle_timer_(io) {
   arm_idle_timer();
@@ -151,6 +154,19 @@ void ChannelManager::set_circuit_priority(proto::CircuitPriority priority) {
 void ChannelManager::set_cc_params(const proto::CcParams& params) {
   config_.congestion_control = params;
   switch_.set_cc_params(params);
+  for (auto& [id, e] : channels_) set_block_watermarks(e.link->channel().mux());
+}
+
+void ChannelManager::set_block_watermarks(proto::CircuitMux& mux) const {
+  const auto& cc = config_.congestion_control;
+  mux.set_block_watermarks(static_cast<std::size_t>(cc.cellq_high), static_cast<std::size_t>(cc.cellq_low));
+}
+
+proto::CcChannelState ChannelManager::channel_state(proto::ChannelId chan, CircId circ) {
+  Entry* e = find(chan);
+  if (e == nullptr || !e->open) return {};
+  const auto& mux = e->link->channel().mux();
+  return proto::CcChannelState{mux.circuit_blocked(circ), mux.queued_cells(circ)};
 }
 
 LinkChannel::Params ChannelManager::link_params(Channel::Role role,
@@ -171,6 +187,7 @@ std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outb
   auto link = LinkChannel::create(TlsStream(std::move(socket), ctx), scheduler_, clock_, *this,
                                   link_params(outbound ? Channel::Role::Initiator : Channel::Role::Responder, expected),
                                   log_);
+  set_block_watermarks(link->channel().mux());
   channels_.emplace(link->id(), Entry{link, outbound, false, expected, clock_.now()});
   link->start();
   return link;

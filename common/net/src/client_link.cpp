@@ -55,6 +55,12 @@ bool ClientLink::send(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payloa
   return link_->send_cell(circ, w) == proto::MuxPush::Queued;
 }
 
+proto::CcChannelState ClientLink::channel_state(CircId circ) const {
+  if (!is_open() || !link_) return {};
+  const auto& mux = link_->channel().mux();
+  return proto::CcChannelState{mux.circuit_blocked(circ), mux.queued_cells(circ)};
+}
+
 bool ClientLink::send_destroy(CircId circ, cell::DestroyReason reason) {
   if (!is_open() || !link_) return false;
   link_->channel().mux().detach(circ);

@@ -8,6 +8,7 @@ MuxPush CircuitMux::push(CircId circ, const WireCell& cell) {
   q.cells.push_back(cell);
   ++q.pushed;
   ++queued_cells_;
+  if (q.cells.size() >= block_high_) q.blocked = true;
   if (q.cells.size() == 1) active_->activate(circ);
   return MuxPush::Queued;
 }
@@ -63,6 +64,11 @@ std::size_t CircuitMux::queued_cells(CircId circ) const {
   return it == queues_.end() ? 0 : it->second.cells.size();
 }
 
+bool CircuitMux::circuit_blocked(CircId circ) const {
+  auto it = queues_.find(circ);
+  return it != queues_.end() && it->second.blocked;
+}
+
 std::optional<double> CircuitMux::next_priority(MuxTime now) const {
   if (!control_.empty()) return -1.0;
   if (active_->empty()) return std::nullopt;
@@ -97,6 +103,7 @@ std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
   }
   ++q.popped;
   --queued_cells_;
+  if (q.blocked && q.cells.size() <= block_low_) q.blocked = false;
   bool more = !q.cells.empty();
   // Keep no queue for idle circuits: the map stays as small as the set of
   // circuits with traffic in flight (the policy keeps their EWMA history).

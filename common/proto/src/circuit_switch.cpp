@@ -323,7 +323,8 @@ void CircuitSwitch::Impl::on_recognized(Circuit& c, const cell::RelayPayload& pa
 void CircuitSwitch::Impl::on_circuit_sendme(Circuit& c, const cell::SendmeMsg& sendme) {
   const bool was_blocked = !c.flow.can_send();
   const bool was_slow_start = c.flow.in_slow_start();
-  if (!c.flow.on_sendme(now(), sendme)) return violation(c);
+  const CcChannelState chan = config.channel_state ? config.channel_state(c.p.chan, c.p.id) : CcChannelState{};
+  if (!c.flow.on_sendme(now(), sendme, chan)) return violation(c);
   if (was_slow_start && !c.flow.in_slow_start()) {
     ++stats.cc_slow_start_exits.at(static_cast<std::size_t>(c.flow.info().slow_start_exit));
   }

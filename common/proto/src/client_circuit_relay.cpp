@@ -55,7 +55,8 @@ void ClientCircuit::on_relay(std::span<const std::uint8_t> payload) {
     return destroy(cell::DestroyReason::None);
   }
   if (auto* sendme = std::get_if<cell::SendmeMsg>(&*msg); sendme && view->stream == StreamId{0}) {
-    if (!last_hop || !flow_.on_sendme(now(), *sendme)) return fail("bad circuit SENDME");
+    const CcChannelState chan = config_.channel_state ? config_.channel_state() : CcChannelState{};
+    if (!last_hop || !flow_.on_sendme(now(), *sendme, chan)) return fail("bad circuit SENDME");
     actions_.emplace_back(ClientSendmeAccepted{*hop, *sendme});
     return;
   }

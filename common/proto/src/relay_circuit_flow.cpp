@@ -16,11 +16,12 @@ Result<WindowStatus, FlowError> RelayCircuitFlow::on_data_sent(CcClock::time_poi
   return std::get<CircuitSendmeSender>(package_).on_data_sent(digest);
 }
 
-Result<WindowStatus, FlowError> RelayCircuitFlow::on_sendme(CcClock::time_point now, const cell::SendmeMsg& msg) {
+Result<WindowStatus, FlowError> RelayCircuitFlow::on_sendme(CcClock::time_point now, const cell::SendmeMsg& msg,
+                                                            CcChannelState chan) {
   // The state of our channel toward the client (blocked, cells queued) is
   // not known to the switch yet; tor's Vegas reads it as a congestion
   // signal, here it always says "not blocked".
-  if (auto* cc = std::get_if<CcSendmeSender>(&package_)) return cc->on_sendme(now, msg);
+  if (auto* cc = std::get_if<CcSendmeSender>(&package_)) return cc->on_sendme(now, msg, chan);
   return std::get<CircuitSendmeSender>(package_).on_sendme(msg);
 }
 

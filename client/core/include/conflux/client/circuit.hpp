@@ -50,6 +50,9 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   struct Hooks {
     std::function<void(Circuit&)> built;                     // every hop added
     std::function<void(Circuit&, std::string_view)> closed;  // once, whatever the phase
+    // The circuit's queue on its link when a circuit SENDME arrives (tor's
+    // circuit_blocked_on_n_chan), for congestion control; unset: never blocked.
+    std::function<proto::CcChannelState()> channel_state{};
   };
 
   // `clock` must outlive the circuit.

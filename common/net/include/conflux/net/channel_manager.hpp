@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -98,8 +99,11 @@ struct RuntimeCounters {
 // ntor node ID is relay_ntor_node_id(identity) (relay_node_id.hpp).
 [[nodiscard]] proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys);
 // The switch's configuration from the runtime's, with `clock` (which must
-// outlive the switch) as its time source.
-[[nodiscard]] proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock);
+// outlive the switch) as its time source and `channel_state` telling it a
+// circuit's queue on its channel towards the client.
+[[nodiscard]] proto::CircuitSwitchConfig switch_config(
+    const ChannelManagerConfig& config, const Clock& clock,
+    std::function<proto::CcChannelState(proto::ChannelId, CircId)> channel_state = {});
 
 class ChannelManager final : public proto::CircuitOutput, private LinkChannel::Owner {
  public:
@@ -182,6 +186,10 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   void arm_idle_timer();
   void close_idle_channels();
   Entry* find(std::uint64_t id);
+  // A circuit's queue on a channel, for congestion control (tor's
+  // circuit_blocked_on_p_chan), with the consensus's cellq_high/cellq_low.
+  [[nodiscard]] proto::CcChannelState channel_state(proto::ChannelId chan, CircId circ);
+  void set_block_watermarks(proto::CircuitMux& mux) const;
   [[nodiscard]] std::size_t channels_in_use() const;
   void log(LogLevel level, std::string_view message) const;
 

@@ -15,6 +15,7 @@
 #include "conflux/bytes/result.hpp"
 #include "conflux/cell/destroy_cell.hpp"
 #include "conflux/net/link_channel.hpp"
+#include "conflux/proto/cc_vegas.hpp"
 #include "conflux/proto/circuit_ids.hpp"
 
 namespace conflux::net {
@@ -65,6 +66,10 @@ class ClientLink final : private LinkChannel::Owner {
   // does not encode, or the queue is full.
   bool send(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payload);
   bool send_destroy(CircId circ, cell::DestroyReason reason);
+  // A circuit's queue on this link, for congestion control (tor's
+  // circuit_blocked_on_n_chan and n_chan_cells, with cellq_high/cellq_low's
+  // defaults); not blocked while the link is not open.
+  [[nodiscard]] proto::CcChannelState channel_state(CircId circ) const;
 
   void close(std::string_view reason);
 

@@ -8,6 +8,11 @@
 // Every queue is bounded: a circuit whose queue is full is the caller's
 // signal to close that circuit (tor's circ_max_cell_queue_size), and channel
 // control cells have a bound of their own.
+//
+// A circuit is "blocked on the channel" from when its queue reaches the high
+// watermark until it drains to the low one (tor's circuit_blocked_on_*_chan,
+// with the consensus's cellq_high / cellq_low): congestion control reads it
+// as an immediate congestion signal at each SENDME.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +71,13 @@ class CircuitMux {
   [[nodiscard]] bool empty() const noexcept { return control_.empty() && active_->empty(); }
   [[nodiscard]] std::size_t queued_cells() const noexcept { return queued_cells_; }
   [[nodiscard]] std::size_t queued_cells(CircId circ) const;
+  [[nodiscard]] bool circuit_blocked(CircId circ) const;
+  // cellq_high / cellq_low (tor's defaults 256 and 10 until set). A queue
+  // already past the new high mark is blocked at its next push.
+  void set_block_watermarks(std::size_t high, std::size_t low) noexcept {
+    block_high_ = high;
+    block_low_ = low;
+  }
   [[nodiscard]] std::size_t control_bytes() const noexcept { return control_.size(); }
 
   // Appends the next unit of output to `out`: all queued control bytes if
@@ -92,6 +104,7 @@ class CircuitMux {
     std::deque<std::pair<std::uint64_t, CellSample>> samples;
     std::uint64_t pushed = 0;
     std::uint64_t popped = 0;
+    bool blocked = false;
   };
 
   CircuitMuxLimits limits_;
@@ -100,6 +113,8 @@ class CircuitMux {
   std::unique_ptr<ActiveCircuits> active_;  // circuits with cells, and the service policy
   std::unordered_map<CircId, double> weights_;  // worse-class circuits (set_circuit_weight)
   std::size_t queued_cells_ = 0;
+  std::size_t block_high_ = 256;
+  std::size_t block_low_ = 10;
   std::uint32_t sample_every_ = 0;
   std::uint64_t sample_countdown_ = 0;
   std::uint64_t next_sample_seq_ = 0;

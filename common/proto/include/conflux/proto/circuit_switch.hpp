@@ -104,6 +104,11 @@ struct CircuitSwitchConfig {
   // shared with the exit's XON/XOFF; null: the switch keeps its own. Must
   // outlive the switch.
   ClockHealth* clock_health = nullptr;
+  // The channel towards the client of a circuit (its previous hop: the
+  // channel and that side's circuit ID) when a circuit SENDME arrives:
+  // blocked, and the cells queued (tor's circuit_blocked_on_p_chan and
+  // p_chan_cells). Unset: never blocked.
+  std::function<CcChannelState(ChannelId, CircId)> channel_state{};
 };
 
 struct CircuitSwitchKeys {

@@ -45,6 +45,10 @@ struct ClientCircuitConfig {
   // The clock-stall flag (tor's is one per process); process_clock_health()
   // when null.
   ClockHealth* clock_health = nullptr;
+  // The circuit's channel (to its first hop) when a circuit SENDME arrives:
+  // blocked, and the cells queued (tor's circuit_blocked_on_n_chan and
+  // n_chan_cells). Unset: never blocked.
+  std::function<CcChannelState()> channel_state{};
 };
 
 // What we ask of one hop in its ntor-v3 handshake.

@@ -48,8 +48,8 @@ class ClientCircuitFlow {
     return std::get<CircuitSendmeSender>(package_).on_data_sent(digest).has_value();
   }
   // A circuit SENDME from the last hop at `now`. False: a protocol violation.
-  [[nodiscard]] bool on_sendme(CcClock::time_point now, const cell::SendmeMsg& msg) {
-    if (auto* cc = std::get_if<CcSendmeSender>(&package_)) return cc->on_sendme(now, msg).has_value();
+  [[nodiscard]] bool on_sendme(CcClock::time_point now, const cell::SendmeMsg& msg, CcChannelState chan = {}) {
+    if (auto* cc = std::get_if<CcSendmeSender>(&package_)) return cc->on_sendme(now, msg, chan).has_value();
     return std::get<CircuitSendmeSender>(package_).on_sendme(msg).has_value();
   }
   // A DATA cell from the last hop; `digest` is the running digest after it.

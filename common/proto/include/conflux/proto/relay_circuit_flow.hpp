@@ -67,8 +67,10 @@ class RelayCircuitFlow {
   // A DATA cell this hop originated was sealed at `now` with this running digest.
   [[nodiscard]] Result<WindowStatus, FlowError> on_data_sent(CcClock::time_point now,
                                                              const crypto::SendmeDigest& digest);
-  // A circuit SENDME (stream 0) from the client at `now`.
-  [[nodiscard]] Result<WindowStatus, FlowError> on_sendme(CcClock::time_point now, const cell::SendmeMsg& msg);
+  // A circuit SENDME (stream 0) from the client at `now`; `chan`: the
+  // channel towards the client then (congestion control only).
+  [[nodiscard]] Result<WindowStatus, FlowError> on_sendme(CcClock::time_point now, const cell::SendmeMsg& msg,
+                                                          CcChannelState chan = {});
   // A DATA cell from the client; the SENDME to answer with, if one is due.
   [[nodiscard]] Result<std::optional<cell::SendmeMsg>, FlowError> on_data_received(
       const crypto::SendmeDigest& digest) noexcept {
