@@ -2,16 +2,17 @@
 """Watch one circuit's congestion control during a download (issue 14).
 
 Usage: bench/cc_watch.py [--size 50MiB] [--runs 1] [--interval 0.1] [--build-dir build/release]
-                         [--relay-option LINE ...] [--perf] [--out cc_watch.json] [--keep]
+                         [--relay-option LINE ...] [--conflux] [--perf] [--out cc_watch.json] [--keep]
 
 Starts `conflux-net up` (1 authority, 6 relays of which 2 exits, no bridges, one proxy `cfx0` with
-ConfluxEnabled 0), every relay with `MetricsPort auto` (its port read from its notice.log) plus the
+ConfluxEnabled 0, or 1 with --conflux), every relay with `MetricsPort auto` (its port read from its notice.log) plus the
 --relay-option lines. For each run: a fresh SOCKS username, a `prime` request on it (the circuit is
 built), 0.5 s, then the measured curl of the file while the proxy's and both exits' MetricsPorts are
 scraped every --interval seconds: the proxy's conflux_proxy_cc_* and stream-flow counters, the
 exits' conflux_relay_cc_* and exit stream-flow counters. Prints, per run, MiB/s, CPU s/MiB of every
 network process (as bench/vs_tor.py counts it) and of each one, and a summary of the exit circuit's
-Vegas state (cwnd, inflight, BDP, RTT, min RTT, slow start, XOFF/XON); --out keeps every sample.
+Vegas state (cwnd, inflight, BDP, RTT, min RTT, slow start, XOFF/XON): with --conflux, of both legs
+(the two circuits with the most cells in flight); --out keeps every sample.
 --perf also runs `perf record -g` on the exit, the guard, the middle and the proxy during the first
 run (perf.data.NAME in the network directory; `perf report -i ...` to read them).
 
@@ -90,8 +91,9 @@ def circuit_series(samples, family):
     return out
 
 
-def summarize(timeline):
-    """The exit circuit of the download: its cwnd, RTT etc. over the run (percentiles of the samples)."""
+def summarize(timeline, legs=1):
+    """The exit circuits of the download (its one circuit, or a Conflux set's `legs`): cwnd, RTT etc.
+    over the run (percentiles of the samples), the busiest circuit first."""
     series = {}
     for t, per in timeline:
         for name, samples in per.items():
@@ -102,10 +104,12 @@ def summarize(timeline):
                     series.setdefault((name, circ), {}).setdefault(fam, []).append((t, v))
     if not series:
         return None
-    # The download's circuit: the one that had the most cells in flight.
-    key = max(series, key=lambda k: max((v for _, v in series[k].get("inflight_cells", [])), default=0))
-    s = series[key]
+    # The download's circuits: the ones that had the most cells in flight.
+    keys = sorted(series, key=lambda k: -max((v for _, v in series[k].get("inflight_cells", [])), default=0))
+    return [summarize_circuit(k, series[k]) for k in keys[:legs]]
 
+
+def summarize_circuit(key, s):
     def pct(fam, q):
         vals = sorted(v for _, v in s.get(fam, []))
         return vals[min(len(vals) - 1, int(q * len(vals)))] if vals else None
@@ -162,7 +166,7 @@ def run_once(args, ctx, rep, perf):
            "flow": {n: counters_delta(first[n], last[n], ("conflux_proxy_stream_flow", "conflux_relay_exit_stream_flow",
                                                           "conflux_relay_cc_slow_start_exits"))
                     for n in urls},
-           "exit_circuit": summarize(timeline), "timeline": timeline}
+           "exit_circuits": summarize(timeline, 2 if args.conflux else 1), "timeline": timeline}
     return out
 
 
@@ -173,6 +177,7 @@ def main():
     ap.add_argument("--interval", type=float, default=0.1)
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "release"))
     ap.add_argument("--relay-option", action="append", default=[], help="extra torrc line for every relay")
+    ap.add_argument("--conflux", action="store_true", help="the proxy runs Conflux (ConfluxEnabled 1)")
     ap.add_argument("--perf", action="store_true", help="perf record the exit, guard, middle and proxy (first run)")
     ap.add_argument("--out", default="cc_watch.json")
     ap.add_argument("--keep", action="store_true", help="keep the network directory")
@@ -180,7 +185,7 @@ def main():
     net_exe = os.path.join(args.build_dir, "tools", "conflux-net", "conflux-net")
     work = tempfile.mkdtemp(prefix="cc-watch-")
     net_dir = os.path.join(work, "net")
-    spec = {"bridges": [], "proxies": [{"name": "cfx0", "conflux": False}],
+    spec = {"bridges": [], "proxies": [{"name": "cfx0", "conflux": args.conflux}],
             "relay_options": ["MetricsPort auto"] + args.relay_option,
             "files": [{"name": "prime", "size": 13}, {"name": args.size + ".bin", "size": SIZE_BYTES[args.size]}]}
     with open(os.path.join(work, "spec.json"), "w", encoding="utf-8") as f:
@@ -223,7 +228,8 @@ def main():
             log("run %d: ok=%s %.2f MiB/s, CPU %.4f s/MiB %s" % (
                 rep, r["ok"], r["mib_s"] or 0, r["cpu_s_per_mib"],
                 {n: round(v, 4) for n, v in r["cpu_s_per_mib_by_process"].items() if v > 0}))
-            log("  exit circuit: %s" % json.dumps(r["exit_circuit"]))
+            for c in r["exit_circuits"] or []:
+                log("  exit circuit: %s" % json.dumps(c))
             log("  flow: %s" % json.dumps({n: {k: v for k, v in d.items() if v} for n, d in r["flow"].items()}))
         rc = 0
     finally:
