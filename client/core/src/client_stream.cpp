@@ -99,17 +99,6 @@ bool ClientStream::send_data(bytes::ByteSpan data) {
   return true;
 }
 
-std::size_t ClientStream::read_allowance(std::size_t wanted) {
-  if (!package_flow_) return wanted;
-  return static_cast<std::size_t>(package_flow_->read_allowance(clock_.now(), wanted));
-}
-
-std::chrono::milliseconds ClientStream::read_wait(std::size_t n) const {
-  if (!package_flow_) return std::chrono::milliseconds::zero();
-  // Whole milliseconds, rounded up: the bucket has refilled by then.
-  return std::chrono::ceil<std::chrono::milliseconds>(package_flow_->read_wait(n));
-}
-
 void ClientStream::on_stream_msg(const cell::RelayMsg& msg) {
   proto::StreamActions a;
   if (std::holds_alternative<cell::ConnectedMsg>(msg)) {

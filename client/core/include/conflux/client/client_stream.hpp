@@ -14,7 +14,6 @@
 //    XOFF stops our sending until its XON. What the exit sends after our
 //    XOFF is bounded by its cwnd; past kMaxBufferedBytes the exit ignored
 //    XOFF and the stream closes.
-#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -71,11 +70,6 @@ class ClientStream final : public StreamEvents {
   // One DATA cell (at most cell::kMaxDataLen bytes). False when the windows
   // are closed or the circuit is gone.
   bool send_data(bytes::ByteSpan data);
-  // The exit's XON rate (a congestion-controlled carrier): how many of
-  // `wanted` bytes may be read from the application now, and how long until
-  // `n` may (tor's edge read bucket; unlimited until an XON sets a rate).
-  [[nodiscard]] std::size_t read_allowance(std::size_t wanted);
-  [[nodiscard]] std::chrono::milliseconds read_wait(std::size_t n) const;
 
   // Every event wakes both: the side that writes to the application and the
   // side that reads from it (one timer each, so the two never cancel each
