@@ -125,8 +125,6 @@ net::awaitable<void> downlink(std::shared_ptr<Session> s, SocksContext& ctx) {
   st.tx_wakeup().notify();
 }
 
-// A stream stopped carrying data: it is no longer active, and its XON/XOFF
-// go to the metrics.
 // tor's stream REASON= for an END reason (control-spec 4.1.2).
 std::string_view reason_text(cell::EndReason r) {
   switch (r) {
@@ -159,6 +157,8 @@ struct StreamReporter {
   }
 };
 
+// A stream stopped carrying data: it is no longer active, and its XON/XOFF
+// go to the metrics.
 void count_stream_end(ProxyCounters& c, const ClientStream& st) {
   --c.streams_active;
   if (const auto& d = st.deliver_flow()) {
