@@ -15,7 +15,7 @@ namespace {
 // tor --hash-password "correct horse" printed this (test_control_protocol.cpp checks it).
 constexpr const char* kHashed = "16:F3EDDC964FCA28F860DB956A9003EE52C48ECF2C2742EE5C7A8C1F0019";
 
-Result<RelayOptions, ConfigErrors> relay(const std::string& extra) {
+conflux::Result<RelayOptions, ConfigErrors> relay(const std::string& extra) {
   auto entries = parse_torrc_text("DataDirectory /var/lib/conflux\nORPort 9001\n" + extra, "torrc");
   REQUIRE(entries);
   return relay_options_from_entries(*entries, "torrc");

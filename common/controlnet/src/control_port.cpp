@@ -117,7 +117,7 @@ void ControlPort::stop() {
   if (stopped_) return;
   stopped_ = true;
   life_.reset();
-  log::set_observer({});
+  if (observing_) log::set_observer({});
   bw_timer_.cancel();
   for (auto& s : servers_) s->stop();
   servers_.clear();
@@ -153,6 +153,7 @@ void ControlPort::arm_bw() {
 // Log lines may be written on any thread: the event is posted to ours.
 void ControlPort::observe_log() {
   if (servers_.empty()) return;
+  observing_ = true;
   log::set_observer([this, &io = io_, alive = std::weak_ptr<int>(life_)](log::Severity s, std::string_view message) {
     std::string body = std::string(event_name(s)) + " " + std::string(message);
     for (auto& c : body)

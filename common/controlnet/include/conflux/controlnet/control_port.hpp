@@ -66,6 +66,7 @@ class ControlPort {
   net::asio::steady_timer bw_timer_;
   std::pair<std::uint64_t, std::uint64_t> last_traffic_{};
   std::shared_ptr<int> life_ = std::make_shared<int>(0);
+  bool observing_ = false;  // the log observer is ours (one per process)
   bool stopped_ = false;
 };
 
