@@ -157,6 +157,29 @@ struct StreamReporter {
   }
 };
 
+// A stream no circuit carried: counted, logged, reported to a controller;
+// the SOCKS reply it gets.
+socks::Reply stream_failed(SocksContext& ctx, StreamReporter& report, std::optional<cell::EndReason> last_end,
+                           bool no_exit, const std::string& failure, net::Clock::Monotonic::time_point deadline) {
+  ++ctx.counters.streams_failed;
+  const auto reply = last_end  ? socks::reply_for_end_reason(*last_end)
+                     : no_exit ? socks::Reply::NotAllowed
+                               : socks::Reply::GeneralFailure;
+  std::string why =
+      last_end ? "the exit ended it (reason " + std::to_string(static_cast<int>(*last_end)) + ")" : failure;
+  // Whatever held it up, a stream is answered by SocksTimeout.
+  if (!no_exit && ctx.clock.now() >= deadline) {
+    ++ctx.counters.streams_socks_timeout;
+    why = "SocksTimeout (" +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(ctx.limits.socks_timeout).count()) +
+          " s) reached: " + why;
+  }
+  net::emit(ctx.log, net::LogLevel::Info, "Stream failed: " + why);
+  report("FAILED", 0, last_end ? reason_text(*last_end) : (no_exit ? "EXITPOLICY" : "TIMEOUT"));
+  report("CLOSED", 0, "DONE");
+  return reply;
+}
+
 // A stream stopped carrying data: it is no longer active, and its XON/XOFF
 // go to the metrics.
 void count_stream_end(ProxyCounters& c, const ClientStream& st) {
@@ -272,22 +295,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   }
 
   if (!session->stream) {
-    ++ctx.counters.streams_failed;
-    const auto reply = last_end  ? socks::reply_for_end_reason(*last_end)
-                       : no_exit ? socks::Reply::NotAllowed
-                                 : socks::Reply::GeneralFailure;
-    std::string why = last_end ? "the exit ended it (reason " + std::to_string(static_cast<int>(*last_end)) + ")"
-                               : failure;
-    // Whatever held it up, a stream is answered by SocksTimeout.
-    if (!no_exit && ctx.clock.now() >= deadline) {
-      ++ctx.counters.streams_socks_timeout;
-      why = "SocksTimeout (" +
-            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(ctx.limits.socks_timeout).count()) +
-            " s) reached: " + why;
-    }
-    net::emit(ctx.log, net::LogLevel::Info, "Stream failed: " + why);
-    report("FAILED", 0, last_end ? reason_text(*last_end) : (no_exit ? "EXITPOLICY" : "TIMEOUT"));
-    report("CLOSED", 0, "DONE");
+    const auto reply = stream_failed(ctx, report, last_end, no_exit, failure, deadline);
     (void)co_await write_all(sock, failure_reply(*request, reply));
     co_return;
   }
