@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   auto decision = proxy::decide_startup(argc, argv);
   if (!decision.run) return decision.exit_status;
   config::ProxyOptions options = std::move(*decision.run);
+  options.control.version = proxy::control_version();
 
   try {
     log::configure(proxy::log_destinations(options));

@@ -4,6 +4,7 @@
 // each failure reported as tor does (file:line, exit status 1). The same
 // steps as conflux-relay's (conflux/config/program.hpp).
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "conflux/config/proxy_options.hpp"
@@ -13,6 +14,13 @@ namespace conflux::proxy {
 
 inline constexpr const char* kVersion = "0.1.0";
 inline constexpr const char* kDefaultTorrc = "/etc/conflux/proxy-torrc";
+
+// GETINFO version and PROTOCOLINFO's VERSION Tor=: the tor release whose
+// control protocol we speak, then ours (stem reads the first part to decide
+// what the controller may ask; docs/CONTROL.md).
+[[nodiscard]] inline std::string control_version() {
+  return std::string("0.4.9.0-conflux (conflux-proxy-") + kVersion + ")";
+}
 
 // Either options to run with, or the exit status to end with (after printing
 // what the action asked for: help, version, option list, the verify-config

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   auto decision = relay::decide_startup(argc, argv);
   if (!decision.run) return decision.exit_status;
   relay::StartupConfig config = std::move(*decision.run);
+  config.options.control.version = relay::control_version();
 
   try {
     log::configure(relay::log_destinations(config.options));

@@ -15,6 +15,12 @@ namespace conflux::relay {
 inline constexpr const char* kVersion = "0.1.0";
 inline constexpr const char* kDefaultTorrc = "/etc/conflux/torrc";
 
+// GETINFO version and PROTOCOLINFO's VERSION Tor=: the tor release whose
+// control protocol we speak, then ours (docs/CONTROL.md).
+[[nodiscard]] inline std::string control_version() {
+  return std::string("0.4.9.0-conflux (conflux-relay-") + kVersion + ")";
+}
+
 struct StartupConfig {
   config::RelayOptions options;
   proto::ExitPolicy exit_policy;

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "conflux/bytes/hex.hpp"
 #include "conflux/config/consensus_params.hpp"
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/proto/cc_params.hpp"
@@ -200,12 +201,13 @@ void RelayProcess::reload() {
 }
 
 bool RelayProcess::start() {
-  if (!start_or_ports() || !start_directory() || !start_metrics()) return false;
+  if (!start_or_ports() || !start_directory() || !start_metrics() || !start_control()) return false;
   log::write(log::Severity::Notice, std::string("Relay ") + config_.options.nickname + " is up as " +
                                         (config_.options.is_exit() ? "an exit" : "a non-exit relay") +
                                         (config_.options.bridge_relay ? " (bridge)" : "") +
                                         (config_.options.authoritative_directory ? " and directory authority" : "") +
                                         "; identity " + keys::identity_base64(keys_.identity()));
+  if (control_) control_->up();
   const bool kist = manager_.scheduler().policy() == net::SchedulerPolicy::Kist;
   const std::string kist_limits =
       !kist ? ""
@@ -396,9 +398,23 @@ bool RelayProcess::start_metrics() {
   return true;
 }
 
+bool RelayProcess::start_control() {
+  if (!config_.options.control.enabled()) return true;
+  RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true), {}, {}, {}};
+  s.traffic = [this] {
+    const auto c = manager_.counters();
+    return std::make_pair(c.bytes_in, c.bytes_out);
+  };
+  s.reload = [this] { reload(); };
+  s.heartbeat = [this] { log_counters(log::Severity::Notice); };
+  control_ = std::make_unique<RelayControl>(io_, std::move(s));
+  return control_->start();
+}
+
 void RelayProcess::stop() {
   if (stopped_) return;
   stopped_ = true;
+  if (control_) control_->stop();
   heartbeat_.cancel();
   conflux_tick_.cancel();
   if (publisher_) publisher_->stop();

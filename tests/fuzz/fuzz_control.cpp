@@ -8,7 +8,10 @@
 //    as a QuotedString is read back the same from quote_control_string;
 //  - the gate answers every command (before authentication) with a reply
 //    that is CRLF-terminated lines, and never authenticates without the
-//    cookie or the password (which no input here can know).
+//    cookie or the password (which no input here can know);
+//  - a program's commands (ControlProgram: GETINFO, GETCONF, SETCONF,
+//    SIGNAL, USEFEATURE, anything else) answer every command with lines
+//    that start with a three-digit code and end with CRLF.
 #include <cctype>
 #include <cstdint>
 #include <string>
@@ -16,6 +19,7 @@
 
 #include "conflux/control/control_args.hpp"
 #include "conflux/control/control_auth.hpp"
+#include "conflux/control/control_program.hpp"
 #include "conflux/control/control_reader.hpp"
 
 namespace {
@@ -52,6 +56,45 @@ Outcome read(const std::uint8_t* data, std::size_t size, std::uint8_t seed) {
     check(r.buffered() <= kLimits.max_line + kLimits.max_data);
   }
   return out;
+}
+
+// Every line of `reply` is "NNN" then ' ', '-' or '+', or a data line of a
+// '+' block up to its "."; the reply ends with CRLF.
+void check_reply(const std::string& reply) {
+  check(reply.size() >= 6 && reply.ends_with("\r\n"));
+  bool in_data = false;
+  std::size_t at = 0;
+  while (at < reply.size()) {
+    const std::size_t end = reply.find("\r\n", at);
+    check(end != std::string::npos);
+    const std::string_view line(reply.data() + at, end - at);
+    if (in_data) {
+      in_data = line != ".";
+    } else {
+      check(line.size() >= 4 && std::isdigit(static_cast<unsigned char>(line[0])) &&
+            std::isdigit(static_cast<unsigned char>(line[1])) && std::isdigit(static_cast<unsigned char>(line[2])));
+      check(line[3] == ' ' || line[3] == '-' || line[3] == '+');
+      in_data = line[3] == '+';
+    }
+    at = end + 2;
+  }
+  check(!in_data);
+}
+
+void program_commands(const std::vector<ControlCommand>& commands) {
+  ConfigView view;
+  view.names = {{"SocksPort", "LineList"}};
+  view.lookup = [](std::string_view key) -> std::optional<ConfigValue> {
+    if (key != "SocksPort") return std::nullopt;
+    return ConfigValue{"SocksPort", {"9050", "a \"quoted\"\nvalue"}};
+  };
+  ControlProgram program({"BW", "CIRC"}, view);
+  program.info().add("multi", "two lines", [](std::string_view) { return std::optional<std::string>("a\n.b"); });
+  program.info().add_prefix("ns/id/", "an argument", [](std::string_view arg) {
+    return arg.empty() ? std::nullopt : std::optional<std::string>(std::string(arg));
+  });
+  program.add_signal("NEWNYM", [] {});
+  for (const auto& cmd : commands) check_reply(program.on_command(cmd).reply);
 }
 
 }  // namespace
@@ -97,5 +140,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (int i = 0; i < 32; ++i) cookie_hex += "5a";
     check(text.find(cookie_hex) != std::string::npos || text.find("correct horse") != std::string::npos);
   }
+  program_commands(whole.commands);
   return 0;
 }

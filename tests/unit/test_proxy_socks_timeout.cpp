@@ -38,9 +38,16 @@ TEST_CASE("socks: a stream nothing can serve gets an error at SocksTimeout, and 
   NeverPool pool;
   client::ProxyCounters counters;
   std::vector<std::string> lines;
+  std::vector<std::string> reports;  // what a controller sees (STREAM events)
   client::SocksContext ctx{pool, clock, counters,
                            [&](net::LogLevel, std::string_view line) { lines.emplace_back(line); },
-                           client::SocksLimits{}};
+                           client::SocksLimits{},
+                           [&](const client::StreamReport& r) {
+                             reports.push_back(std::to_string(r.id) + " " + std::string(r.status) + " " +
+                                               std::to_string(r.circuit) + " " + r.target + " " +
+                                               std::string(r.reason));
+                           },
+                           1};
   ctx.limits.socks_timeout = 1s;
 
   net::tcp::acceptor acceptor(io, net::tcp::endpoint(net::asio::ip::address_v4::loopback(), 0));
@@ -90,4 +97,6 @@ TEST_CASE("socks: a stream nothing can serve gets an error at SocksTimeout, and 
   CHECK(counters.streams_socks_timeout == 1);
   CHECK(std::count(lines.begin(), lines.end(),
                    "Stream failed: SocksTimeout (1 s) reached: no circuit (or Conflux set) could be had in time") == 1);
+  CHECK(reports == std::vector<std::string>{"1 NEW 0 example.com:80 ", "1 FAILED 0 example.com:80 TIMEOUT",
+                                            "1 CLOSED 0 example.com:80 DONE"});
 }

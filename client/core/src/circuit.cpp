@@ -37,6 +37,7 @@ void Circuit::extend_next() {
     if (leg_owner_ != nullptr && phase_ == Phase::Open) leg_owner_->on_leg_open(info_.serial);
     return;
   }
+  if (have > 0 && hooks_.extended) hooks_.extended(*this, have);
   // Only the exit hop is asked for congestion control (prop 324).
   const proto::HopOptions options{info_.congestion_control.has_value() && have + 1 == info_.path.size()};
   const bool sent = inner_.extend(info_.path[have].target, options);

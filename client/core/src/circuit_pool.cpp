@@ -112,6 +112,9 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOw
   Circuit::Hooks hooks;
   hooks.built = [this](Circuit& c) { on_built(c); };
   hooks.closed = [this](Circuit& c, std::string_view why_closed) { on_closed(c, why_closed); };
+  hooks.extended = [this](Circuit& c, std::size_t) {
+    if (hooks_.event) hooks_.event(c, "EXTENDED", {});
+  };
   std::string path_text;
   for (const auto& hop : choice->info.path) path_text += (path_text.empty() ? "" : " -> ") + hop.nickname;
   Circuit* c = links_.launch(std::move(choice->info), std::move(choice->first_hop_at), std::move(hooks));
@@ -126,7 +129,25 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOw
             std::string(owner != nullptr ? "Conflux leg circuit " : "Circuit ") + std::to_string(c->info().serial) +
                 " launched: " + path_text);
   circuits_[c->info().serial] = c;
+  if (hooks_.event) hooks_.event(*c, "LAUNCHED", {});
   return c;
+}
+
+std::vector<const Circuit*> CircuitPool::all_circuits() const {
+  std::vector<const Circuit*> out;
+  for (const auto& [serial, c] : circuits_)
+    if (c->phase() != Circuit::Phase::Closed) out.push_back(c);
+  return out;
+}
+
+void CircuitPool::retire_all() {
+  std::vector<Circuit*> open;
+  for (const auto& [serial, c] : circuits_)
+    if (!c->is_leg() && c->phase() != Circuit::Phase::Closed) open.push_back(c);
+  for (Circuit* c : open) {
+    c->info().retired = true;
+    if (c->phase() == Circuit::Phase::Open && c->stream_count() == 0) c->close(cell::DestroyReason::Finished, "NEWNYM");
+  }
 }
 
 std::vector<const Circuit*> CircuitPool::open_circuits() const {
@@ -145,6 +166,7 @@ void CircuitPool::on_built(Circuit& c) {
   stats_.recent_build_seconds.push_back(static_cast<double>(took.count()) / 1000.0);
   if (stats_.recent_build_seconds.size() > 1000) stats_.recent_build_seconds.erase(stats_.recent_build_seconds.begin());
   if (hooks_.built) hooks_.built(c, took);
+  if (hooks_.event) hooks_.event(c, "BUILT", {});
   net::emit(log_, net::LogLevel::Info,
             "Circuit " + std::to_string(c.info().serial) + " built in " + std::to_string(took.count()) + " ms");
   wake_all();
@@ -160,6 +182,7 @@ void CircuitPool::on_closed(Circuit& c, std::string_view why) {
     net::emit(log_, net::LogLevel::Info,
               "Circuit " + std::to_string(c.info().serial) + " failed while building: " + std::string(why));
   }
+  if (hooks_.event) hooks_.event(c, c.built_at() ? "CLOSED" : "FAILED", why);
   circuits_.erase(c.info().serial);
   wake_all();
 }

@@ -260,6 +260,13 @@ void ConfluxPool::retire(StreamCarrier& carrier) {
     t->close(cell::DestroyReason::Finished, "retired");
 }
 
+void ConfluxPool::retire_all() {
+  std::vector<ConfluxTunnel*> all;
+  for (const auto& [serial, t] : sets_)
+    if (t->state() != ConfluxTunnel::State::Closed) all.push_back(t.get());
+  for (ConfluxTunnel* t : all) retire(*t);
+}
+
 void ConfluxPool::shed() {
   // The sets holding the oldest out-of-order data go first (prop 329 4.1).
   for (const proto::SetId id : budget_.sets_to_close()) {

@@ -542,4 +542,16 @@ void ConfluxTunnel::close(cell::DestroyReason reason, std::string_view why) {
   if (hooks_.closed) hooks_.closed(*this, reason_text);
 }
 
+std::uint64_t ConfluxTunnel::control_circuit_id() const {
+  for (const auto& [serial, leg] : legs_)
+    if (leg.phase == LegPhase::Linked) return serial;
+  return legs_.empty() ? 0 : legs_.begin()->first;
+}
+
+std::uint64_t ConfluxTunnel::leg_serial(proto::LegId id) const {
+  for (const auto& [serial, leg] : legs_)
+    if (leg.id == id) return serial;
+  return 0;
+}
+
 }  // namespace conflux::client

@@ -1,6 +1,7 @@
 #include "conflux/client/proxy_runtime.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <list>
 
@@ -10,6 +11,7 @@
 #include "conflux/client/directory_client.hpp"
 #include "conflux/client/link_pool.hpp"
 #include "conflux/client/path_planner.hpp"
+#include "conflux/client/proxy_control.hpp"
 #include "conflux/client/proxy_metrics.hpp"
 #include "conflux/client/socks_session.hpp"
 #include "conflux/metrics/metrics_server.hpp"
@@ -52,6 +54,9 @@ struct ProxyRuntime::Impl {
   config::ProxyOptions options;
   net::LogSink log;
   std::shared_ptr<int> life = std::make_shared<int>(0);
+  // The ControlPort, with ControlPort lines. Before the pools: their hooks
+  // report to it until they are gone (it reads them only when asked).
+  std::unique_ptr<ProxyControl> control;
 
   net::asio::ssl::context tls = net::make_tls_client_context();
   net::Scheduler scheduler;
@@ -137,6 +142,9 @@ struct ProxyRuntime::Impl {
       planner.circuit_failed(c, timed_out);
       if (conflux) conflux->pending_slot_freed();
     };
+    h.event = [this](const Circuit& c, std::string_view status, std::string_view why) {
+      if (control) control->circuit(c, status, why);
+    };
     return h;
   }
 
@@ -144,8 +152,48 @@ struct ProxyRuntime::Impl {
     if (percent <= bootstrap) return;
     bootstrap = percent;
     metrics.bootstrap_percent = percent;
+    if (control) control->bootstrap(percent, tag, summary);
     net::emit(log, net::LogLevel::Notice,
               "Bootstrapped " + std::to_string(percent) + "% (" + std::string(tag) + "): " + std::string(summary));
+  }
+
+  // SIGNAL DUMP and HEARTBEAT, SIGUSR1, the 10-minute heartbeat.
+  void heartbeat() const {
+    const auto& c = counters;
+    net::emit(log, net::LogLevel::Notice,
+              "Heartbeat: bootstrapped " + std::to_string(bootstrap) + "%, " + std::to_string(links.links_open()) +
+                  " channels, " + std::to_string(pool.open_count()) + " circuits open (" +
+                  std::to_string(pool.building_count()) + " building), " +
+                  (conflux ? std::to_string(conflux->open_count()) + " Conflux sets open (" +
+                                 std::to_string(conflux->linking_count()) + " linking), "
+                           : std::string()) +
+                  std::to_string(c.streams_active) + " streams active; " + std::to_string(c.streams_opened) +
+                  " streams opened, " + std::to_string(c.streams_failed) + " failed; " +
+                  std::to_string(c.bytes_to_network) + " bytes sent, " + std::to_string(c.bytes_from_network) +
+                  " bytes received.");
+  }
+
+  bool start_control() {
+    if (!options.control.enabled()) return true;
+    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}};
+    s.socks_listeners = [this] {
+      std::string out;
+      for (const auto& a : acceptors) {
+        boost::system::error_code ec;
+        const auto at = a.local_endpoint(ec);
+        if (!ec) out += (out.empty() ? "\"" : " \"") + endpoint_text(at) + "\"";
+      }
+      return out;
+    };
+    s.newnym = [this] {
+      pool.retire_all();
+      if (conflux) conflux->retire_all();
+    };
+    s.heartbeat = [this] { heartbeat(); };
+    // As SIGTERM: main's handler logs, stops the runtime and the loop.
+    s.shutdown = [] { std::raise(SIGTERM); };
+    control = std::make_unique<ProxyControl>(io, std::move(s), options.control.version, log);
+    return control->start();
   }
 
   bool open_listeners() {
@@ -332,7 +380,10 @@ bool ProxyRuntime::start() {
   std::filesystem::permissions(m.options.data_directory, std::filesystem::perms::owner_all,
                                std::filesystem::perm_options::replace, ec);
   StreamPool& streams = m.conflux ? static_cast<StreamPool&>(*m.conflux) : m.pool;
-  m.socks.emplace(SocksContext{streams, m.clock, m.counters, m.log, SocksLimits{}});
+  m.socks.emplace(SocksContext{streams, m.clock, m.counters, m.log, SocksLimits{}, {}, 1});
+  m.socks->on_stream = [&m](const StreamReport& r) {
+    if (m.control) m.control->stream(r);
+  };
   m.socks->limits.socks_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(m.options.socks_timeout);
   m.metrics.socks_timeout = m.options.socks_timeout;
   m.set_bootstrap(0, "starting", "Starting");
@@ -340,7 +391,7 @@ bool ProxyRuntime::start() {
     net::emit(m.log, net::LogLevel::Notice,
               "ConfluxEnabled 1: streams use Conflux sets of " + std::to_string(m.options.conflux_num_legs) +
                   " legs (ConfluxClientUX " + std::string(config::to_string(m.options.conflux_client_ux)) + ").");
-  if (!m.open_listeners()) return false;
+  if (!m.open_listeners() || !m.start_control()) return false;
   m.start_directory();
   m.tick();
   return true;
@@ -356,6 +407,7 @@ void ProxyRuntime::stop() {
     a.close(ignored);
   }
   if (m.metrics_server) m.metrics_server->stop();
+  if (m.control) m.control->stop();
   if (m.directory) m.directory->stop();
   if (m.bridges) m.bridges->stop();
   if (m.conflux) m.conflux->shutdown();
@@ -365,20 +417,6 @@ void ProxyRuntime::stop() {
 
 int ProxyRuntime::bootstrap_percent() const { return impl_->bootstrap; }
 
-void ProxyRuntime::log_heartbeat() const {
-  const auto& m = *impl_;
-  const auto& c = m.counters;
-  net::emit(m.log, net::LogLevel::Notice,
-            "Heartbeat: bootstrapped " + std::to_string(m.bootstrap) + "%, " + std::to_string(m.links.links_open()) +
-                " channels, " + std::to_string(m.pool.open_count()) + " circuits open (" +
-                std::to_string(m.pool.building_count()) + " building), " +
-                (m.conflux ? std::to_string(m.conflux->open_count()) + " Conflux sets open (" +
-                                 std::to_string(m.conflux->linking_count()) + " linking), "
-                           : std::string()) +
-                std::to_string(c.streams_active) +
-                " streams active; " + std::to_string(c.streams_opened) + " streams opened, " +
-                std::to_string(c.streams_failed) + " failed; " + std::to_string(c.bytes_to_network) + " bytes sent, " +
-                std::to_string(c.bytes_from_network) + " bytes received.");
-}
+void ProxyRuntime::log_heartbeat() const { impl_->heartbeat(); }
 
 }  // namespace conflux::client

@@ -131,6 +131,61 @@ net::awaitable<void> downlink(std::shared_ptr<Session> s, SocksContext& ctx) {
   st.tx_wakeup().notify();
 }
 
+// tor's stream REASON= for an END reason (control-spec 4.1.2).
+std::string_view reason_text(cell::EndReason r) {
+  switch (r) {
+    case cell::EndReason::ResolveFailed: return "RESOLVEFAILED";
+    case cell::EndReason::ConnectRefused: return "CONNECTREFUSED";
+    case cell::EndReason::ExitPolicy: return "EXITPOLICY";
+    case cell::EndReason::Destroy: return "DESTROY";
+    case cell::EndReason::Done: return "DONE";
+    case cell::EndReason::Timeout: return "TIMEOUT";
+    case cell::EndReason::NoRoute: return "NOROUTE";
+    case cell::EndReason::Hibernating: return "HIBERNATING";
+    case cell::EndReason::Internal: return "INTERNAL";
+    case cell::EndReason::ResourceLimit: return "RESOURCELIMIT";
+    case cell::EndReason::ConnReset: return "CONNRESET";
+    case cell::EndReason::TorProtocol: return "TORPROTOCOL";
+    default: return "MISC";
+  }
+}
+
+// Tells the controller, if there is one.
+struct StreamReporter {
+  SocksContext& ctx;
+  StreamReport r;
+  void operator()(std::string_view status, std::uint64_t circuit = 0, std::string_view reason = {}) {
+    if (!ctx.on_stream) return;
+    r.status = status;
+    r.circuit = circuit;
+    r.reason = reason;
+    ctx.on_stream(r);
+  }
+};
+
+// A stream no circuit carried: counted, logged, reported to a controller;
+// the SOCKS reply it gets.
+socks::Reply stream_failed(SocksContext& ctx, StreamReporter& report, std::optional<cell::EndReason> last_end,
+                           bool no_exit, const std::string& failure, net::Clock::Monotonic::time_point deadline) {
+  ++ctx.counters.streams_failed;
+  const auto reply = last_end  ? socks::reply_for_end_reason(*last_end)
+                     : no_exit ? socks::Reply::NotAllowed
+                               : socks::Reply::GeneralFailure;
+  std::string why =
+      last_end ? "the exit ended it (reason " + std::to_string(static_cast<int>(*last_end)) + ")" : failure;
+  // Whatever held it up, a stream is answered by SocksTimeout.
+  if (!no_exit && ctx.clock.now() >= deadline) {
+    ++ctx.counters.streams_socks_timeout;
+    why = "SocksTimeout (" +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(ctx.limits.socks_timeout).count()) +
+          " s) reached: " + why;
+  }
+  net::emit(ctx.log, net::LogLevel::Info, "Stream failed: " + why);
+  report("FAILED", 0, last_end ? reason_text(*last_end) : (no_exit ? "EXITPOLICY" : "TIMEOUT"));
+  report("CLOSED", 0, "DONE");
+  return reply;
+}
+
 // A stream stopped carrying data: it is no longer active, and its XON/XOFF
 // go to the metrics.
 void count_stream_end(ProxyCounters& c, const ClientStream& st) {
@@ -184,6 +239,9 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
 
   // 2. A stream on a circuit, retried on other exits when one refuses.
   const bool resolving = is_resolve(*request);
+  StreamReporter report{ctx, StreamReport{ctx.next_stream_id++, {}, 0,
+                                          socks::to_string(request->address) + ":" + std::to_string(request->port), {}}};
+  report(resolving ? "NEWRESOLVE" : "NEW");
   StreamNeeds needs;
   if (!resolving) needs.port = request->port;
   needs.isolation = std::to_string(isolation.listener);
@@ -206,6 +264,8 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
     const cell::RelayMsg opening = opening_message(*request);
     if (!stream->open_on(*circ, opening)) continue;
     ctx.pool.claim(*circ, needs.isolation);
+    const std::uint64_t circ_id = circ->control_circuit_id();
+    report(resolving ? "SENTRESOLVE" : "SENTCONNECT", circ_id);
     net::emit(ctx.log, net::LogLevel::Info,
               "Stream " + std::to_string(stream->id().value()) + " attached to " + circ->name() + " (attempt " + std::to_string(attempt + 1) + ")");
     const auto exit_id = circ->exit_identity();
@@ -216,6 +276,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
     }
     if (stream->connected() || stream->resolved()) {
       session->stream = std::move(stream);
+      report("SUCCEEDED", circ_id);
       break;
     }
     if (auto end = stream->peer_end()) {
@@ -236,23 +297,11 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
       stream->close(cell::EndReason::Timeout);
     }
     ++ctx.counters.stream_retries;
+    report("DETACHED", circ_id, last_end ? reason_text(*last_end) : "TIMEOUT");
   }
 
   if (!session->stream) {
-    ++ctx.counters.streams_failed;
-    const auto reply = last_end  ? socks::reply_for_end_reason(*last_end)
-                       : no_exit ? socks::Reply::NotAllowed
-                                 : socks::Reply::GeneralFailure;
-    std::string why = last_end ? "the exit ended it (reason " + std::to_string(static_cast<int>(*last_end)) + ")"
-                               : failure;
-    // Whatever held it up, a stream is answered by SocksTimeout.
-    if (!no_exit && ctx.clock.now() >= deadline) {
-      ++ctx.counters.streams_socks_timeout;
-      why = "SocksTimeout (" +
-            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(ctx.limits.socks_timeout).count()) +
-            " s) reached: " + why;
-    }
-    net::emit(ctx.log, net::LogLevel::Info, "Stream failed: " + why);
+    const auto reply = stream_failed(ctx, report, last_end, no_exit, failure, deadline);
     (void)co_await write_all(sock, failure_reply(*request, reply));
     co_return;
   }
@@ -263,14 +312,19 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   if (resolving) {
     (void)co_await write_all(sock, resolved_reply(*request, *st.resolved()));
     st.close(cell::EndReason::Done);
+    report("CLOSED", 0, "DONE");
     co_return;
   }
-  if (!co_await write_all(sock, success_reply(*request))) co_return;
+  if (!co_await write_all(sock, success_reply(*request))) {
+    report("CLOSED", 0, "DONE");
+    co_return;
+  }
   ++ctx.counters.streams_active;
   net::asio::co_spawn(sock.get_executor(), uplink(session, ctx, std::move(early)), net::asio::detached);
   co_await downlink(session, ctx);
   count_stream_end(ctx.counters, st);
   StreamCarrier* circ = st.circuit();
+  report("CLOSED", circ != nullptr ? circ->control_circuit_id() : 0, st.peer_end() ? reason_text(*st.peer_end()) : "DONE");
   st.close(cell::EndReason::Done);
   if (circ != nullptr) ctx.pool.stream_done(*circ);
 }

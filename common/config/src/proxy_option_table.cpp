@@ -2,6 +2,7 @@
 // to ProxyOptions, a row here (a parser from values.hpp / option_values.hpp /
 // option_table_support.hpp, or a small one below), and a line in docs/CONFIG.md.
 #include "conflux/config/proxy_options.hpp"
+#include "control_option_rows.hpp"
 #include "option_table_support.hpp"
 
 namespace conflux::config {
@@ -105,6 +106,17 @@ constexpr ProxyOptionSpec kOptions[] = {
   {"TestingTorNetwork", "", false, set_value<&P::testing_tor_network, parse_bool>,
    reset_value<&P::testing_tor_network>, "0|1", "0", Restricted,
    "a test network that just started: relaxed checks and timings"},
+  // The control port (control_option_rows.hpp; the same rows in both tables).
+  {"ControlPort", "", true, add_control_port<P>, reset_control_ports<P>, "[ADDR:]PORT|auto", "(none)", Restricted,
+   "control-protocol listener (docs/CONTROL.md); address defaults to 127.0.0.1; no flags"},
+  {"ControlPortWriteToFile", "", false, set_control_port_file<P>, reset_control_port_file<P>, "path", "(none)", Same,
+   "write \"PORT=127.0.0.1:N\" for each ControlPort here once bound (for ControlPort auto)"},
+  {"CookieAuthentication", "", false, set_cookie_authentication<P>, reset_cookie_authentication<P>, "0|1", "0",
+   Same, "controllers may authenticate with the cookie file (COOKIE, SAFECOOKIE)"},
+  {"CookieAuthFile", "", false, set_cookie_auth_file<P>, reset_cookie_auth_file<P>, "path",
+   "DataDirectory/control_auth_cookie", Same, "where the 32-byte cookie is written (mode 0600)"},
+  {"HashedControlPassword", "", true, add_hashed_control_password<P>, reset_hashed_control_passwords<P>,
+   "16:HEX (tor --hash-password)", "(none)", Same, "controllers may authenticate with one of these passwords"},
 };
 // clang-format on
 

@@ -99,6 +99,7 @@ Result<ProxyOptions, ConfigErrors> proxy_options_from_entries(const Entries& ent
   auto merged = single_layer(entries);
   for (const auto& e : merged) b.entry(options, proxy_option_table(), e);
   validate(b, options, merged, env);
+  options.config_lines = std::move(merged);
   auto errors = b.take_errors();
   if (!errors.empty()) return Unexpected{std::move(errors)};
   return options;
@@ -108,7 +109,9 @@ Result<ProxyOptions, ConfigErrors> load_proxy_options(const CommandLine& cl, con
                                                       const UserEnvironment& env) {
   auto merged = load_layers(cl, files);
   if (!merged) return Unexpected{merged.error()};
-  return proxy_options_from_entries(*merged, main_source(cl), env);
+  auto options = proxy_options_from_entries(*merged, main_source(cl), env);
+  if (options) options->control.config_file = cl.torrc_path.value_or("");
+  return options;
 }
 
 }  // namespace conflux::config

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "conflux/config/relay_options.hpp"
+#include "control_option_rows.hpp"
 #include "option_table_support.hpp"
 
 namespace conflux::config {
@@ -170,6 +171,17 @@ constexpr OptionSpec kOptions[] = {
    "experiments: per sampled cell and per KIST run timings, one line each"},
   {"MetricsPort", "", true, add_value<&R::metrics_ports, metrics_port>, reset_value<&R::metrics_ports>,
    "[ADDR:]PORT [prometheus]", "(none)", Same, "Prometheus metrics listener; default address 127.0.0.1"},
+  // The control port (control_option_rows.hpp; the same rows in both tables).
+  {"ControlPort", "", true, add_control_port<R>, reset_control_ports<R>, "[ADDR:]PORT|auto", "(none)", Restricted,
+   "control-protocol listener (docs/CONTROL.md); address defaults to 127.0.0.1; no flags"},
+  {"ControlPortWriteToFile", "", false, set_control_port_file<R>, reset_control_port_file<R>, "path", "(none)", Same,
+   "write \"PORT=127.0.0.1:N\" for each ControlPort here once bound (for ControlPort auto)"},
+  {"CookieAuthentication", "", false, set_cookie_authentication<R>, reset_cookie_authentication<R>, "0|1", "0",
+   Same, "controllers may authenticate with the cookie file (COOKIE, SAFECOOKIE)"},
+  {"CookieAuthFile", "", false, set_cookie_auth_file<R>, reset_cookie_auth_file<R>, "path",
+   "DataDirectory/control_auth_cookie", Same, "where the 32-byte cookie is written (mode 0600)"},
+  {"HashedControlPassword", "", true, add_hashed_control_password<R>, reset_hashed_control_passwords<R>,
+   "16:HEX (tor --hash-password)", "(none)", Same, "controllers may authenticate with one of these passwords"},
 };
 // clang-format on
 

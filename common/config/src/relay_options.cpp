@@ -47,8 +47,10 @@ void validate(OptionBuilder& b, RelayOptions& o) {
 Result<RelayOptions, ConfigErrors> relay_options_from_entries(const Entries& entries, std::string_view main_source) {
   RelayOptions options;
   OptionBuilder b(main_source);
-  for (const auto& e : single_layer(entries)) b.entry(options, relay_option_table(), e);
+  auto merged = single_layer(entries);
+  for (const auto& e : merged) b.entry(options, relay_option_table(), e);
   validate(b, options);
+  options.config_lines = std::move(merged);
   auto errors = b.take_errors();
   if (!errors.empty()) return Unexpected{std::move(errors)};
   return options;
@@ -57,7 +59,9 @@ Result<RelayOptions, ConfigErrors> relay_options_from_entries(const Entries& ent
 Result<RelayOptions, ConfigErrors> load_relay_options(const CommandLine& cl, const FileSource& files) {
   auto merged = load_layers(cl, files);
   if (!merged) return Unexpected{merged.error()};
-  return relay_options_from_entries(*merged, main_source(cl));
+  auto options = relay_options_from_entries(*merged, main_source(cl));
+  if (options) options->control.config_file = cl.torrc_path.value_or("");
+  return options;
 }
 
 }  // namespace conflux::config

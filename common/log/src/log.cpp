@@ -66,6 +66,21 @@ class RangeSink final : public spdlog::sinks::sink {
 
 std::mutex g_mutex;
 std::shared_ptr<spdlog::logger> g_logger;
+std::shared_ptr<const std::function<void(Severity, std::string_view)>> g_observer;
+thread_local bool t_observing = false;
+
+void notify(Severity s, std::string_view message) {
+  if (s < Severity::Notice || t_observing) return;
+  std::shared_ptr<const std::function<void(Severity, std::string_view)>> obs;
+  {
+    std::lock_guard lock(g_mutex);
+    obs = g_observer;
+  }
+  if (!obs) return;
+  t_observing = true;
+  (*obs)(s, message);
+  t_observing = false;
+}
 
 std::shared_ptr<spdlog::logger> logger() {
   std::lock_guard lock(g_mutex);
@@ -124,7 +139,16 @@ void configure(const std::vector<Destination>& destinations) {
   g_logger = std::move(l);
 }
 
-void write(Severity s, std::string_view message) { logger()->log(to_spdlog(s), "{}", message); }
+void write(Severity s, std::string_view message) {
+  logger()->log(to_spdlog(s), "{}", message);
+  notify(s, message);
+}
+
+void set_observer(std::function<void(Severity, std::string_view)> observer) {
+  std::lock_guard lock(g_mutex);
+  g_observer = observer ? std::make_shared<const std::function<void(Severity, std::string_view)>>(std::move(observer))
+                        : nullptr;
+}
 
 Sink sink(std::string component) {
   if (component.empty()) return [](Severity s, std::string_view m) { write(s, m); };

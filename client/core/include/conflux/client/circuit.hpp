@@ -49,6 +49,7 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   using Clock = std::chrono::steady_clock;
   struct Hooks {
     std::function<void(Circuit&)> built;                     // every hop added
+    std::function<void(Circuit&, std::size_t hops)> extended;  // `hops` hops built, more to come
     std::function<void(Circuit&, std::string_view)> closed;  // once, whatever the phase
     // The circuit's queue on its link when a circuit SENDME arrives (tor's
     // circuit_blocked_on_n_chan), for congestion control; unset: never blocked.

@@ -83,6 +83,9 @@ class CircuitPool final : public StreamPool {
     // Outcomes, for the timeout estimator, guard state and the log.
     std::function<void(const Circuit&, std::chrono::milliseconds took)> built;
     std::function<void(const Circuit&, bool timed_out, std::string_view why)> build_failed;
+    // Every change a controller sees (CIRC events): LAUNCHED, EXTENDED,
+    // BUILT, FAILED (before built), CLOSED; `why` for the last two.
+    std::function<void(const Circuit&, std::string_view status, std::string_view why)> event;
   };
 
   CircuitPool(net::asio::io_context& io, LinkPool& links, const net::Clock& clock, Options options, Hooks hooks,
@@ -118,6 +121,11 @@ class CircuitPool final : public StreamPool {
   [[nodiscard]] std::size_t open_count() const;
   // Open circuits, by serial (metrics).
   [[nodiscard]] std::vector<const Circuit*> open_circuits() const;
+  // Every circuit building or open, legs included, by serial (circuit-status).
+  [[nodiscard]] std::vector<const Circuit*> all_circuits() const;
+  // NEWNYM: no circuit open now takes a new stream; those without streams
+  // close (Conflux legs are their sets' to retire).
+  void retire_all();
   [[nodiscard]] std::size_t building_count() const;
   [[nodiscard]] std::size_t clean_count() const;
   [[nodiscard]] std::size_t waiting_count() const noexcept { return waiters_.size(); }  // streams waiting for a circuit

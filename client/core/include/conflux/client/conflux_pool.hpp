@@ -97,6 +97,8 @@ class ConfluxPool final : public StreamPool {
   // dirtiness, the prebuilt set, freeing closed sets.
   void tick();
   void shutdown();
+  // NEWNYM: every set stops taking new streams; those without streams close.
+  void retire_all();
   // The congestion control the legs of sets launched from now on ask for
   // (the consensus's cc_*); cc_alg 0: fixed windows.
   void set_cc_params(const proto::CcParams& params) {

@@ -122,6 +122,10 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   [[nodiscard]] std::uint64_t serial() const override { return serial_; }
   [[nodiscard]] std::string name() const override { return "Conflux set " + std::to_string(serial_); }
   [[nodiscard]] RelayIdentity exit_identity() const override { return exit_.value_or(RelayIdentity{}); }
+  // The first linked leg's circuit serial, else any leg's (0: none).
+  [[nodiscard]] std::uint64_t control_circuit_id() const override;
+  // The circuit serial of the leg the set calls `id` (0: none).
+  [[nodiscard]] std::uint64_t leg_serial(proto::LegId id) const;
   [[nodiscard]] const proto::CcParams* congestion_control() const override {
     return config_.congestion_control ? &*config_.congestion_control : nullptr;
   }

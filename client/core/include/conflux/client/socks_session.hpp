@@ -8,7 +8,9 @@
 // times out, and nothing else.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "conflux/client/proxy_counters.hpp"
 #include "conflux/client/stream_pool.hpp"
@@ -33,12 +35,25 @@ struct SocksLimits {
   std::size_t read_chunk = 16 * 1024;
 };
 
+// A stream as a controller sees it (control-spec STREAM events and
+// stream-status): NEW or NEWRESOLVE, SENTCONNECT or SENTRESOLVE on a
+// circuit, DETACHED (tried again elsewhere), SUCCEEDED, FAILED, CLOSED.
+struct StreamReport {
+  std::uint64_t id = 0;
+  std::string_view status;
+  std::uint64_t circuit = 0;  // the carrier's control_circuit_id(); 0: none
+  std::string target;         // "ADDRESS:PORT"
+  std::string_view reason;    // tor's REASON= for DETACHED, FAILED and CLOSED; empty: none
+};
+
 struct SocksContext {
   StreamPool& pool;
   const net::Clock& clock;
   ProxyCounters& counters;
   net::LogSink log;
   SocksLimits limits;
+  std::function<void(const StreamReport&)> on_stream;  // the ControlPort's, when there is one
+  std::uint64_t next_stream_id = 1;
 };
 
 net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation);

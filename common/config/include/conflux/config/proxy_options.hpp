@@ -18,6 +18,7 @@
 #include "conflux/bytes/result.hpp"
 #include "conflux/config/address.hpp"
 #include "conflux/config/consensus_params.hpp"
+#include "conflux/config/control_options.hpp"
 #include "conflux/config/command_line.hpp"
 #include "conflux/config/default_directories.hpp"
 #include "conflux/config/error.hpp"
@@ -96,6 +97,8 @@ struct ProxyOptions {
   std::uint32_t conflux_num_legs = 2;                  // ConfluxNumLegs 2..8 (ours)
   std::uint32_t max_client_circuits_pending = 32;      // MaxClientCircuitsPending 1..1024
   bool testing_tor_network = false;                    // TestingTorNetwork
+  ControlOptions control;                              // ControlPort, CookieAuthentication, ...
+  Entries config_lines;                                // the effective torrc lines (GETCONF)
 
   // Non-fatal remarks (repeated singletons, empty list lines, open proxies).
   std::vector<ConfigError> warnings;

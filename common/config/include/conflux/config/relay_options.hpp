@@ -22,6 +22,7 @@
 #include "conflux/bytes/result.hpp"
 #include "conflux/config/address.hpp"
 #include "conflux/config/consensus_params.hpp"
+#include "conflux/config/control_options.hpp"
 #include "conflux/config/command_line.hpp"
 #include "conflux/config/error.hpp"
 #include "conflux/config/file_source.hpp"
@@ -81,6 +82,8 @@ struct RelayOptions {
   std::uint32_t scheduler_sample_cells = 100;           // SchedulerSampleCells: 1 in N timed; 0 = none (ours)
   std::string scheduler_trace_file;                    // SchedulerTraceFile: empty = none
   std::vector<PortConfig> metrics_ports;              // MetricsPort; address defaults to 127.0.0.1
+  ControlOptions control;                             // ControlPort, CookieAuthentication, ...
+  Entries config_lines;                               // the effective torrc lines (GETCONF)
 
   // Non-fatal remarks (repeated singletons, empty list lines, tor minimums).
   std::vector<ConfigError> warnings;

@@ -27,6 +27,11 @@ void configure(const std::vector<Destination>& destinations);
 // Writes one line to every destination whose range includes `s`.
 void write(Severity s, std::string_view message);
 
+// Also called with every line of notice and above (the ControlPort's
+// NOTICE/WARN/ERR events), on the writer's thread; an empty function
+// removes it. A line the observer itself writes is not observed again.
+void set_observer(std::function<void(Severity, std::string_view)> observer);
+
 // A Sink that writes through write(), optionally prefixed with a component
 // name ("channel: ...").
 [[nodiscard]] Sink sink(std::string component = {});

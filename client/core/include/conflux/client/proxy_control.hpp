@@ -1,0 +1,84 @@
+#pragma once
+// conflux-proxy's ControlPort (docs/CONTROL.md): the GETINFO keys read from
+// the runtime's pools and counters, the events it reports as it builds
+// circuits and serves streams (CIRC, STREAM, STATUS_CLIENT; BW and the log
+// events come with controlnet::ControlPort), and the SIGNALs it obeys.
+// Owned by the runtime; runs on its thread.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "conflux/client/circuit_pool.hpp"
+#include "conflux/client/conflux_pool.hpp"
+#include "conflux/client/proxy_counters.hpp"
+#include "conflux/client/socks_session.hpp"
+#include "conflux/config/proxy_options.hpp"
+#include "conflux/control/control_program.hpp"
+#include "conflux/controlnet/control_port.hpp"
+
+namespace conflux::client {
+
+class ProxyControl {
+ public:
+  struct Sources {
+    const config::ProxyOptions& options;
+    const CircuitPool& pool;
+    const ConfluxPool* conflux;  // null without ConfluxEnabled 1
+    const ProxyCounters& counters;
+    std::function<std::string()> socks_listeners;  // net/listeners/socks's value
+    std::function<void()> newnym;                   // new streams get new circuits
+    std::function<void()> heartbeat;                // DUMP, HEARTBEAT: the heartbeat line
+    std::function<void()> shutdown;                 // SHUTDOWN, HALT: as SIGTERM
+  };
+
+  ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log);
+  ~ProxyControl();
+  ProxyControl(const ProxyControl&) = delete;
+  ProxyControl& operator=(const ProxyControl&) = delete;
+
+  // Cookie, listeners; false (after logging why) when one fails.
+  bool start();
+  void stop();
+
+  // status/bootstrap-phase and STATUS_CLIENT (BOOTSTRAP, CIRCUIT_ESTABLISHED).
+  void bootstrap(int percent, std::string_view tag, std::string_view summary);
+  // A CIRC event (CircuitPool::Hooks::event).
+  void circuit(const Circuit& c, std::string_view status, std::string_view why);
+  // A STREAM event (SocksContext::on_stream).
+  void stream(const StreamReport& r);
+
+ private:
+  struct StreamRow {
+    std::string status;
+    std::uint64_t circuit = 0;
+    std::string target;
+  };
+  void add_info();
+  void add_signals();
+  [[nodiscard]] std::string circuit_status() const;
+  [[nodiscard]] std::string stream_status() const;
+  [[nodiscard]] std::string conflux_sets() const;
+  [[nodiscard]] std::string circuit_line(const Circuit& c, std::string_view status, std::size_t hops) const;
+  void signal_event(std::string_view name);
+
+  net::asio::io_context& io_;
+  Sources src_;
+  std::string version_;
+  net::LogSink log_;
+  control::ControlProgram program_;
+  std::unique_ptr<controlnet::ControlPort> port_;
+  std::map<std::uint64_t, std::size_t> hops_built_;  // circuits not closed: hops built so far
+  std::map<std::uint64_t, StreamRow> streams_;       // streams not closed (one per SOCKS connection)
+  std::string bootstrap_ = control::bootstrap_status(0, "starting", "Starting");
+  bool circuit_established_ = false;
+  net::asio::steady_timer shutdown_timer_;
+};
+
+// "$FINGERPRINT~nickname" (control-spec LongName), the nickname alone for a
+// hop whose RSA identity is unknown (a bridge line without one).
+[[nodiscard]] std::string control_long_name(const PathHop& hop);
+
+}  // namespace conflux::client

@@ -1,0 +1,52 @@
+#pragma once
+// conflux-relay's ControlPort (docs/CONTROL.md): GETINFO about the relay
+// (fingerprint, traffic, bootstrap), GETCONF of its options, the SIGNALs
+// SIGHUP/SIGUSR1/SIGTERM stand for, and BW and log events
+// (controlnet::ControlPort). A relay builds no circuits of its own:
+// circuit-status is empty and there are no CIRC or STREAM events, as in tor.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "conflux/config/relay_options.hpp"
+#include "conflux/control/control_program.hpp"
+#include "conflux/controlnet/control_port.hpp"
+
+namespace conflux::relay {
+
+class RelayControl {
+ public:
+  struct Sources {
+    const config::RelayOptions& options;  // the running ones (SIGHUP may change them)
+    std::string fingerprint;              // 40 hex digits
+    std::function<std::pair<std::uint64_t, std::uint64_t>()> traffic;  // bytes read, written
+    std::function<void()> reload;         // RELOAD, HUP
+    std::function<void()> heartbeat;      // DUMP, HEARTBEAT
+  };
+
+  RelayControl(net::asio::io_context& io, Sources sources);
+  ~RelayControl();
+  RelayControl(const RelayControl&) = delete;
+  RelayControl& operator=(const RelayControl&) = delete;
+
+  bool start();
+  void stop();
+  // The relay is up: status/bootstrap-phase says done (STATUS_CLIENT too).
+  void up();
+
+ private:
+  void add_info();
+  void add_signals();
+  void signal_event(std::string_view name);
+
+  net::asio::io_context& io_;
+  Sources src_;
+  control::ControlProgram program_;
+  std::unique_ptr<controlnet::ControlPort> port_;
+  std::string bootstrap_ = control::bootstrap_status(0, "starting", "Starting");
+  net::asio::steady_timer shutdown_timer_;
+};
+
+}  // namespace conflux::relay
