@@ -27,6 +27,7 @@
 #include "conflux/net/channel_manager.hpp"
 #include "conflux/net/clock.hpp"
 #include "relay_config.hpp"
+#include "relay_transports.hpp"
 
 namespace conflux::relay {
 
@@ -55,6 +56,7 @@ class RelayProcess {
   bool start_directory();
   bool start_tor_authority();
   bool start_metrics();
+  void start_transports();
   void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
   void apply_consensus(const dir::Consensus& c);
   [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;
@@ -83,6 +85,7 @@ class RelayProcess {
   std::map<std::string, std::int32_t> cc_params_in_use_;  // the cc_* keys last applied
   metrics::Registry metrics_;  // before its servers: they render it
   std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers_;
+  std::unique_ptr<RelayTransports> transports_;  // ServerTransportPlugin processes
   bool stopped_ = false;
 };
 
