@@ -1,5 +1,6 @@
 #include "relay_process.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "conflux/config/consensus_params.hpp"
@@ -254,7 +255,10 @@ void RelayProcess::start_transports() {
   std::string or_host = "127.0.0.1";
   for (const auto& p : o.or_ports)
     if (p.enabled() && !p.no_listen && !p.no_advertise) {
-      if (p.address && !(p.address->is_v4() && p.address->bytes[0] == 0))
+      const auto width = p.address && p.address->is_v4() ? 4 : 16;
+      const bool any = p.address && std::all_of(p.address->bytes.begin(), p.address->bytes.begin() + width,
+                                                [](std::uint8_t byte) { return byte == 0; });
+      if (p.address && !any)
         or_host = p.address->is_v4() ? p.address->to_string() : "[" + p.address->to_string() + "]";
       break;
     }

@@ -34,8 +34,8 @@ void ProxyTransports::start() {
       return !b.transport.empty() && lists(line.transports, b.transport);
     });
     if (!needed) {
-      net::emit(log_, net::LogLevel::Info,
-                "Pluggable transport proxy (" + line.path + ") does not provide any needed transports and will not be launched.");
+      net::emit(log_, net::LogLevel::Info, "Pluggable transport proxy (" + line.path +
+                                               ") does not provide any needed transports and will not be launched.");
       continue;
     }
     ptnet::ManagedTransportOptions o;
@@ -68,6 +68,7 @@ const ptnet::ManagedTransport* ProxyTransports::process_for(const std::string& t
 }
 
 std::optional<LinkRoute> ProxyTransports::route(const LinkPool::Identity& id) const {
+  if (!options_.use_bridges) return std::nullopt;  // Bridge lines are ignored then
   auto b = std::find_if(options_.bridges.begin(), options_.bridges.end(),
                         [&](const config::BridgeLine& l) { return l.ed25519_id == id; });
   if (b == options_.bridges.end() || b->transport.empty()) return std::nullopt;

@@ -32,18 +32,23 @@ void ClientLink::connect(std::vector<tcp::endpoint> endpoints, const crypto::Ed2
 // deadline the socket is closed under it, which ends its reads and writes.
 awaitable<ClientLink::PreludeResult> ClientLink::run_prelude(tcp::socket& socket, const Prelude& prelude,
                                                              std::chrono::steady_clock::time_point deadline) {
+  struct Race {
+    bool done = false;  // the prelude returned: the socket may be gone, leave it alone
+    bool timed_out = false;
+  };
+  auto race = std::make_shared<Race>();
   asio::steady_timer timer(io_);
   timer.expires_at(deadline);
-  auto timed_out = std::make_shared<bool>(false);
-  timer.async_wait([&socket, timed_out](const boost::system::error_code& ec) {
-    if (ec) return;  // cancelled: the prelude ended first (socket still alive then)
-    *timed_out = true;
+  timer.async_wait([socket_ptr = &socket, race](const boost::system::error_code& ec) {
+    if (ec || race->done) return;
+    race->timed_out = true;
     boost::system::error_code ignored;
-    socket.close(ignored);
+    socket_ptr->close(ignored);
   });
   auto r = co_await prelude(socket);
+  race->done = true;
   timer.cancel();
-  if (*timed_out) r = {asio::error::timed_out, "timed out"};
+  if (race->timed_out) r = {asio::error::timed_out, "timed out"};
   co_return r;
 }
 
