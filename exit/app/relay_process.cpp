@@ -1,5 +1,6 @@
 #include "relay_process.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "conflux/bytes/hex.hpp"
@@ -202,6 +203,7 @@ void RelayProcess::reload() {
 
 bool RelayProcess::start() {
   if (!start_or_ports() || !start_directory() || !start_metrics() || !start_control()) return false;
+  start_transports();
   log::write(log::Severity::Notice, std::string("Relay ") + config_.options.nickname + " is up as " +
                                         (config_.options.is_exit() ? "an exit" : "a non-exit relay") +
                                         (config_.options.bridge_relay ? " (bridge)" : "") +
@@ -239,6 +241,31 @@ bool RelayProcess::start_or_ports() {
     if (or_port_ == 0 && !port.no_advertise) or_port_ = bound->port();
   }
   return true;
+}
+
+void RelayProcess::start_transports() {
+  const auto& o = config_.options;
+  if (o.server_transport_plugins.empty()) return;
+  BridgeIdentity b;
+  b.identity = keys::identity_base64(keys_.identity());
+  for (const auto& a : o.addresses)
+    if (a.is_v4() && !b.address) b.address = a;
+  for (const auto& p : o.or_ports)
+    if (!b.address && p.address && p.address->is_v4() && !p.no_advertise) b.address = *p.address;
+  // TOR_PT_ORPORT: where the transport reaches our ORPort (loopback when it
+  // listens on every address).
+  std::string or_host = "127.0.0.1";
+  for (const auto& p : o.or_ports)
+    if (p.enabled() && !p.no_listen && !p.no_advertise) {
+      const auto width = p.address && p.address->is_v4() ? 4 : 16;
+      const bool any = p.address && std::all_of(p.address->bytes.begin(), p.address->bytes.begin() + width,
+                                                [](std::uint8_t byte) { return byte == 0; });
+      if (p.address && !any)
+        or_host = p.address->is_v4() ? p.address->to_string() : "[" + p.address->to_string() + "]";
+      break;
+    }
+  transports_ = std::make_unique<RelayTransports>(io_, config_.options, std::move(b));
+  transports_->start(or_host + ":" + std::to_string(or_port_));
 }
 
 std::optional<dirnet::RelayInfo> RelayProcess::relay_info() const {
@@ -417,6 +444,7 @@ void RelayProcess::stop() {
   if (control_) control_->stop();
   heartbeat_.cancel();
   conflux_tick_.cancel();
+  if (transports_) transports_->stop();
   if (publisher_) publisher_->stop();
   if (consensus_) consensus_->stop();
   if (authority_service_) authority_service_->stop();

@@ -28,6 +28,7 @@
 #include "conflux/net/clock.hpp"
 #include "relay_config.hpp"
 #include "relay_control.hpp"
+#include "relay_transports.hpp"
 
 namespace conflux::relay {
 
@@ -57,6 +58,7 @@ class RelayProcess {
   bool start_tor_authority();
   bool start_metrics();
   bool start_control();
+  void start_transports();
   void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
   void apply_consensus(const dir::Consensus& c);
   [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;
@@ -86,6 +88,7 @@ class RelayProcess {
   metrics::Registry metrics_;  // before its servers: they render it
   std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers_;
   std::unique_ptr<RelayControl> control_;  // with ControlPort lines
+  std::unique_ptr<RelayTransports> transports_;  // ServerTransportPlugin processes
   bool stopped_ = false;
 };
 

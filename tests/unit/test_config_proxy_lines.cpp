@@ -91,8 +91,8 @@ TEST_CASE("Bridge lines: bad ones say why", "[config][proxy]") {
   };
   const std::string fp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
   const Case cases[] = {
-      {"obfs4 192.0.2.7:443 " + fp + " cert=abc iat-mode=0", "pluggable transports are not supported"},
-      {"snowflake 192.0.2.3:80", "pluggable transports are not supported"},
+      {"obfs4 192.0.2.7:443 " + fp + " cert=abc iat-mode=0", "RSA fingerprint is not enough"},
+      {"snowflake 192.0.2.3:80", "Ed25519 identity is missing"},
       {"192.0.2.7:443 " + fp, "RSA fingerprint is not enough"},
       {"192.0.2.7:443", "Ed25519 identity is missing"},
       {"192.0.2.7 " + std::string(kBridgeId), "expected ADDRESS:PORT"},

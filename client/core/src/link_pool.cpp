@@ -7,6 +7,7 @@ struct LinkPool::Entry {
   std::map<std::uint32_t, std::unique_ptr<Circuit>> circuits;
   bool open = false;
   bool closed = false;
+  bool routed = false;  // through a LinkRoute (a transport's listener)
 };
 
 LinkPool::LinkPool(net::asio::io_context& io, net::asio::ssl::context& tls, net::Scheduler& scheduler,
@@ -16,9 +17,14 @@ LinkPool::LinkPool(net::asio::io_context& io, net::asio::ssl::context& tls, net:
 
 LinkPool::~LinkPool() { close_all(); }
 
-LinkPool::Entry& LinkPool::entry_for(const Identity& id, const std::vector<net::tcp::endpoint>& at) {
+LinkPool::Entry* LinkPool::entry_for(const Identity& id, const std::vector<net::tcp::endpoint>& at) {
   auto it = links_.find(id);
-  if (it != links_.end() && !it->second->closed) return *it->second;
+  if (it != links_.end() && !it->second->closed) return it->second.get();
+  auto route = hooks_.route ? hooks_.route(id) : std::nullopt;
+  if (route && !route->unavailable.empty()) {
+    net::emit(log_, net::LogLevel::Info, "Not opening a channel to a first hop yet: " + route->unavailable);
+    return nullptr;
+  }
   auto e = std::make_unique<Entry>();
   Entry* raw = e.get();
   net::ClientLink::Callbacks cb;
@@ -43,15 +49,21 @@ LinkPool::Entry& LinkPool::entry_for(const Identity& id, const std::vector<net::
   }
   crypto::Ed25519Public ed{};
   std::copy(id.begin(), id.end(), ed.begin());
-  raw->link->connect(at, ed);
-  return *raw;
+  raw->routed = route.has_value();
+  if (route)
+    raw->link->connect(route->connect_to, ed, std::move(route->prelude));
+  else
+    raw->link->connect(at, ed);
+  return raw;
 }
 
 Circuit* LinkPool::launch(CircuitInfo info, std::vector<net::tcp::endpoint> first_hop_at, Circuit::Hooks hooks) {
   Identity id{};
   const auto& ident = info.path.front().target.identity;
   std::copy(ident.begin(), ident.end(), id.begin());
-  Entry& e = entry_for(id, first_hop_at);
+  Entry* found = entry_for(id, first_hop_at);
+  if (found == nullptr) return nullptr;
+  Entry& e = *found;
   auto circ_id = e.link->allocate_circ_id();
   if (!circ_id) return nullptr;
   net::ClientLink* link = e.link.get();
@@ -87,7 +99,8 @@ void LinkPool::on_link_closed(const Identity& id, std::string_view why) {
   std::vector<Circuit*> circuits;
   for (auto& [cid, c] : e.circuits) circuits.push_back(c.get());
   for (auto* c : circuits) c->link_closed(why);
-  if (hooks_.link_closed) hooks_.link_closed(id, was_open, why);
+  const bool transport_down = e.routed && !e.link->tcp_connected();
+  if (hooks_.link_closed) hooks_.link_closed(id, was_open, transport_down, why);
   // The link is inside its own callback: destroy it afterwards.
   net::asio::post(io_, [this, life = std::weak_ptr<int>(life_), id, raw = &e] {
     if (life.expired()) return;

@@ -13,6 +13,7 @@
 #include "conflux/client/path_planner.hpp"
 #include "conflux/client/proxy_control.hpp"
 #include "conflux/client/proxy_metrics.hpp"
+#include "conflux/client/proxy_transports.hpp"
 #include "conflux/client/socks_session.hpp"
 #include "conflux/metrics/metrics_server.hpp"
 #include "conflux/net/scheduler.hpp"
@@ -62,6 +63,8 @@ struct ProxyRuntime::Impl {
   net::Scheduler scheduler;
   ProxyCounters counters;
   PathPlanner planner;
+  // ClientTransportPlugin processes; before the links, whose routes they give.
+  ProxyTransports transports;
   LinkPool links;
   CircuitPool pool;
   // ConfluxEnabled 1: streams ride Conflux sets whose legs the circuit pool
@@ -76,11 +79,13 @@ struct ProxyRuntime::Impl {
   net::asio::steady_timer tick_timer;
   int bootstrap = -1;
   bool stopped = false;
+  bool bridges_started = false;
   std::string last_not_ready;
 
   Impl(net::asio::io_context& io_, const net::Clock& clock_, config::ProxyOptions options_, net::LogSink log_)
       : io(io_), clock(clock_), options(std::move(options_)), log(std::move(log_)), scheduler(io, clock, nullptr),
         planner(options, clock, log),
+        transports(io, options, log),
         links(io, tls, scheduler, clock, net::ClientLink::Options{}, link_hooks(), log),
         pool(io, links, clock, pool_options(), pool_hooks(), log),
         conflux(make_conflux()),
@@ -107,12 +112,14 @@ struct ProxyRuntime::Impl {
   LinkPool::Hooks link_hooks() {
     LinkPool::Hooks h;
     h.link_open = [this](const LinkPool::Identity& id) { planner.first_hop_reachable(id, true); };
-    h.link_closed = [this](const LinkPool::Identity& id, bool was_open, std::string_view why) {
-      if (!was_open) {
-        planner.first_hop_reachable(id, false);
-        net::emit(log, net::LogLevel::Info, "Could not open a channel to a first hop: " + std::string(why));
-      }
+    h.link_closed = [this](const LinkPool::Identity& id, bool was_open, bool transport_down, std::string_view why) {
+      // A transport that just died (its supervisor relaunches it) does not
+      // make its bridges unreachable for the retry schedule's 10 minutes.
+      if (was_open) return;
+      net::emit(log, net::LogLevel::Info, "Could not open a channel to a first hop: " + std::string(why));
+      if (!transport_down) planner.first_hop_reachable(id, false);
     };
+    h.route = [this](const LinkPool::Identity& id) { return transports.route(id); };
     return h;
   }
 
@@ -313,8 +320,25 @@ struct ProxyRuntime::Impl {
         planner.set_bridges(bridges->bridges());
         check_ready();
       };
-      bridges->start();
+      start_bridges_when_transports_ready();
     }
+  }
+
+  // As tor, bridges behind a pluggable transport are not asked for their
+  // descriptors before the transport said where it listens; a transport that
+  // dies later only makes new links wait (LinkPool::launch refuses them).
+  void start_bridges_when_transports_ready() {
+    transports.on_change = [this] {
+      if (stopped || !bridges) return;
+      if (transports.ready() && !bridges_started) {
+        bridges_started = true;
+        bridges->start();
+      }
+    };
+    transports.start();
+    if (transports.needed())
+      net::emit(log, net::LogLevel::Notice, "Delaying directory fetches: Pluggable transport proxies still configuring");
+    transports.on_change();
   }
 
   // The consensus's cc_* (prop 324) for the circuits built from now on; a
@@ -410,6 +434,7 @@ void ProxyRuntime::stop() {
   if (m.control) m.control->stop();
   if (m.directory) m.directory->stop();
   if (m.bridges) m.bridges->stop();
+  m.transports.stop();
   if (m.conflux) m.conflux->shutdown();
   m.pool.shutdown();
   m.links.close_all();

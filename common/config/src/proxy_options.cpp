@@ -63,6 +63,21 @@ void check_directories(OptionBuilder& b, ProxyOptions& o) {
     b.error("FallbackDir", "FallbackDir names a tor network's cache: it cannot serve our DirAuthority's directory");
 }
 
+// tor: a Bridge line's transport must come from a ClientTransportPlugin.
+void check_bridge_transports(OptionBuilder& b, const ProxyOptions& o) {
+  for (const auto& br : o.bridges) {
+    if (br.transport.empty()) continue;
+    const bool provided = std::any_of(o.client_transport_plugins.begin(), o.client_transport_plugins.end(),
+                                      [&](const TransportPluginLine& p) {
+                                        return std::find(p.transports.begin(), p.transports.end(), br.transport) !=
+                                               p.transports.end();
+                                      });
+    if (!provided)
+      b.error("Bridge", "You have a Bridge line using the " + br.transport +
+                            " pluggable transport, but there doesn't seem to be a corresponding ClientTransportPlugin line.");
+  }
+}
+
 void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged, const UserEnvironment& env) {
   check_socks_ports(b, o, merged);
   // tor's TestingTorNetwork defaults: a test network's relays share one
@@ -77,6 +92,7 @@ void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged, const Us
     b.error("UseBridges", "UseBridges is set but there is no Bridge line");
   if (!o.use_bridges && !o.bridges.empty())
     o.warnings.emplace_back(b.pos("Bridge"), "Bridge lines are ignored without UseBridges 1");
+  if (o.use_bridges) check_bridge_transports(b, o);
   for (std::size_t i = 0; i < o.bridges.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (o.bridges[i].ed25519_id == o.bridges[j].ed25519_id)

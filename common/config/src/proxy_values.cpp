@@ -1,6 +1,7 @@
 // The values with a syntax of their own in conflux-proxy's torrc: SocksPort
 // lines, Bridge lines, ConfluxClientUX.
 #include <algorithm>
+#include <span>
 
 #include "conflux/config/proxy_options.hpp"
 
@@ -17,14 +18,6 @@ bool is_hex_fingerprint(std::string_view s) noexcept {
   return s.size() == 40 && std::all_of(s.begin(), s.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
          });
-}
-
-// A pluggable-transport name as tor accepts it: a C identifier.
-bool looks_like_transport(std::string_view s) noexcept {
-  if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-  });
 }
 
 }  // namespace
@@ -53,21 +46,46 @@ ValueResult<std::optional<SocksPortConfig>> parse_socks_port(std::string_view te
   return std::optional<SocksPortConfig>{out};
 }
 
-ValueResult<BridgeLine> parse_bridge_line(std::string_view text) {
-  auto w = split_words(text);
-  if (w.empty()) return Unexpected{std::string("expected ADDRESS:PORT ED25519_ID")};
-  if (w[0].find(':') == std::string_view::npos && looks_like_transport(w[0]))
-    return Unexpected{"pluggable transports are not supported ('" + shown(w[0]) + "')"};
-  auto addr = parse_addr_port(w[0]);
-  if (!addr) return Unexpected{addr.error()};
-  if (w.size() < 2) return Unexpected{std::string("the bridge's Ed25519 identity is missing after ADDRESS:PORT")};
-  if (is_hex_fingerprint(w[1]))
+namespace {
+
+// After the address: the identity and, with a transport, its k=v arguments.
+ValueResult<BridgeLine> bridge_identity_and_args(BridgeLine out, std::span<const std::string_view> w) {
+  std::size_t i = 0;
+  std::optional<std::string_view> id_word;
+  if (i < w.size() && !(!out.transport.empty() && is_key_value(w[i]))) id_word = w[i++];
+  if (!id_word) return Unexpected{std::string("the bridge's Ed25519 identity is missing after ADDRESS:PORT")};
+  if (is_hex_fingerprint(*id_word))
     return Unexpected{std::string("an RSA fingerprint is not enough: give the bridge's Ed25519 identity "
                                   "(64 hex digits or 43 base64 characters, in the bridge's log)")};
-  auto id = parse_ed25519_id(w[1]);
+  auto id = parse_ed25519_id(*id_word);
   if (!id) return Unexpected{id.error()};
-  if (w.size() > 2) return Unexpected{"unexpected '" + shown(w[2]) + "' after the identity"};
-  return BridgeLine{*addr, *id};
+  out.ed25519_id = *id;
+  for (; i < w.size(); ++i) {
+    if (out.transport.empty()) return Unexpected{"unexpected '" + shown(w[i]) + "' after the identity"};
+    if (!is_key_value(w[i])) return Unexpected{"'" + shown(w[i]) + "' is not a k=v item"};
+    out.args.push_back(split_key_value(w[i]));
+  }
+  if (transport_args_bytes(out.args) > kMaxTransportArgsBytes)
+    return Unexpected{"SOCKS arguments can't be more than " + std::to_string(kMaxTransportArgsBytes) + " bytes (" +
+                      std::to_string(transport_args_bytes(out.args)) + ")"};
+  return out;
+}
+
+}  // namespace
+
+ValueResult<BridgeLine> parse_bridge_line(std::string_view text) {
+  auto w = split_words(text);
+  if (w.empty()) return Unexpected{std::string("expected [TRANSPORT] ADDRESS:PORT ED25519_ID [K=V...]")};
+  BridgeLine out;
+  std::size_t i = 0;
+  if (is_transport_name(w[0])) {
+    out.transport = std::string(w[0]);
+    if (++i == w.size()) return Unexpected{std::string("Too few items to Bridge line (ADDRESS:PORT after the transport)")};
+  }
+  auto addr = parse_addr_port(w[i]);
+  if (!addr) return Unexpected{addr.error()};
+  out.address = *addr;
+  return bridge_identity_and_args(std::move(out), std::span<const std::string_view>(w).subspan(i + 1));
 }
 
 namespace {

@@ -9,6 +9,36 @@
 namespace conflux::config {
 namespace {
 
+// tor ignores, with a warning, a listen address or options for a transport
+// no ServerTransportPlugin launches; we refuse two lines for one transport
+// (tor silently takes the first).
+void check_server_transports(OptionBuilder& b, RelayOptions& o) {
+  auto launched = [&o](const std::string& t) {
+    return std::any_of(o.server_transport_plugins.begin(), o.server_transport_plugins.end(),
+                       [&](const TransportPluginLine& p) {
+                         return std::find(p.transports.begin(), p.transports.end(), t) != p.transports.end();
+                       });
+  };
+  for (std::size_t i = 0; i < o.server_transport_listen_addrs.size(); ++i) {
+    const auto& t = o.server_transport_listen_addrs[i].transport;
+    if (!launched(t))
+      o.warnings.emplace_back(b.pos("ServerTransportListenAddr"),
+                              "no ServerTransportPlugin provides '" + t + "': its ServerTransportListenAddr is ignored");
+    for (std::size_t j = 0; j < i; ++j)
+      if (o.server_transport_listen_addrs[j].transport == t)
+        b.error("ServerTransportListenAddr", "two ServerTransportListenAddr lines for '" + t + "'");
+  }
+  for (std::size_t i = 0; i < o.server_transport_options.size(); ++i) {
+    const auto& t = o.server_transport_options[i].transport;
+    if (!launched(t))
+      o.warnings.emplace_back(b.pos("ServerTransportOptions"),
+                              "no ServerTransportPlugin provides '" + t + "': its ServerTransportOptions are ignored");
+    for (std::size_t j = 0; j < i; ++j)
+      if (o.server_transport_options[j].transport == t)
+        b.error("ServerTransportOptions", "two ServerTransportOptions lines for '" + t + "'");
+  }
+}
+
 // Cross-option checks. Each error points at the line most likely to need the
 // fix, or at the configuration as a whole when no line is involved.
 void validate(OptionBuilder& b, RelayOptions& o) {
@@ -38,6 +68,7 @@ void validate(OptionBuilder& b, RelayOptions& o) {
     o.warnings.emplace_back(b.pos("DirAuthority"), "no DirAuthority lines: the descriptor is published nowhere");
   if (o.ipv6_exit && o.exit_relay == AutoBool::False)
     o.warnings.emplace_back(b.pos("IPv6Exit"), "IPv6Exit has no effect with ExitRelay 0");
+  check_server_transports(b, o);
   warn_public_metrics(b, o.metrics_ports, o.warnings);
   if (o.logs.empty()) o.logs.push_back(LogSpec{});  // tor: notice and above to stdout
 }

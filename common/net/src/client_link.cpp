@@ -21,19 +21,54 @@ ClientLink::~ClientLink() {
   link_.reset();  // closes the connection without calling back
 }
 
-void ClientLink::connect(std::vector<tcp::endpoint> endpoints, const crypto::Ed25519Public& identity) {
+void ClientLink::connect(std::vector<tcp::endpoint> endpoints, const crypto::Ed25519Public& identity,
+                         Prelude prelude) {
   if (state_ != State::Idle) return;
   state_ = State::Connecting;
-  asio::co_spawn(io_, run_connect(life_, std::move(endpoints), identity), asio::detached);
+  asio::co_spawn(io_, run_connect(life_, std::move(endpoints), identity, std::move(prelude)), asio::detached);
+}
+
+// The prelude, bounded by what is left of the connect timeout: at the
+// deadline the socket is closed under it, which ends its reads and writes.
+awaitable<ClientLink::PreludeResult> ClientLink::run_prelude(tcp::socket& socket, const Prelude& prelude,
+                                                             std::chrono::steady_clock::time_point deadline) {
+  struct Race {
+    bool done = false;  // the prelude returned: the socket may be gone, leave it alone
+    bool timed_out = false;
+  };
+  auto race = std::make_shared<Race>();
+  asio::steady_timer timer(io_);
+  timer.expires_at(deadline);
+  timer.async_wait([socket_ptr = &socket, race](const boost::system::error_code& ec) {
+    if (ec || race->done) return;
+    race->timed_out = true;
+    boost::system::error_code ignored;
+    socket_ptr->close(ignored);
+  });
+  auto r = co_await prelude(socket);
+  race->done = true;
+  timer.cancel();
+  if (race->timed_out) r = {asio::error::timed_out, "timed out"};
+  co_return r;
 }
 
 awaitable<void> ClientLink::run_connect(std::weak_ptr<int> life, std::vector<tcp::endpoint> endpoints,
-                                        crypto::Ed25519Public identity) {
+                                        crypto::Ed25519Public identity, Prelude prelude) {
+  const auto deadline = std::chrono::steady_clock::now() + options_.connect_timeout;
   auto [ec, socket] = co_await connect_tcp(std::move(endpoints), options_.connect_timeout);
   if (life.expired() || state_ != State::Connecting) co_return;
   if (ec) {
     closed("connect failed: " + ec.message());
     co_return;
+  }
+  tcp_connected_ = true;
+  if (prelude) {
+    auto r = co_await run_prelude(socket, prelude, deadline);
+    if (life.expired() || state_ != State::Connecting) co_return;
+    if (r.error) {
+      closed("connect failed: " + (r.why.empty() ? r.error.message() : r.why));
+      co_return;
+    }
   }
   LinkChannel::Params p;
   p.role = Channel::Role::Initiator;

@@ -10,6 +10,8 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <thread>
 
 #include "commands.hpp"
 #include "conflux/bytes/hex.hpp"
@@ -95,6 +97,7 @@ class Up {
     std::string rsa_fingerprint;  // relays: hex, their RSA identity's SHA-1
     std::string v3ident;          // authorities: hex, their tor authority identity
     std::optional<Spawned> spawned;
+    std::string bridge_line{};    // transport bridges: their line, once they wrote it
   };
 
   // ---- preparation ----
@@ -258,8 +261,11 @@ class Up {
     return out;
   }
 
-  bool write_torrcs() {
+  // The proxies' torrcs are written once the transport bridges have printed
+  // their lines (the cert= comes from their obfs4proxy).
+  bool write_torrcs(bool proxies) {
     netspec::TorrcInputs in;
+    in.obfs4proxy = spec_.obfs4proxy;
     in.net_dir = dir_;
     in.consensus_interval = spec_.consensus_interval;
     in.exit_policy = spec_.exit_policy;
@@ -268,11 +274,11 @@ class Up {
       if (p.plan.role == Role::Authority)
         in.authorities.push_back(
             {p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident, p.rsa_fingerprint});
-      if (p.plan.role == Role::Bridge) in.bridges.push_back({p.plan.ports.or_port, p.identity});
+      if (p.plan.role == Role::Bridge) in.bridges.push_back({p.plan.ports.or_port, p.identity, p.bridge_line});
       if (p.plan.role == Role::FileServer) in.file_port = p.plan.ports.http_port;
     }
     for (const auto& p : procs_) {
-      if (p.plan.role == Role::FileServer) continue;
+      if (p.plan.role == Role::FileServer || (p.plan.role == Role::Proxy) != proxies) continue;
       if (!write_file_atomically(p.paths.torrc, netspec::render_torrc(p.plan, in)))
         return fail_plain("cannot write " + p.paths.torrc.string());
     }
@@ -302,6 +308,9 @@ class Up {
     std::error_code ec;
     // Logs start empty: lines from an earlier attempt must not count.
     fs::remove(p.paths.log, ec);
+    // Nor a bridge line naming an earlier attempt's port.
+    if (p.plan.role == Role::Bridge) fs::remove(p.paths.data_dir / "bridgelines", ec);
+    p.bridge_line.clear();
     fs::create_directories(p.paths.dir, ec);
     auto [binary, args] = command_of(p);
     auto s = spawn_detached(binary, args, p.paths.output);
@@ -312,7 +321,7 @@ class Up {
   }
 
   std::optional<Failure> start_network(std::chrono::steady_clock::time_point deadline) {
-    if (!assign_ports() || !write_torrcs()) return Failure{"", "see above", false};
+    if (!assign_ports() || !write_torrcs(false)) return Failure{"", "see above", false};
     ReadinessInputs in;
     in.deadline = deadline;
     in.interrupted = &g_interrupted;
@@ -335,6 +344,8 @@ class Up {
     if (auto f = wait_for_network(io_, clock_, in)) return f;
     const auto t_network = std::chrono::steady_clock::now();
     network_seconds_ = std::chrono::duration<double>(t_network - t_started).count();
+    if (auto f = read_bridge_lines(deadline)) return f;
+    if (!write_torrcs(true)) return Failure{"", "see above", false};
 
     bool any_proxy = false;
     for (auto& p : procs_) {
@@ -346,6 +357,29 @@ class Up {
     if (any_proxy)
       if (auto f = wait_for_proxies(io_, in)) return f;
     proxy_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_network).count();
+    return std::nullopt;
+  }
+
+  // Each transport bridge's line from its DataDirectory/bridgelines, waited
+  // for until `deadline` (its transport reports within a second or two).
+  std::optional<Failure> read_bridge_lines(std::chrono::steady_clock::time_point deadline) {
+    for (auto& p : procs_) {
+      if (p.plan.role != Role::Bridge || p.plan.transport.empty()) continue;
+      const auto file = p.paths.data_dir / "bridgelines";
+      for (;;) {
+        std::ifstream in(file, std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (auto line = netspec::transport_bridge_line(text, p.plan.transport)) {
+          p.bridge_line = *line;
+          break;
+        }
+        if (g_interrupted) return Failure{"", "interrupted", false};
+        if (std::chrono::steady_clock::now() > deadline)
+          return Failure{p.plan.name, "no " + p.plan.transport + " bridge line in " + file.string() +
+                                          " (its transport did not start: see its notice.log)", false};
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
     return std::nullopt;
   }
 

@@ -38,6 +38,7 @@ OJson encode_ports(const Ports& p) {
   if (p.socks_port != 0) j["socks"] = p.socks_port;
   if (p.metrics_port != 0) j["metrics"] = p.metrics_port;
   if (p.http_port != 0) j["http"] = p.http_port;
+  if (p.pt_port != 0) j["pt"] = p.pt_port;
   return j;
 }
 
@@ -56,6 +57,7 @@ std::optional<Ports> decode_ports(const Json& j) {
   p.socks_port = port("socks");
   p.metrics_port = port("metrics");
   p.http_port = port("http");
+  p.pt_port = port("pt");
   if (!ok) return std::nullopt;
   return p;
 }

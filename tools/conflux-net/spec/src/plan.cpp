@@ -29,16 +29,18 @@ std::vector<ProcessPlan> plan_processes(const NetSpec& spec) {
     plan.push_back({"relay" + std::to_string(i), Role::Relay, true, spec.relay_bandwidth_rate, false, true, {}});
   for (unsigned i = 1; i <= spec.exits; ++i)
     plan.push_back({"exit" + std::to_string(i), Role::Exit, true, spec.relay_bandwidth_rate, false, true, {}});
-  for (const auto& b : spec.bridges) plan.push_back({b.name, Role::Bridge, true, b.bandwidth_rate, false, true, {}});
+  for (const auto& b : spec.bridges)
+    plan.push_back({b.name, Role::Bridge, true, b.bandwidth_rate, false, true, {}, b.transport});
   for (const auto& x : spec.proxies) plan.push_back({x.name, Role::Proxy, x.start, {}, x.use_bridges, x.conflux, {}});
   return plan;
 }
 
 namespace {
-std::size_t ports_of(Role r) {
-  switch (r) {
-    case Role::Authority:
+std::size_t ports_of(const ProcessPlan& p) {
+  switch (p.role) {
     case Role::Bridge:
+      return p.transport.empty() ? 2 : 3;
+    case Role::Authority:
     case Role::Proxy:
       return 2;
     case Role::Relay:
@@ -52,7 +54,7 @@ std::size_t ports_of(Role r) {
 
 std::size_t ports_needed(const std::vector<ProcessPlan>& plan) {
   std::size_t n = 0;
-  for (const auto& p : plan) n += ports_of(p.role);
+  for (const auto& p : plan) n += ports_of(p);
   return n;
 }
 
@@ -69,6 +71,7 @@ void assign_ports(std::vector<ProcessPlan>& plan, std::span<const std::uint16_t>
       case Role::Bridge:
         p.ports.or_port = take();
         p.ports.dir_port = take();
+        if (!p.transport.empty()) p.ports.pt_port = take();
         break;
       case Role::Relay:
       case Role::Exit:

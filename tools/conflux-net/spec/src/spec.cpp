@@ -125,6 +125,10 @@ Check validate(const NetSpec& s, const Context& cx) {
     if (!is_nickname(b.name)) return cx.error(p + "/name", "a bridge's name is its nickname: 1-19 letters and digits");
     if (taken(b.name)) return cx.error(p + "/name", "the name '" + b.name + "' is already used");
     if (auto e = check_rate(cx, p + "/bandwidth_rate", b.bandwidth_rate)) return e;
+    if (!b.transport.empty() && b.transport != "obfs4")
+      return cx.error(p + "/transport", "\"obfs4\" or none (a plain bridge)");
+    if (!b.transport.empty() && (s.obfs4proxy.empty() || s.obfs4proxy.front() != '/'))
+      return cx.error("/obfs4proxy", "an absolute path to obfs4proxy");
   }
 
   if (s.proxies.size() > kMaxProxies) return cx.error("/proxies", "at most " + std::to_string(kMaxProxies));
@@ -230,8 +234,10 @@ Check read_array(const Context& cx, const Json& obj, std::string_view key, std::
 Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
-                           "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins"}))
+                           "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins",
+                           "obfs4proxy"}))
     return e;
+  if (auto e = read_string(cx, j, "obfs4proxy", "", s.obfs4proxy)) return e;
   if (auto e = read_unsigned(cx, j, "authorities", "", s.authorities)) return e;
   if (auto e = read_unsigned(cx, j, "relays", "", s.relays)) return e;
   if (auto e = read_unsigned(cx, j, "exits", "", s.exits)) return e;
@@ -255,9 +261,10 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
     return e;
   if (auto e = read_array(cx, j, "bridges", kMaxBridges, s.bridges,
                           [&](const Json& v, const std::string& p, BridgeSpec& b) -> Check {
-                            if (auto e2 = check_keys(cx, v, p, {"name", "bandwidth_rate"})) return e2;
+                            if (auto e2 = check_keys(cx, v, p, {"name", "bandwidth_rate", "transport"})) return e2;
                             if (!v.contains("name")) return cx.error(p, "a bridge needs a \"name\"");
                             if (auto e2 = read_string(cx, v, "name", p, b.name)) return e2;
+                            if (auto e2 = read_string(cx, v, "transport", p, b.transport)) return e2;
                             return read_string(cx, v, "bandwidth_rate", p, b.bandwidth_rate);
                           }))
     return e;
@@ -333,7 +340,8 @@ std::string encode_spec(const NetSpec& s) {
   j["exit_policy"] = s.exit_policy;
   j["relay_options"] = s.relay_options;
   j["bridges"] = nlohmann::ordered_json::array();
-  for (const auto& b : s.bridges) j["bridges"].push_back({{"name", b.name}, {"bandwidth_rate", b.bandwidth_rate}});
+  for (const auto& b : s.bridges)
+    j["bridges"].push_back({{"name", b.name}, {"bandwidth_rate", b.bandwidth_rate}, {"transport", b.transport}});
   j["proxies"] = nlohmann::ordered_json::array();
   for (const auto& x : s.proxies)
     j["proxies"].push_back({{"name", x.name}, {"start", x.start}, {"use_bridges", x.use_bridges}, {"conflux", x.conflux}});
@@ -341,6 +349,7 @@ std::string encode_spec(const NetSpec& s) {
   for (const auto& f : s.files) j["files"].push_back({{"name", f.name}, {"size", f.size}});
   j["file_seed"] = s.file_seed;
   j["file_origins"] = s.file_origins;
+  j["obfs4proxy"] = s.obfs4proxy;
   return j.dump(2) + "\n";
 }
 

@@ -28,6 +28,19 @@ std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
 
 }  // namespace
 
+std::optional<std::string> transport_bridge_line(std::string_view bridgelines, std::string_view transport) {
+  const std::string prefix = "Bridge " + std::string(transport) + " ";
+  std::size_t at = 0;
+  while (at < bridgelines.size()) {
+    auto end = bridgelines.find('\n', at);
+    if (end == std::string_view::npos) break;  // a line still being written
+    auto line = bridgelines.substr(at, end - at);
+    if (line.starts_with(prefix)) return std::string(line);
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
 std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
   std::string t;
   for (const auto& a : authorities)
@@ -70,13 +83,25 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
     case Role::Bridge:
       // A bridge publishes to no authority; clients fetch its descriptor
       // from its own DirPort (tunnelled with BEGIN_DIR).
-      return relay_lines(p, in) + "BridgeRelay 1\nDirPort " + loopback(p.ports.dir_port) + "\n";
+      // An obfs4 bridge: obfs4proxy in front of the ORPort, listening on its
+      // own port; it prints the bridge line clients need (with its cert=).
+      return relay_lines(p, in) + "BridgeRelay 1\nDirPort " + loopback(p.ports.dir_port) + "\n" +
+             (p.transport.empty() ? std::string()
+                                  : "ServerTransportPlugin " + p.transport + " exec " + in.obfs4proxy +
+                                        "\nServerTransportListenAddr " + p.transport + " " +
+                                        loopback(p.ports.pt_port) + "\n");
     case Role::Proxy: {
       std::string t = common_lines(p, in) + "SocksPort " + loopback(p.ports.socks_port) + "\nMetricsPort " +
                       loopback(p.ports.metrics_port) + "\n" + dir_authority_lines(in.authorities) +
                       "UseBridges " + (p.use_bridges ? "1" : "0") + "\n";
-      if (p.use_bridges)
-        for (const auto& b : in.bridges) t += "Bridge " + loopback(b.or_port) + " " + b.identity + "\n";
+      if (p.use_bridges) {
+        bool transports = false;
+        for (const auto& b : in.bridges) {
+          t += (b.transport_line.empty() ? "Bridge " + loopback(b.or_port) + " " + b.identity : b.transport_line) + "\n";
+          transports = transports || !b.transport_line.empty();
+        }
+        if (transports) t += "ClientTransportPlugin obfs4 exec " + in.obfs4proxy + "\n";
+      }
       // Every relay shares 127.0.0.1: the one-relay-per-/16 rule would leave
       // no path at all.
       return t + "EnforceDistinctSubnets 0\nConfluxEnabled " + (p.conflux ? "1" : "0") + "\n";

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,13 +22,27 @@
 
 namespace conflux::client {
 
+// How a link to one first hop is made when it is not a plain TCP connection
+// to its address (a bridge behind a pluggable transport): where to connect
+// and what to run before TLS. `unavailable` (non-empty): no link can be made
+// now (the transport is down); launch() then returns null.
+struct LinkRoute {
+  std::vector<net::tcp::endpoint> connect_to;
+  net::ClientLink::Prelude prelude;
+  std::string unavailable;
+};
+
 class LinkPool {
  public:
   using Identity = std::array<std::uint8_t, 32>;
   struct Hooks {
     std::function<void(const Identity&)> link_open;
     // The link could not be opened, or closed; `was_open` tells which.
-    std::function<void(const Identity&, bool was_open, std::string_view why)> link_closed;
+    // `transport_down`: it was to go through a route (a pluggable transport)
+    // whose listener did not answer, which says nothing about the first hop.
+    std::function<void(const Identity&, bool was_open, bool transport_down, std::string_view why)> link_closed;
+    // Asked before a new link is made; nullopt: connect to the addresses given.
+    std::function<std::optional<LinkRoute>(const Identity&)> route;
   };
 
   LinkPool(net::asio::io_context& io, net::asio::ssl::context& tls, net::Scheduler& scheduler, const net::Clock& clock,
@@ -38,7 +53,7 @@ class LinkPool {
 
   // A new circuit through `first_hop_at` (the first hop's addresses). The
   // circuit starts building as soon as the link is open. Null when no
-  // circuit ID is free on that link.
+  // circuit ID is free on that link, or its route is unavailable.
   Circuit* launch(CircuitInfo info, std::vector<net::tcp::endpoint> first_hop_at, Circuit::Hooks hooks);
 
   [[nodiscard]] std::size_t links_open() const;
@@ -48,7 +63,7 @@ class LinkPool {
 
  private:
   struct Entry;
-  Entry& entry_for(const Identity& id, const std::vector<net::tcp::endpoint>& at);
+  Entry* entry_for(const Identity& id, const std::vector<net::tcp::endpoint>& at);
   void on_link_cell(Entry& e, const cell::CellView& c);
   void on_link_closed(const Identity& id, std::string_view why);
   void reap(const Identity& id, CircId circ);

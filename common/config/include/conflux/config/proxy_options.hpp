@@ -27,6 +27,7 @@
 #include "conflux/config/option_spec.hpp"
 #include "conflux/config/option_values.hpp"
 #include "conflux/config/torrc_parser.hpp"
+#include "conflux/config/transport_lines.hpp"
 #include "conflux/config/values.hpp"
 
 namespace conflux::config {
@@ -51,13 +52,20 @@ struct SocksPortConfig {
 // are errors.
 [[nodiscard]] ValueResult<std::optional<SocksPortConfig>> parse_socks_port(std::string_view text);
 
-// "Bridge ADDR:PORT ED25519_ID": a bridge to use as the first hop when
-// UseBridges is 1. ADDR is IPv4 or [IPv6]; ED25519_ID as parse_ed25519_id.
-// Not tor's form (which has an optional transport name first and an RSA
-// fingerprint): pluggable transports are not supported.
+// "Bridge [TRANSPORT] ADDR:PORT ED25519_ID [K=V...]": a bridge to use as the
+// first hop when UseBridges is 1, split as tor's parse_bridge_line does: a
+// first word that is a C identifier is the transport, then the address; with
+// a transport, the next word is a k=v argument (tor: when it has an '=' after
+// its first character) or the identity, and every later word a k=v argument,
+// handed to the transport as SOCKS credentials (at most 510 bytes, as tor).
+// ADDR is IPv4 or [IPv6]; ED25519_ID as parse_ed25519_id. Unlike tor, the
+// identity is required and is the bridge's Ed25519 identity, not its RSA
+// fingerprint (our link handshake checks the Ed25519 one).
 struct BridgeLine {
   AddrPort address;
   Ed25519Id ed25519_id{};
+  std::string transport{};  // "" for a plain bridge
+  TransportArgs args{};     // the transport's k=v arguments (cert=..., iat-mode=...)
   bool operator==(const BridgeLine&) const = default;
 };
 [[nodiscard]] ValueResult<BridgeLine> parse_bridge_line(std::string_view text);
@@ -83,6 +91,7 @@ struct ProxyOptions {
   bool default_directories = false;                    // the two above are tor's built-in lists
   bool use_bridges = false;                            // UseBridges: first hop is a Bridge
   std::vector<BridgeLine> bridges;                     // Bridge: required with UseBridges 1
+  std::vector<TransportPluginLine> client_transport_plugins;  // ClientTransportPlugin (managed only)
   std::uint32_t num_entry_guards = 1;                  // NumEntryGuards 1..10
   std::chrono::seconds max_circuit_dirtiness{600};     // MaxCircuitDirtiness: new streams stop using a circuit
   std::chrono::seconds circuit_build_timeout{60};      // CircuitBuildTimeout

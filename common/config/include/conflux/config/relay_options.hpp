@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "conflux/bytes/result.hpp"
+#include "conflux/config/transport_lines.hpp"
 #include "conflux/config/address.hpp"
 #include "conflux/config/consensus_params.hpp"
 #include "conflux/config/control_options.hpp"
@@ -82,6 +83,9 @@ struct RelayOptions {
   std::uint32_t scheduler_sample_cells = 100;           // SchedulerSampleCells: 1 in N timed; 0 = none (ours)
   std::string scheduler_trace_file;                    // SchedulerTraceFile: empty = none
   std::vector<PortConfig> metrics_ports;              // MetricsPort; address defaults to 127.0.0.1
+  std::vector<TransportPluginLine> server_transport_plugins;        // ServerTransportPlugin (managed only)
+  std::vector<TransportListenAddr> server_transport_listen_addrs;   // ServerTransportListenAddr
+  std::vector<TransportOptionsLine> server_transport_options;       // ServerTransportOptions
   ControlOptions control;                             // ControlPort, CookieAuthentication, ...
   Entries config_lines;                               // the effective torrc lines (GETCONF)
 

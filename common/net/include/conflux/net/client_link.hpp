@@ -45,12 +45,25 @@ class ClientLink final : private LinkChannel::Owner {
   ClientLink(const ClientLink&) = delete;
   ClientLink& operator=(const ClientLink&) = delete;
 
-  // Connects to the first endpoint that answers and opens the link,
-  // expecting `identity`. Once per object.
-  void connect(std::vector<tcp::endpoint> endpoints, const crypto::Ed25519Public& identity);
+  // Run on the connected socket before TLS, e.g. a pluggable transport's
+  // SOCKS5 CONNECT to the bridge (the caller's layer supplies it; the link
+  // stays generic). A non-zero error closes the link with `why`'s text. It
+  // shares connect_timeout with the TCP connect.
+  struct PreludeResult {
+    boost::system::error_code error;
+    std::string why;
+  };
+  using Prelude = std::function<awaitable<PreludeResult>(tcp::socket&)>;
+
+  // Connects to the first endpoint that answers, runs `prelude` (if any) and
+  // opens the link, expecting `identity`. Once per object.
+  void connect(std::vector<tcp::endpoint> endpoints, const crypto::Ed25519Public& identity, Prelude prelude = {});
 
   [[nodiscard]] State state() const noexcept { return state_; }
   [[nodiscard]] bool is_open() const noexcept { return state_ == State::Open; }
+  // The TCP connect succeeded (the prelude, TLS or the handshake may still
+  // have failed): tells "nothing listens there" from "the peer failed".
+  [[nodiscard]] bool tcp_connected() const noexcept { return tcp_connected_; }
   // Why the link closed; failure() is set when the handshake rejected the
   // peer (IdentityMismatch for the wrong relay).
   [[nodiscard]] const std::string& close_reason() const noexcept { return close_reason_; }
@@ -78,7 +91,9 @@ class ClientLink final : private LinkChannel::Owner {
   void on_link_cell(LinkChannel& link, const cell::CellView& c) override;
   void on_link_closed(LinkChannel& link, std::string_view reason) override;
   awaitable<void> run_connect(std::weak_ptr<int> life, std::vector<tcp::endpoint> endpoints,
-                              crypto::Ed25519Public identity);
+                              crypto::Ed25519Public identity, Prelude prelude);
+  awaitable<PreludeResult> run_prelude(tcp::socket& socket, const Prelude& prelude,
+                                       std::chrono::steady_clock::time_point deadline);
   void closed(std::string_view reason);
 
   std::shared_ptr<int> life_ = std::make_shared<int>(0);
@@ -92,6 +107,7 @@ class ClientLink final : private LinkChannel::Owner {
   proto::CircIdTable ids_;
   std::shared_ptr<LinkChannel> link_;
   State state_ = State::Idle;
+  bool tcp_connected_ = false;
   std::string close_reason_;
   std::optional<proto::LinkFailure> failure_;
 };

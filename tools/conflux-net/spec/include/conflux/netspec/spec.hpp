@@ -15,6 +15,7 @@ namespace conflux::netspec {
 struct BridgeSpec {
   std::string name;            // its nickname: 1-19 letters and digits
   std::string bandwidth_rate;  // torrc BandwidthRate value ("100 KBytes"); empty = the relay's default
+  std::string transport{};     // "" (plain) or "obfs4": behind obfs4proxy (ServerTransportPlugin)
   bool operator==(const BridgeSpec&) const = default;
 };
 
@@ -52,6 +53,8 @@ struct NetSpec {
   // port: N origins for browser tests (the exits accept that port for any
   // address, and every 127.0.0.0/8 address is loopback).
   unsigned file_origins = 1;
+  // The pluggable transport program for "obfs4" bridges (and their clients).
+  std::string obfs4proxy = "/usr/bin/obfs4proxy";
   bool operator==(const NetSpec&) const = default;
 };
 

@@ -5,6 +5,8 @@
 // torrc.cpp.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,9 @@ struct AuthorityRef {
 struct BridgeRef {
   std::uint16_t or_port = 0;
   std::string identity;  // as in AuthorityRef
+  // A transport bridge: its own line ("Bridge obfs4 127.0.0.1:PT_PORT ID
+  // cert=... iat-mode=0", from its DataDirectory/bridgelines), used as is.
+  std::string transport_line{};
 };
 
 struct TorrcInputs {
@@ -34,6 +39,7 @@ struct TorrcInputs {
   unsigned consensus_interval = 10;
   std::vector<std::string> exit_policy;  // extra lines, before "reject *:*"
   std::vector<std::string> relay_options;  // extra lines for every relay role
+  std::string obfs4proxy;                  // ServerTransportPlugin / ClientTransportPlugin obfs4 exec ...
 };
 
 // "DirAuthority NAME orport=P 127.0.0.1:D ID" lines, one per authority.
@@ -42,6 +48,11 @@ struct TorrcInputs {
 // "DirAuthority NAME orport=N v3ident=HEX 127.0.0.1:DIRPORT RSAFP" (one per
 // authority that has both tor identities; no trailing newline).
 [[nodiscard]] std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>& authorities);
+
+// The "Bridge TRANSPORT ..." line of a bridge's DataDirectory/bridgelines
+// text (what conflux-relay writes once its transport is up); nullopt until
+// the line is there.
+[[nodiscard]] std::optional<std::string> transport_bridge_line(std::string_view bridgelines, std::string_view transport);
 
 // The torrc for `p` (a relay role or a proxy); empty for the file server.
 [[nodiscard]] std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in);
