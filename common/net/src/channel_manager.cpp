@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "conflux/cell/destroy_cell.hpp"
-#include "conflux/net/relay_node_id.hpp"
 #include "conflux/net/tls.hpp"
 
 namespace conflux::net {
@@ -40,8 +39,15 @@ std::size_t reason_slot(cell::DestroyReason r) {
 }  // namespace
 
 proto::LinkCredentials link_credentials(const keys::RelayKeys& keys) {
-  return proto::LinkCredentials{keys.identity(), keys.signing_cert_bytes(), keys.tls_link_cert_bytes(),
-                                keys.link_auth_cert_bytes(), keys.link_auth_key()};
+  return proto::LinkCredentials{keys.identity(),
+                                keys.signing_cert_bytes(),
+                                keys.tls_link_cert_bytes(),
+                                keys.link_auth_cert_bytes(),
+                                keys.link_auth_key(),
+                                keys.rsa_link_cert_bytes(),
+                                keys.rsa_identity_cert_bytes(),
+                                keys.rsa_crosscert_bytes(),
+                                crypto::sha256(keys.rsa_identity().public_key().der())};
 }
 
 proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock) {
@@ -60,7 +66,7 @@ proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys) {
   std::optional<crypto::X25519Secret> previous;
   if (keys.previous_onion_key()) previous = keys.previous_onion_key()->key;
   return proto::CircuitSwitchKeys{
-      crypto::NtorServerKeys{relay_ntor_node_id(keys.identity()), keys.onion_key().key, previous},
+      crypto::NtorServerKeys{keys.rsa_fingerprint(), keys.onion_key().key, previous},
       crypto::NtorV3ServerKeys{keys.identity(), keys.onion_key().key, previous}};
 }
 

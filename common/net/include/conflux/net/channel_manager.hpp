@@ -95,7 +95,8 @@ struct RuntimeCounters {
 // Our side of the link handshake, from the relay's keys.
 [[nodiscard]] proto::LinkCredentials link_credentials(const keys::RelayKeys& keys);
 // The switch's CREATE2 keys: ntor and ntor-v3 on the same onion keys; the
-// ntor node ID is relay_ntor_node_id(identity) (relay_node_id.hpp).
+// ntor (v1) node ID is the RSA fingerprint, as tor's (SHA-1 of the RSA
+// identity's PKCS#1 DER); ntor-v3's is the Ed25519 identity.
 [[nodiscard]] proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys);
 // The switch's configuration from the runtime's, with `clock` (which must
 // outlive the switch) as its time source.
