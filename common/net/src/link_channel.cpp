@@ -78,6 +78,10 @@ std::optional<crypto::Ed25519Public> LinkChannel::peer_identity() const {
   return done_ ? done_->peer_identity : std::nullopt;
 }
 
+std::optional<crypto::RsaFingerprint> LinkChannel::peer_rsa_identity() const {
+  return done_ ? done_->peer_rsa_identity : std::nullopt;
+}
+
 proto::MuxPush LinkChannel::send_cell(CircId circ, const proto::WireCell& cell) {
   // Not yet open or already closed: the cell has nowhere to go. Reported as
   // a full queue so the caller closes the circuit rather than losing it quietly.

@@ -81,6 +81,8 @@ class LinkChannel final : public Channel::Events, public std::enable_shared_from
   // The peer's proven Ed25519 identity (always for an initiator; for a
   // responder only when the initiator authenticated as a relay).
   [[nodiscard]] std::optional<crypto::Ed25519Public> peer_identity() const;
+  // Its RSA identity's fingerprint, proven with peer_identity().
+  [[nodiscard]] std::optional<crypto::RsaFingerprint> peer_rsa_identity() const;
   // Set when the handshake failed (including our own timeout: nullopt then,
   // see timed_out()).
   [[nodiscard]] std::optional<proto::LinkFailure> failure() const noexcept { return failure_; }
