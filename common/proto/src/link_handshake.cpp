@@ -35,7 +35,6 @@ std::optional<cell::LinkVersion> pick_version(const std::vector<std::uint16_t>& 
   return best;
 }
 
-
 struct WipeFields {
   Auth0003Fields& f;
   ~WipeFields() { crypto::secure_wipe(f.tlssecrets.data(), f.tlssecrets.size()); }
