@@ -11,6 +11,7 @@
 #include <span>
 
 #include "conflux/cell/channel_cell.hpp"
+#include "conflux/crypto/digest.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/proto/link_handshake.hpp"
 
@@ -30,12 +31,15 @@ const keys::RelayKeys& other() {
 }
 
 proto::LinkCredentials creds(const keys::RelayKeys& k) {
-  return {k.identity(), k.signing_cert_bytes(), k.tls_link_cert_bytes(), k.link_auth_cert_bytes(), k.link_auth_key()};
+  return {k.identity(),           k.signing_cert_bytes(),      k.tls_link_cert_bytes(),
+          k.link_auth_cert_bytes(), k.link_auth_key(),           k.rsa_link_cert_bytes(),
+          k.rsa_identity_cert_bytes(), k.rsa_crosscert_bytes(), crypto::sha256(k.rsa_identity().public_key().der())};
 }
 
 proto::LinkHandshake make(std::uint8_t mode) {
   proto::TlsFacts tls;
   tls.responder_cert_digest = relay().tls_certificate().digest;
+  tls.exporter = [](std::span<const std::uint8_t>) { return std::optional<crypto::Secret<32>>(crypto::Secret<32>{}); };
   const proto::LinkAddresses addrs{cell::NetinfoIpv4{{127, 0, 0, 1}}, {cell::NetinfoIpv4{{127, 0, 0, 2}}}};
   switch (mode % 3) {
     case 0: return proto::LinkHandshake::responder(creds(relay()), tls, addrs);

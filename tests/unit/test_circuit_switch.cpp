@@ -2,6 +2,8 @@
 // together in memory: real CREATE2/EXTEND2 handshakes, tor1 crypto, DESTROY propagation,
 // SENDMEs and the RELAY_EARLY and circuit-limit rules.
 #include "circuit_switch_test_support.hpp"
+#include "conflux/crypto/ntor.hpp"
+#include "conflux/crypto/random.hpp"
 
 using namespace conflux;
 using namespace conflux::proto;
@@ -166,4 +168,69 @@ TEST_CASE("EXTEND2 to an unknown relay destroys the circuit with CONNECTFAILED",
   REQUIRE(net.client_inbox.size() == 1);
   CHECK(cell::decode_destroy_cell(net.client_inbox.front().payload)->reason == cell::DestroyReason::ConnectFailed);
   CHECK(net.relays[0]->sw->circuit_count() == 0);
+}
+
+TEST_CASE("EXTEND2 may name the next relay by RSA fingerprint alone, not by nothing", "[switch]") {
+  // A stock client sends only the legacy identity (and addresses) for a
+  // relay that does not advertise Ed25519 link authentication.
+  Net net(2);
+  Client client(net);
+  client.build(1);
+  cell::Extend2Msg ext;
+  ext.handshake_type = 3;
+  ext.handshake_data.assign(200, 1);
+  SECTION("legacy identity only: the switch asks for a channel (none here: CONNECTFAILED)") {
+    ext.link_specs.push_back(cell::LinkSpecLegacyId{crypto::random_array<20>()});
+    client.send(HopNum{1}, StreamId{0}, ext, true);
+    REQUIRE(net.client_inbox.size() == 1);
+    CHECK(cell::decode_destroy_cell(net.client_inbox.front().payload)->reason == cell::DestroyReason::ConnectFailed);
+    CHECK(net.relays[0]->sw->stats().protocol_violations == 0);
+  }
+  SECTION("no identity at all is a protocol violation") {
+    client.send(HopNum{1}, StreamId{0}, ext, true);
+    REQUIRE(net.client_inbox.size() == 1);
+    CHECK(cell::decode_destroy_cell(net.client_inbox.front().payload)->reason == cell::DestroyReason::Protocol);
+    CHECK(net.relays[0]->sw->stats().protocol_violations == 1);
+  }
+}
+
+TEST_CASE("a stock client's circuit: ntor v1 CREATE2, then EXTEND2 by IPv4, RSA and Ed25519 identity",
+          "[switch][stocktor]") {
+  // What tor 0.4.9 sends to a guard: ntor (v1) with NODEID = the RSA
+  // fingerprint (here the relay's node_id), then a RELAY_EARLY EXTEND2 with
+  // link specifiers IPv4, legacy identity and Ed25519 identity, htype 2.
+  Net net(2);
+  crypto::NtorNodeId node_id{};
+  std::copy_n(net.relays[0]->identity.public_key().begin(), node_id.size(), node_id.begin());
+  auto v1 = crypto::NtorClient::start(node_id, net.relays[0]->onion.public_key());
+  const CircId circ{0x80000007u};
+  net.deliver(0, kClientChan, circ, cell::CellCommand::Create2,
+              std::move(cell::encode_create2_cell({2, {v1.onionskin.begin(), v1.onionskin.end()}})).value());
+  REQUIRE(net.client_inbox.size() == 1);
+  auto reply = cell::decode_created2_cell(net.client_inbox.front().payload);
+  REQUIRE(reply);
+  auto material = v1.state.finish(reply->hdata, crypto::RelayCryptoKeys::kMaterialLen);
+  REQUIRE(material);
+  auto keys = crypto::RelayCryptoKeys::from_key_material(material->view());
+  REQUIRE(keys);
+  crypto::ClientRelayCrypto crypto;
+  REQUIRE(crypto.add_hop(*keys));
+  net.client_inbox.clear();
+
+  crypto::NtorNodeId next_id{};
+  std::copy_n(net.relays[1]->identity.public_key().begin(), next_id.size(), next_id.begin());
+  auto next = crypto::NtorClient::start(next_id, net.relays[1]->onion.public_key());
+  cell::Extend2Msg ext;
+  ext.link_specs.push_back(cell::LinkSpecIpv4{{127, 0, 0, 1}, 9001});
+  ext.link_specs.push_back(cell::LinkSpecLegacyId{crypto::random_array<20>()});
+  ext.link_specs.push_back(cell::LinkSpecEd25519Id{net.relays[1]->identity.public_key()});
+  ext.handshake_type = 2;
+  ext.handshake_data.assign(next.onionskin.begin(), next.onionskin.end());
+  auto payload = cell::encode_relay_msg_payload(StreamId{0}, ext);
+  REQUIRE(payload);
+  REQUIRE(crypto.encrypt_outbound(HopNum{1}, *payload));
+  net.deliver(0, kClientChan, circ, cell::CellCommand::RelayEarly, {payload->begin(), payload->end()});
+  CHECK(net.relays[0]->sw->stats().protocol_violations == 0);
+  REQUIRE(net.client_inbox.size() == 1);
+  CHECK(net.client_inbox.front().cmd == cell::CellCommand::Relay);
 }

@@ -10,6 +10,7 @@
 #include "conflux/cell/netinfo_cell.hpp"
 #include "conflux/cell/padding_cells.hpp"
 #include "conflux/cell/versions_cell.hpp"
+#include "conflux/crypto/digest.hpp"
 #include "conflux/crypto/random.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/proto/link_handshake.hpp"
@@ -26,8 +27,15 @@ constexpr std::uint64_t kNow = 1'700'000'000;
 constexpr std::uint64_t kDay = 24 * 3600;
 
 proto::LinkCredentials creds_of(const keys::RelayKeys& k) {
-  return proto::LinkCredentials{k.identity(), k.signing_cert_bytes(), k.tls_link_cert_bytes(),
-                                k.link_auth_cert_bytes(), k.link_auth_key()};
+  return proto::LinkCredentials{k.identity(),
+                                k.signing_cert_bytes(),
+                                k.tls_link_cert_bytes(),
+                                k.link_auth_cert_bytes(),
+                                k.link_auth_key(),
+                                k.rsa_link_cert_bytes(),
+                                k.rsa_identity_cert_bytes(),
+                                k.rsa_crosscert_bytes(),
+                                crypto::sha256(k.rsa_identity().public_key().der())};
 }
 
 crypto::Secret<32> random_exporter() {
@@ -38,7 +46,14 @@ crypto::Secret<32> random_exporter() {
 proto::TlsFacts facts(const std::array<std::uint8_t, 32>& responder_digest, const crypto::Secret<32>& exporter) {
   proto::TlsFacts f;
   f.responder_cert_digest = responder_digest;
-  f.exporter = exporter;
+  // A stand-in for TLS's exporter: a function of one shared secret and the
+  // context, so a wrong CID (context) gives a wrong TLSSECRETS.
+  f.exporter = [exporter](std::span<const std::uint8_t> context) -> std::optional<crypto::Secret<32>> {
+    std::vector<std::uint8_t> in(exporter.view().begin(), exporter.view().end());
+    in.insert(in.end(), context.begin(), context.end());
+    auto d = crypto::sha256(in);
+    return crypto::Secret<32>(std::span<const std::uint8_t, 32>(d));
+  };
   return f;
 }
 
@@ -107,6 +122,21 @@ struct Net {
   }
 };
 
+// CERTS as our relays send it: responder 1,2,4,5,7; initiator 2,4,6,7.
+cell::CertsCell responder_certs(const keys::RelayKeys& k) {
+  return cell::CertsCell{{{1, k.rsa_link_cert_bytes()},
+                          {2, k.rsa_identity_cert_bytes()},
+                          {4, k.signing_cert_bytes()},
+                          {5, k.tls_link_cert_bytes()},
+                          {7, k.rsa_crosscert_bytes()}}};
+}
+cell::CertsCell initiator_certs(const keys::RelayKeys& k) {
+  return cell::CertsCell{{{2, k.rsa_identity_cert_bytes()},
+                          {4, k.signing_cert_bytes()},
+                          {6, k.link_auth_cert_bytes()},
+                          {7, k.rsa_crosscert_bytes()}}};
+}
+
 std::vector<std::uint8_t> cell_bytes(cell::LinkVersion link, cell::CellCommand cmd, std::span<const std::uint8_t> payload) {
   auto c = cell::encode_cell(link, CircId{0}, cmd, payload);
   REQUIRE(c);
@@ -168,6 +198,123 @@ TEST_CASE("link handshake: relay <-> relay authenticates both ways", "[link]") {
   // Skew = their clock - ours, reported only.
   CHECK(init.done()->clock_skew == 90);
   CHECK(resp.done()->clock_skew == -90);
+}
+
+TEST_CASE("link handshake: both sides learn the peer's RSA identity; a relay can be named by it", "[link][rsa]") {
+  Net n;
+  auto init = n.relay_to(n.other, n.relay, n.exporter);
+  auto resp = n.responder(n.relay);
+  run(init, resp);
+  REQUIRE(init.state() == LinkState::Done);
+  REQUIRE(resp.state() == LinkState::Done);
+  CHECK(init.done()->peer_rsa_identity == n.relay.rsa_fingerprint());
+  CHECK(resp.done()->peer_rsa_identity == n.other.rsa_fingerprint());
+
+  SECTION("by RSA fingerprint only") {
+    auto client = LinkHandshake::initiator(proto::ExpectedPeer{std::nullopt, n.relay.rsa_fingerprint()}, std::nullopt,
+                                           facts(n.relay.tls_certificate().digest, n.exporter), {});
+    auto relay = n.responder(n.relay);
+    run(client, relay);
+    REQUIRE(client.state() == LinkState::Done);
+    CHECK(client.done()->peer_identity == n.relay.identity());
+    CHECK(client.done()->peer_rsa_identity == n.relay.rsa_fingerprint());
+  }
+  SECTION("another relay's RSA fingerprint") {
+    auto client = LinkHandshake::initiator(proto::ExpectedPeer{n.relay.identity(), n.other.rsa_fingerprint()},
+                                           std::nullopt, facts(n.relay.tls_certificate().digest, n.exporter), {});
+    auto relay = n.responder(n.relay);
+    run(client, relay);
+    CHECK(client.failure() == LinkFailure::IdentityMismatch);
+  }
+}
+
+TEST_CASE("link handshake: CERTS needs the RSA identity (type 2) cross-certifying the Ed25519 one (type 7)",
+          "[link][rsa]") {
+  Net n;
+  auto fed_certs = [&](cell::CertsCell certs) {
+    auto client = n.client_to(n.relay, n.relay.identity());
+    client.start();
+    std::vector<std::uint8_t> in = test::unhex("0000 07 0002 0005");
+    feed(client, in, kNow);
+    auto payload = cell::encode_certs_cell(certs);
+    REQUIRE(payload);
+    client.on_cell(cell_bytes(5, cell::CellCommand::Certs, *payload), kNow);
+    return client;
+  };
+  auto without = [](cell::CertsCell c, std::uint8_t type) {
+    std::erase_if(c.certs, [type](const auto& e) { return e.cert_type == type; });
+    return c;
+  };
+  CHECK(fed_certs(responder_certs(n.relay)).state() == LinkState::InProgress);
+  // tor ignores type 1 when Ed25519 certificates are present; so do we.
+  CHECK(fed_certs(without(responder_certs(n.relay), 1)).state() == LinkState::InProgress);
+  CHECK(fed_certs(without(responder_certs(n.relay), 2)).failure() == LinkFailure::MissingCert);
+  CHECK(fed_certs(without(responder_certs(n.relay), 7)).failure() == LinkFailure::MissingCert);
+  SECTION("another relay's RSA identity and crosscert") {
+    auto c = responder_certs(n.relay);
+    c.certs[1].body = n.other.rsa_identity_cert_bytes();
+    c.certs[4].body = n.other.rsa_crosscert_bytes();
+    CHECK(fed_certs(c).failure() == LinkFailure::BadCert);
+  }
+  SECTION("a crosscert by another RSA key") {
+    auto c = responder_certs(n.relay);
+    c.certs[4].body = n.other.rsa_crosscert_bytes();
+    CHECK(fed_certs(c).failure() == LinkFailure::BadCert);
+  }
+  SECTION("the responder checks the initiator's too") {
+    auto resp = n.responder(n.relay);
+    std::vector<std::uint8_t> in = test::unhex("0000 07 0002 0004");
+    auto certs = cell::encode_certs_cell(without(initiator_certs(n.other), 7));
+    auto cb = cell_bytes(4, cell::CellCommand::Certs, *certs);
+    in.insert(in.end(), cb.begin(), cb.end());
+    feed(resp, in, kNow);
+    CHECK(resp.failure() == LinkFailure::MissingCert);
+  }
+}
+
+TEST_CASE("link handshake: AUTH0003 carries tor's CID, SID and TLSSECRETS", "[link][rsa]") {
+  // tor (relay_handshake.c): CID / SID = SHA-256 of the initiator's /
+  // responder's RSA identity key (PKCS#1 DER); TLSSECRETS = the TLS exporter
+  // with label "EXPORTER FOR TOR TLS CLIENT BINDING AUTH0003" and context CID.
+  Net n;
+  auto init = n.relay_to(n.other, n.relay, n.exporter);
+  auto resp = n.responder(n.relay);
+  std::vector<std::uint8_t> from_init;
+  init.start();
+  for (int round = 0; round < 10 && init.state() == LinkState::InProgress; ++round) {
+    auto oi = init.take_output();
+    from_init.insert(from_init.end(), oi.begin(), oi.end());
+    std::vector<std::uint8_t> to_resp = oi;
+    feed(resp, to_resp, kNow);
+    auto orr = resp.take_output();
+    feed(init, orr, kNow);
+  }
+  auto tail = init.take_output();
+  from_init.insert(from_init.end(), tail.begin(), tail.end());
+  feed(resp, tail, kNow);
+  REQUIRE(init.state() == LinkState::Done);
+  // Find AUTHENTICATE (command 131) in what the initiator sent (link v5).
+  std::optional<std::vector<std::uint8_t>> auth;
+  cell::LinkVersion v = 0;
+  for (std::size_t pos = 0; pos < from_init.size();) {
+    const auto r = cell::frame_cell(std::span<const std::uint8_t>(from_init).subspan(pos), v, {});
+    const auto* f = std::get_if<cell::Framed>(&r);
+    REQUIRE(f != nullptr);
+    if (f->cell.command == cell::CellCommand::Authenticate) auth.emplace(f->cell.payload.begin(), f->cell.payload.end());
+    pos += f->consumed;
+    v = 5;
+  }
+  REQUIRE(auth);
+  REQUIRE(auth->size() == 4 + proto::kAuth0003Len);
+  const auto body = std::span<const std::uint8_t>(*auth).subspan(4);
+  const auto cid = crypto::sha256(n.other.rsa_identity().public_key().der());
+  const auto sid = crypto::sha256(n.relay.rsa_identity().public_key().der());
+  CHECK(std::equal(cid.begin(), cid.end(), body.begin() + 8));
+  CHECK(std::equal(sid.begin(), sid.end(), body.begin() + 40));
+  const auto secrets = facts({}, n.exporter).exporter(cid);
+  REQUIRE(secrets);
+  CHECK(std::equal(secrets->view().begin(), secrets->view().end(), body.begin() + 8 + 7 * 32));
+  CHECK(resp.state() == LinkState::Done);
 }
 
 TEST_CASE("link handshake: the initiator refuses a responder that is not the relay it meant", "[link]") {
@@ -287,7 +434,7 @@ TEST_CASE("link handshake: AUTHENTICATE is bound to the TLS session and the tran
     (void)init.take_output();
     std::vector<std::uint8_t> in = test::unhex("0000 07 0002 0005");
     feed(init, in, kNow);
-    auto certs = cell::encode_certs_cell(cell::CertsCell{{{4, n.relay.signing_cert_bytes()}, {5, n.relay.tls_link_cert_bytes()}}});
+    auto certs = cell::encode_certs_cell(responder_certs(n.relay));
     REQUIRE(certs);
     in = cell_bytes(5, cell::CellCommand::Certs, *certs);
     auto ch = cell::encode_auth_challenge_cell(cell::AuthChallengeCell{{}, {1}});
@@ -299,7 +446,7 @@ TEST_CASE("link handshake: AUTHENTICATE is bound to the TLS session and the tran
   SECTION("CERTS then NETINFO without AUTHENTICATE") {
     auto resp = n.responder(n.relay);
     std::vector<std::uint8_t> in = test::unhex("0000 07 0002 0004");
-    auto certs = cell::encode_certs_cell(cell::CertsCell{{{4, n.other.signing_cert_bytes()}, {6, n.other.link_auth_cert_bytes()}}});
+    auto certs = cell::encode_certs_cell(initiator_certs(n.other));
     auto cb = cell_bytes(4, cell::CellCommand::Certs, *certs);
     in.insert(in.end(), cb.begin(), cb.end());
     auto ni = cell_bytes(4, cell::CellCommand::Netinfo, *cell::encode_netinfo_cell({}));
@@ -470,7 +617,7 @@ TEST_CASE("link handshake: garbage, out-of-order and duplicate cells fail", "[li
     client.start();
     std::vector<std::uint8_t> in = test::unhex("0000 07 0002 0005");
     feed(client, in, kNow);
-    auto certs = cell::encode_certs_cell(cell::CertsCell{{{4, n.relay.signing_cert_bytes()}, {5, n.relay.tls_link_cert_bytes()}}});
+    auto certs = cell::encode_certs_cell(responder_certs(n.relay));
     auto twice = client;
     twice.on_cell(cell_bytes(5, cell::CellCommand::Certs, *certs), kNow);
     CHECK(twice.state() == LinkState::InProgress);

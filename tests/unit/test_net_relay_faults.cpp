@@ -85,6 +85,27 @@ TEST_CASE("an EXTEND2 to the wrong relay answers OR_IDENTITY, to a closed port C
     CHECK(c0.circuits_destroyed_by_reason[static_cast<std::size_t>(cell::DestroyReason::OrIdentity)] == 1);
   }
 
+  SECTION("the right Ed25519 identity with another relay's RSA fingerprint (legacy link specifier)") {
+    auto circ = build_circuit(net.io, client, {&net.r(0)});
+    auto target = net.r(1).target();
+    target.link_specs.push_back(cell::LinkSpecLegacyId{net.r(2).keys.rsa_fingerprint()});
+    REQUIRE(circ->extend(target));
+    REQUIRE(run_until(net.io, [&] { return circ->destroyed().has_value(); }));
+    CHECK(*circ->destroyed() == cell::DestroyReason::OrIdentity);
+  }
+
+  SECTION("both identities right: the link proves both, and a second extend reuses the channel") {
+    auto circ = build_circuit(net.io, client, {&net.r(0)});
+    auto target = net.r(1).target();
+    target.link_specs.push_back(cell::LinkSpecLegacyId{net.r(1).keys.rsa_fingerprint()});
+    REQUIRE(circ->extend(target));
+    REQUIRE(run_until(net.io, [&] { return circ->hops() == 2; }));
+    auto again = build_circuit(net.io, client, {&net.r(0)});
+    REQUIRE(again->extend(target));
+    REQUIRE(run_until(net.io, [&] { return again->hops() == 2; }));
+    CHECK(net.r(0).counters().channels_outbound == 1);
+  }
+
   SECTION("a port nobody listens on") {
     boost::asio::ip::tcp::acceptor spare(net.io, {boost::asio::ip::make_address("127.0.0.1"), 0});
     const auto port = spare.local_endpoint().port();

@@ -3,10 +3,16 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "conflux/cell/rsa_crosscert.hpp"
 #include "conflux/crypto/ct.hpp"
+#include "conflux/crypto/error.hpp"
+#include "conflux/crypto/secret.hpp"
+#include "conflux/keys/rsa_link_certs.hpp"
 
 namespace conflux::keys {
 namespace {
+
+constexpr std::uint64_t kRsaCrosscertLifetime = 6ULL * 30 * 24 * 3600;
 
 std::vector<std::uint8_t> encode_or_throw(const cell::Ed25519Cert& cert) {
   auto bytes = cell::encode_ed25519_cert(cert);
@@ -95,6 +101,19 @@ void RelayKeys::regenerate_link_keys(std::uint64_t now) {
   auth_body.certified_key = link_auth_.public_key();
   link_auth_cert_bytes_ = encode_or_throw(sign_or_throw(std::move(auth_body), signing_));
   link_expires_ = expires;
+
+  auto rsa = make_rsa_link_certs(rsa_identity_, tls_, now);
+  rsa_link_cert_ = std::move(rsa.link_cert_der);
+  rsa_id_cert_ = std::move(rsa.identity_cert_der);
+  // tor's crosscert lasts six months (routerkeys.c); ours is re-signed with
+  // every link key.
+  auto der = rsa_identity_.to_pkcs1_der();
+  auto cross = cell::sign_rsa_crosscert(identity(), cell::cert_expiration_hours(now + kRsaCrosscertLifetime), der);
+  crypto::secure_wipe(der.data(), der.size());
+  if (!cross) throw crypto::CryptoError("relay keys: RSA->Ed25519 crosscert");
+  auto cross_bytes = cell::encode_rsa_crosscert(*cross);
+  if (!cross_bytes) throw crypto::CryptoError("relay keys: RSA->Ed25519 crosscert encoding");
+  rsa_crosscert_ = std::move(*cross_bytes);
 }
 
 }  // namespace conflux::keys

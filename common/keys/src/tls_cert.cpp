@@ -6,6 +6,7 @@
 #include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/rsa.h>
 #include <openssl/x509.h>
 
 #include <memory>
@@ -35,6 +36,7 @@ void check(int ok, const char* what) {
 }
 
 constexpr std::uint64_t kDay = 24 * 3600;
+constexpr std::size_t kTlsRsaBits = 2048;
 
 void set_name(X509_NAME* name, const std::string& cn) {
   check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()),
@@ -83,8 +85,12 @@ std::string random_hostname(std::string_view prefix, std::string_view suffix) {
 }
 
 TlsCertificate generate_tls_certificate(std::uint64_t now, std::uint64_t lifetime_seconds) {
-  PkeyPtr key(EVP_EC_gen("P-256"));
-  if (!key) throw crypto::CryptoError("tls cert: EVP_EC_gen(P-256)");
+  // RSA-2048 as tor's link key (tortls.c, RSA_LINK_KEY_BITS): stock tor
+  // reads an RSA key out of every X.509 certificate it is shown (the TLS
+  // certificate, CERTS type 1) and logs OpenSSL errors for any other kind;
+  // OpenSSL's default security level refuses 1024-bit certificate keys.
+  PkeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", kTlsRsaBits));
+  if (!key) throw crypto::CryptoError("tls cert: RSA key generation");
   X509Ptr x509(X509_new());
   if (!x509) throw crypto::CryptoError("tls cert: X509_new");
   check(X509_set_version(x509.get(), X509_VERSION_3), "X509_set_version");

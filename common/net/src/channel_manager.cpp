@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "conflux/cell/destroy_cell.hpp"
-#include "conflux/net/relay_node_id.hpp"
 #include "conflux/net/tls.hpp"
 
 namespace conflux::net {
@@ -40,8 +39,15 @@ std::size_t reason_slot(cell::DestroyReason r) {
 }  // namespace
 
 proto::LinkCredentials link_credentials(const keys::RelayKeys& keys) {
-  return proto::LinkCredentials{keys.identity(), keys.signing_cert_bytes(), keys.tls_link_cert_bytes(),
-                                keys.link_auth_cert_bytes(), keys.link_auth_key()};
+  return proto::LinkCredentials{keys.identity(),
+                                keys.signing_cert_bytes(),
+                                keys.tls_link_cert_bytes(),
+                                keys.link_auth_cert_bytes(),
+                                keys.link_auth_key(),
+                                keys.rsa_link_cert_bytes(),
+                                keys.rsa_identity_cert_bytes(),
+                                keys.rsa_crosscert_bytes(),
+                                crypto::sha256(keys.rsa_identity().public_key().der())};
 }
 
 proto::CircuitSwitchConfig switch_config(const ChannelManagerConfig& config, const Clock& clock,
@@ -62,7 +68,7 @@ proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys) {
   std::optional<crypto::X25519Secret> previous;
   if (keys.previous_onion_key()) previous = keys.previous_onion_key()->key;
   return proto::CircuitSwitchKeys{
-      crypto::NtorServerKeys{relay_ntor_node_id(keys.identity()), keys.onion_key().key, previous},
+      crypto::NtorServerKeys{keys.rsa_fingerprint(), keys.onion_key().key, previous},
       crypto::NtorV3ServerKeys{keys.identity(), keys.onion_key().key, previous}};
 }
 
@@ -169,11 +175,12 @@ proto::CcChannelState ChannelManager::channel_state(proto::ChannelId chan, CircI
   return proto::CcChannelState{mux.circuit_blocked(circ), mux.queued_cells(circ)};
 }
 
-LinkChannel::Params ChannelManager::link_params(Channel::Role role,
-                                                std::optional<crypto::Ed25519Public> expected) const {
+LinkChannel::Params ChannelManager::link_params(Channel::Role role, std::optional<crypto::Ed25519Public> expected,
+                                                std::optional<crypto::RsaFingerprint> expected_rsa) const {
   LinkChannel::Params p;
   p.role = role;
   p.expected_peer = expected;
+  p.expected_rsa = expected_rsa;
   p.credentials = link_credentials(keys_);
   p.our_addresses = config_.advertised_addresses;
   p.handshake_timeout = config_.handshake_timeout;
@@ -182,31 +189,43 @@ LinkChannel::Params ChannelManager::link_params(Channel::Role role,
 }
 
 std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outbound,
-                                                   std::optional<crypto::Ed25519Public> expected) {
+                                                   std::optional<crypto::Ed25519Public> expected,
+                                                   std::optional<crypto::RsaFingerprint> expected_rsa) {
   auto& ctx = outbound ? client_tls_ : server_tls_;
+  const auto role = outbound ? Channel::Role::Initiator : Channel::Role::Responder;
   auto link = LinkChannel::create(TlsStream(std::move(socket), ctx), scheduler_, clock_, *this,
-                                  link_params(outbound ? Channel::Role::Initiator : Channel::Role::Responder, expected),
-                                  log_);
+                                  link_params(role, expected, expected_rsa), log_);
   set_block_watermarks(link->channel().mux());
-  channels_.emplace(link->id(), Entry{link, outbound, false, expected, clock_.now()});
+  channels_.emplace(link->id(), Entry{link, outbound, false, expected, expected_rsa, clock_.now()});
   link->start();
   return link;
 }
 
-awaitable<void> ChannelManager::connect_relay(std::weak_ptr<int> life, crypto::Ed25519Public identity,
+namespace {
+
+// The key a connect for `o` is filed under: the Ed25519 identity if given.
+auto connect_key(const proto::OpenChannel& o) {
+  using Key = std::variant<crypto::Ed25519Public, crypto::RsaFingerprint>;
+  return o.identity ? Key{*o.identity} : Key{*o.rsa};
+}
+
+}  // namespace
+
+awaitable<void> ChannelManager::connect_relay(std::weak_ptr<int> life, proto::OpenChannel o,
                                               std::vector<tcp::endpoint> endpoints) {
   auto [ec, socket] = co_await connect_tcp(std::move(endpoints), config_.connect_timeout);
   if (life.expired()) co_return;
-  auto it = connecting_.find(identity);
+  const RelayKey key = connect_key(o);
+  auto it = connecting_.find(key);
   if (it == connecting_.end()) co_return;  // answered meanwhile (an inbound channel opened)
   if (ec) {
     log(LogLevel::Info, "connect to relay failed: " + ec.message());
-    answer_waiters(identity, std::nullopt, cell::DestroyReason::ConnectFailed);
+    answer_waiters(key, std::nullopt, cell::DestroyReason::ConnectFailed);
     run_actions();
     co_return;
   }
-  auto link = adopt(std::move(socket), true, identity);
-  if (auto again = connecting_.find(identity); again != connecting_.end()) again->second.channel = link->id();
+  auto link = adopt(std::move(socket), true, o.identity, o.rsa);
+  if (auto again = connecting_.find(key); again != connecting_.end()) again->second.channel = link->id();
 }
 
 std::size_t ChannelManager::channels_in_use() const {
@@ -228,18 +247,44 @@ void ChannelManager::on_link_open(LinkChannel& link) {
   if (e == nullptr) return;
   e->open = true;
   e->last_active = clock_.now();
-  if (auto proven = link.peer_identity()) e->identity = proven;
-  else if (!e->outbound) e->identity.reset();
+  // What the handshake proved (an unauthenticated initiator proves nothing).
+  e->identity = link.peer_identity();
+  e->rsa = e->identity ? link.peer_rsa_identity() : std::nullopt;
   ++counters_.channels_opened;
   switch_.on_channel_open(link.id(), e->outbound ? proto::ChannelRole::Initiator : proto::ChannelRole::Responder);
-  if (e->identity) {
-    // The first open channel to a relay serves its extends; a second one
-    // (both sides connected at once) idles out.
-    auto [pos, inserted] = by_identity_.try_emplace(*e->identity, link.id());
-    if (!inserted && find(pos->second) == nullptr) pos->second = link.id();
-    answer_waiters(*e->identity, pos->second, cell::DestroyReason::None);
-  }
+  index_open_channel(link.id(), *e);
   run_actions();
+}
+
+void ChannelManager::index_open_channel(std::uint64_t id, const Entry& e) {
+  // The first open channel to a relay serves its extends; a second one
+  // (both sides connected at once) idles out.
+  if (e.identity) {
+    auto [pos, inserted] = by_identity_.try_emplace(*e.identity, id);
+    if (!inserted && find(pos->second) == nullptr) pos->second = id;
+    answer_waiters(*e.identity, pos->second, cell::DestroyReason::None);
+  }
+  if (e.rsa) {
+    auto [pos, inserted] = by_rsa_.try_emplace(*e.rsa, id);
+    if (!inserted && find(pos->second) == nullptr) pos->second = id;
+    answer_waiters(*e.rsa, pos->second, cell::DestroyReason::None);
+  }
+}
+
+void ChannelManager::unindex_channel(std::uint64_t id, const Entry& e) {
+  // Another open channel to the same relay takes over, if there is one.
+  auto takeover = [&](auto& index, const auto& key, auto same) {
+    auto pos = index.find(key);
+    if (pos == index.end() || pos->second != id) return;
+    index.erase(pos);
+    for (auto& [other, oe] : channels_)
+      if (oe.open && same(oe)) {
+        index.emplace(key, other);
+        break;
+      }
+  };
+  if (e.identity) takeover(by_identity_, *e.identity, [&](const Entry& oe) { return oe.identity == e.identity; });
+  if (e.rsa) takeover(by_rsa_, *e.rsa, [&](const Entry& oe) { return oe.rsa == e.rsa; });
 }
 
 void ChannelManager::on_link_cell(LinkChannel& link, const cell::CellView& c) {
@@ -264,26 +309,18 @@ void ChannelManager::on_link_closed(LinkChannel& link, std::string_view reason) 
   channels_.erase(it);
   ++counters_.channels_closed;
   if (e.open) {
-    if (e.identity) {
-      if (auto pos = by_identity_.find(*e.identity); pos != by_identity_.end() && pos->second == id) {
-        by_identity_.erase(pos);
-        // Another open channel to the same relay takes over, if there is one.
-        for (auto& [other, oe] : channels_)
-          if (oe.open && oe.identity == e.identity) {
-            by_identity_.emplace(*e.identity, other);
-            break;
-          }
-      }
-    }
+    unindex_channel(id, e);
     switch_.on_channel_closed(id);
   } else {
     ++counters_.handshake_failures;
     log(LogLevel::Info, std::string("channel closed before its handshake finished: ") + std::string(reason));
-    if (e.outbound && e.identity) {
-      auto pending = connecting_.find(*e.identity);
+    if (e.outbound && (e.identity || e.rsa)) {
+      // Filed as connect_key() filed it: Ed25519 identity if expected.
+      const RelayKey key = e.identity ? RelayKey{*e.identity} : RelayKey{*e.rsa};
+      auto pending = connecting_.find(key);
       if (pending != connecting_.end() && pending->second.channel == id) {
         const bool wrong_relay = link.failure() == proto::LinkFailure::IdentityMismatch;
-        answer_waiters(*e.identity, std::nullopt,
+        answer_waiters(key, std::nullopt,
                        wrong_relay ? cell::DestroyReason::OrIdentity : cell::DestroyReason::ConnectFailed);
       }
     }
@@ -369,9 +406,9 @@ void ChannelManager::send_destroy(std::uint64_t chan, CircId circ, cell::Destroy
   ++counters_.cells_out;
 }
 
-void ChannelManager::answer_waiters(const crypto::Ed25519Public& identity, std::optional<std::uint64_t> chan,
+void ChannelManager::answer_waiters(const RelayKey& key, std::optional<std::uint64_t> chan,
                                     cell::DestroyReason failure) {
-  auto it = connecting_.find(identity);
+  auto it = connecting_.find(key);
   if (it == connecting_.end()) return;
   auto requests = std::move(it->second.requests);
   connecting_.erase(it);
@@ -390,17 +427,27 @@ void ChannelManager::open_channel(const proto::OpenChannel& o) {
     ++counters_.connect_failures;
     switch_.on_channel_failed(o.request, reason);
   };
-  if (o.identity == keys_.identity()) return fail(cell::DestroyReason::ConnectFailed);  // an extend to ourselves
-  if (auto chan = channel_to(o.identity)) return switch_.on_channel_ready(o.request, *chan);
-  if (auto it = connecting_.find(o.identity); it != connecting_.end()) {
+  if (!o.identity && !o.rsa) return fail(cell::DestroyReason::ConnectFailed);
+  // An extend to ourselves.
+  if (o.identity == keys_.identity() || o.rsa == keys_.rsa_fingerprint()) return fail(cell::DestroyReason::ConnectFailed);
+  auto chan = o.identity ? channel_to(*o.identity) : channel_to_rsa(*o.rsa);
+  if (chan) {
+    // Named by both: the open channel must have proven both (tor checks the
+    // RSA and Ed25519 identities of the channel it reuses alike).
+    const Entry* e = find(*chan);
+    if (o.identity && o.rsa && (e == nullptr || e->rsa != o.rsa)) return fail(cell::DestroyReason::OrIdentity);
+    return switch_.on_channel_ready(o.request, *chan);
+  }
+  const RelayKey key = connect_key(o);
+  if (auto it = connecting_.find(key); it != connecting_.end()) {
     it->second.requests.push_back(o.request);
     return;
   }
   auto endpoints = endpoints_of(o.link_specs);
   if (endpoints.empty()) return fail(cell::DestroyReason::ConnectFailed);
   if (channels_in_use() >= config_.max_channels) return fail(cell::DestroyReason::ResourceLimit);
-  connecting_[o.identity].requests.push_back(o.request);
-  asio::co_spawn(io_, connect_relay(life_, o.identity, std::move(endpoints)), asio::detached);
+  connecting_[key].requests.push_back(o.request);
+  asio::co_spawn(io_, connect_relay(life_, o, std::move(endpoints)), asio::detached);
 }
 
 // ---- idle channels, queries, CircuitOutput -------------------------------------
@@ -437,6 +484,14 @@ void ChannelManager::close_idle_channels() {
 std::optional<std::uint64_t> ChannelManager::channel_to(const crypto::Ed25519Public& identity) const {
   auto it = by_identity_.find(identity);
   if (it == by_identity_.end()) return std::nullopt;
+  auto e = channels_.find(it->second);
+  if (e == channels_.end() || !e->second.open || !e->second.link->is_open()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::uint64_t> ChannelManager::channel_to_rsa(const crypto::RsaFingerprint& rsa) const {
+  auto it = by_rsa_.find(rsa);
+  if (it == by_rsa_.end()) return std::nullopt;
   auto e = channels_.find(it->second);
   if (e == channels_.end() || !e->second.open || !e->second.link->is_open()) return std::nullopt;
   return it->second;

@@ -78,6 +78,10 @@ std::optional<crypto::Ed25519Public> LinkChannel::peer_identity() const {
   return done_ ? done_->peer_identity : std::nullopt;
 }
 
+std::optional<crypto::RsaFingerprint> LinkChannel::peer_rsa_identity() const {
+  return done_ ? done_->peer_rsa_identity : std::nullopt;
+}
+
 proto::MuxPush LinkChannel::send_cell(CircId circ, const proto::WireCell& cell) {
   // Not yet open or already closed: the cell has nowhere to go. Reported as
   // a full queue so the caller closes the circuit rather than losing it quietly.
@@ -110,16 +114,22 @@ void LinkChannel::on_tls_ready(Channel& ch) {
   auto& stream = ch.stream();
   // The responder's certificate: the one we saw (initiator) or presented.
   auto digest = initiator ? peer_certificate_digest(stream) : own_certificate_digest(stream);
-  auto exporter =
-      tls_export_keying_material(stream, proto::kAuth0003ExporterLabel, proto::kAuth0003ExporterContext);
-  if (!digest || !exporter || (initiator && !params_.expected_peer) || (!initiator && !params_.credentials)) {
-    close(!digest || !exporter ? "TLS facts unavailable" : "link handshake misconfigured");
+  const bool named = params_.expected_peer || params_.expected_rsa;
+  if (!digest || (initiator && !named) || (!initiator && !params_.credentials)) {
+    close(!digest ? "TLS facts unavailable" : "link handshake misconfigured");
     return;
   }
   proto::TlsFacts facts;
   facts.responder_cert_digest = *digest;
-  facts.exporter = crypto::Secret<32>(std::span<const std::uint8_t, 32>(*exporter));
-  crypto::secure_wipe(exporter->data(), exporter->size());
+  // AUTH0003's context (CID) is known only once the initiator's CERTS is;
+  // hs_, which holds this, goes away before channel_ does.
+  facts.exporter = [ch = channel_](std::span<const std::uint8_t> context) -> std::optional<crypto::Secret<32>> {
+    auto v = tls_export_keying_material(ch->stream(), proto::kAuth0003ExporterLabel, context);
+    if (!v) return std::nullopt;
+    crypto::Secret<32> out{std::span<const std::uint8_t, 32>(*v)};
+    crypto::secure_wipe(v->data(), v->size());
+    return out;
+  };
 
   proto::LinkAddresses addresses;
   boost::system::error_code ec;
@@ -128,7 +138,8 @@ void LinkChannel::on_tls_ready(Channel& ch) {
   addresses.ours = params_.our_addresses;
 
   if (initiator) {
-    hs_.emplace(proto::LinkHandshake::initiator(*params_.expected_peer, params_.credentials, std::move(facts),
+    hs_.emplace(proto::LinkHandshake::initiator(proto::ExpectedPeer{params_.expected_peer, params_.expected_rsa},
+                                                params_.credentials, std::move(facts),
                                                 std::move(addresses), params_.link_limits));
   } else {
     hs_.emplace(proto::LinkHandshake::responder(*params_.credentials, std::move(facts), std::move(addresses),

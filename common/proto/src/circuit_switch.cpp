@@ -347,18 +347,20 @@ void CircuitSwitch::Impl::on_data(Circuit& c, StreamId stream, cell::RelayMsg ms
 
 void CircuitSwitch::Impl::on_extend2(Circuit& c, const cell::Extend2Msg& msg) {
   if (c.n || c.extending) return violation(c);
-  const cell::LinkSpecEd25519Id* ed = nullptr;
-  for (const auto& ls : msg.link_specs)
-    if (auto* p = std::get_if<cell::LinkSpecEd25519Id>(&ls)) ed = p;
-  // Our relays are known by their Ed25519 identity; an EXTEND2 without one
-  // cannot name a relay we could authenticate.
-  if (ed == nullptr) return violation(c);
+  std::optional<crypto::Ed25519Public> ed;
+  std::optional<crypto::RsaFingerprint> rsa;
+  for (const auto& ls : msg.link_specs) {
+    if (auto* p = std::get_if<cell::LinkSpecEd25519Id>(&ls)) ed = p->id;
+    if (auto* p = std::get_if<cell::LinkSpecLegacyId>(&ls)) rsa = p->id;
+  }
+  // Without an identity the next hop could not be authenticated.
+  if (!ed && !rsa) return violation(c);
   if (msg.handshake_type != kHtypeNtor && msg.handshake_type != kHtypeNtorV3) return violation(c);
   if (pending.size() >= config.max_pending_extends) return close(c, cell::DestroyReason::ResourceLimit);
   const std::uint64_t request = next_request++;
   c.extending = PendingExtend{request, msg.handshake_type, msg.handshake_data};
   pending[request] = c.handle;
-  actions.push_back(OpenChannel{request, ed->id, msg.link_specs});
+  actions.push_back(OpenChannel{request, ed, rsa, msg.link_specs});
 }
 
 bool CircuitSwitch::Impl::originate(Circuit& c, StreamId stream, const cell::RelayMsg& msg) {

@@ -35,12 +35,6 @@ std::optional<cell::LinkVersion> pick_version(const std::vector<std::uint16_t>& 
   return best;
 }
 
-Digest32 exporter_bytes(const TlsFacts& tls) {
-  Digest32 out{};
-  std::copy(tls.exporter.view().begin(), tls.exporter.view().end(), out.begin());
-  return out;
-}
-
 struct WipeFields {
   Auth0003Fields& f;
   ~WipeFields() { crypto::secure_wipe(f.tlssecrets.data(), f.tlssecrets.size()); }
@@ -48,7 +42,7 @@ struct WipeFields {
 
 }  // namespace
 
-LinkHandshake::LinkHandshake(bool initiator, std::optional<crypto::Ed25519Public> expected_peer,
+LinkHandshake::LinkHandshake(bool initiator, ExpectedPeer expected_peer,
                              std::optional<LinkCredentials> credentials, TlsFacts tls, LinkAddresses addresses,
                              LinkLimits limits)
     : initiator_(initiator),
@@ -62,12 +56,18 @@ LinkHandshake::LinkHandshake(bool initiator, std::optional<crypto::Ed25519Public
 LinkHandshake LinkHandshake::initiator(const crypto::Ed25519Public& expected_peer,
                                        std::optional<LinkCredentials> credentials, TlsFacts tls,
                                        LinkAddresses addresses, LinkLimits limits) {
+  return initiator(ExpectedPeer{expected_peer, std::nullopt}, std::move(credentials), std::move(tls),
+                   std::move(addresses), limits);
+}
+
+LinkHandshake LinkHandshake::initiator(ExpectedPeer expected_peer, std::optional<LinkCredentials> credentials,
+                                       TlsFacts tls, LinkAddresses addresses, LinkLimits limits) {
   return LinkHandshake(true, expected_peer, std::move(credentials), std::move(tls), std::move(addresses), limits);
 }
 
 LinkHandshake LinkHandshake::responder(LinkCredentials credentials, TlsFacts tls, LinkAddresses addresses,
                                        LinkLimits limits) {
-  return LinkHandshake(false, std::nullopt, std::move(credentials), std::move(tls), std::move(addresses), limits);
+  return LinkHandshake(false, ExpectedPeer{}, std::move(credentials), std::move(tls), std::move(addresses), limits);
 }
 
 LinkState LinkHandshake::state() const noexcept {
@@ -178,12 +178,7 @@ void LinkHandshake::on_versions(bytes::ByteSpan payload, std::uint64_t now) {
   if (!versions_payload) return fail(LinkFailure::Internal);
   if (!emit(CellCommand::Versions, *versions_payload, cell::kLinkNotNegotiated)) return;
 
-  cell::CertsCell certs;
-  certs.certs.push_back({cell::certs_type::kEdIdSigning, creds_->id_signing_cert});
-  certs.certs.push_back({cell::certs_type::kEdSigningLink, creds_->signing_tls_cert});
-  auto certs_payload = cell::encode_certs_cell(certs);
-  if (!certs_payload) return fail(LinkFailure::Internal);
-  if (!emit(CellCommand::Certs, *certs_payload, link_)) return;
+  if (!emit_certs()) return;
 
   cell::AuthChallengeCell challenge;
   challenge.challenge = crypto::random_array<cell::kAuthChallengeLen>();
@@ -204,9 +199,10 @@ void LinkHandshake::on_certs(bytes::ByteSpan payload, std::uint64_t now) {
   auto certs = cell::decode_certs_cell(payload);
   if (!certs) return fail(LinkFailure::MalformedCell);
   if (initiator_) {
-    auto chain = check_responder_certs(*certs, *expected_peer_, tls_.responder_cert_digest, now);
+    auto chain = check_responder_certs(*certs, expected_peer_, tls_.responder_cert_digest, now);
     if (!chain) return fail(chain.error());
     peer_identity_ = chain->identity;
+    peer_rsa_ = chain->rsa;
     step_ = Step::AwaitAuthChallenge;
     return;
   }
@@ -236,24 +232,21 @@ bool LinkHandshake::send_authentication() {
   // SLOG: everything received so far, this AUTH_CHALLENGE included.
   const Digest32 slog = recv_log_.peek();
 
-  cell::CertsCell certs;
-  certs.certs.push_back({cell::certs_type::kEdIdSigning, creds_->id_signing_cert});
-  certs.certs.push_back({cell::certs_type::kEdSigningAuth, creds_->signing_auth_cert});
-  auto certs_payload = cell::encode_certs_cell(certs);
-  if (!certs_payload) {
-    fail(LinkFailure::Internal);
-    return false;
-  }
-  if (!emit(CellCommand::Certs, *certs_payload, link_)) return false;
+  if (!emit_certs()) return false;
 
   Auth0003Fields f;
   WipeFields wipe{f};
+  f.cid = creds_->rsa_identity_sha256;
+  f.sid = peer_rsa_->sha256;
   f.cid_ed = creds_->identity;
-  f.sid_ed = *expected_peer_;
+  f.sid_ed = *peer_identity_;
   f.slog = slog;
   f.clog = sent_log_.peek();  // through our CERTS, not the AUTHENTICATE being built
   f.scert = tls_.responder_cert_digest;
-  f.tlssecrets = exporter_bytes(tls_);
+  auto secrets = tls_secrets(f.cid);
+  if (!secrets) return false;
+  f.tlssecrets = *secrets;
+  crypto::secure_wipe(secrets->data(), secrets->size());
   cell::AuthenticateCell auth;
   auth.auth_type = cell::auth_method::kEd25519Sha256Rfc5705;
   auth.authentication = make_auth0003(f, crypto::random_array<kAuth0003RandLen>(), creds_->link_auth_key);
@@ -274,14 +267,20 @@ void LinkHandshake::on_authenticate(bytes::ByteSpan payload) {
 
   Auth0003Fields want;
   WipeFields wipe{want};
+  want.cid = initiator_chain_->rsa.sha256;
+  want.sid = creds_->rsa_identity_sha256;
   want.cid_ed = initiator_chain_->identity;
   want.sid_ed = creds_->identity;
   want.slog = slog_;
   want.clog = recv_log_.peek();  // this AUTHENTICATE was not added
   want.scert = tls_.responder_cert_digest;
-  want.tlssecrets = exporter_bytes(tls_);
+  auto secrets = tls_secrets(want.cid);
+  if (!secrets) return;
+  want.tlssecrets = *secrets;
+  crypto::secure_wipe(secrets->data(), secrets->size());
   if (auto bad = check_auth0003(auth->authentication, want, initiator_chain_->auth_key)) return fail(*bad);
   peer_identity_ = initiator_chain_->identity;
+  peer_rsa_ = initiator_chain_->rsa;
   step_ = Step::AwaitNetinfo;
 }
 
@@ -305,6 +304,39 @@ void LinkHandshake::on_netinfo(bytes::ByteSpan payload, std::uint64_t now) {
   }
 }
 
+// tor's order (relay_handshake.c, connection_or_send_certs_cell), less the
+// initiator's type 3 (tor ignores it once Ed25519 certificates are present).
+bool LinkHandshake::emit_certs() {
+  cell::CertsCell certs;
+  if (!initiator_) certs.certs.push_back({cell::certs_type::kRsaLink, creds_->rsa_link_cert});
+  certs.certs.push_back({cell::certs_type::kRsaIdentity, creds_->rsa_identity_cert});
+  certs.certs.push_back({cell::certs_type::kEdIdSigning, creds_->id_signing_cert});
+  if (initiator_) {
+    certs.certs.push_back({cell::certs_type::kEdSigningAuth, creds_->signing_auth_cert});
+  } else {
+    certs.certs.push_back({cell::certs_type::kEdSigningLink, creds_->signing_tls_cert});
+  }
+  certs.certs.push_back({cell::certs_type::kRsaEdCrossCert, creds_->rsa_crosscert});
+  auto payload = cell::encode_certs_cell(certs);
+  if (!payload) {
+    fail(LinkFailure::Internal);
+    return false;
+  }
+  return emit(CellCommand::Certs, *payload, link_);
+}
+
+std::optional<Digest32> LinkHandshake::tls_secrets(const Digest32& cid) {
+  std::optional<crypto::Secret<32>> v;
+  if (tls_.exporter) v = tls_.exporter(cid);
+  if (!v) {
+    fail(LinkFailure::NoExporter);
+    return std::nullopt;
+  }
+  Digest32 out{};
+  std::copy(v->view().begin(), v->view().end(), out.begin());
+  return out;
+}
+
 bool LinkHandshake::emit_netinfo(std::uint64_t now) {
   const bool client = initiator_ && !creds_;
   cell::NetinfoCell n;
@@ -325,6 +357,7 @@ void LinkHandshake::finish(const cell::NetinfoCell& peer, std::uint64_t now) {
   LinkDone d;
   d.link_version = link_;
   d.peer_identity = peer_identity_;
+  if (peer_identity_ && peer_rsa_) d.peer_rsa_identity = peer_rsa_->fingerprint;
   d.our_address_seen_by_peer = peer.other_address;
   d.peer_addresses = peer.my_addresses;
   d.peer_timestamp = peer.timestamp;

@@ -31,7 +31,7 @@ Result<ResponderChain, LinkFailure> check_identity_cert(const cell::CertsCell& c
   if (!identity) return Unexpected{from_cert_error(identity.error())};
   auto signing = cert->certified_ed25519_key();
   if (!signing) return Unexpected{LinkFailure::BadCert};
-  return ResponderChain{*identity, *signing};
+  return ResponderChain{*identity, *signing, {}};
 }
 
 Result<cell::Ed25519Cert, LinkFailure> check_signed_by(const cell::CertsCell& certs, cell::CertType type,
@@ -46,16 +46,21 @@ Result<cell::Ed25519Cert, LinkFailure> check_signed_by(const cell::CertsCell& ce
 }  // namespace
 
 Result<ResponderChain, LinkFailure> check_responder_certs(const cell::CertsCell& certs,
-                                                          const crypto::Ed25519Public& expected_identity,
+                                                          const ExpectedPeer& expected,
                                                           const std::array<std::uint8_t, 32>& tls_cert_digest,
                                                           std::uint64_t now) {
+  if (!expected.ed25519 && !expected.rsa) return Unexpected{LinkFailure::Internal};
   auto chain = check_identity_cert(certs, now);
   if (!chain) return chain;
-  if (chain->identity != expected_identity) return Unexpected{LinkFailure::IdentityMismatch};
+  if (expected.ed25519 && chain->identity != *expected.ed25519) return Unexpected{LinkFailure::IdentityMismatch};
   auto tls = check_signed_by(certs, cell::CertType::SigningVTlsCert, chain->signing_key, now);
   if (!tls) return Unexpected{tls.error()};
   // verify_ed25519_cert's profile check made sure this is a SHA-256 of X.509.
   if (tls->body.certified_key != tls_cert_digest) return Unexpected{LinkFailure::TlsCertMismatch};
+  auto rsa = rsa_identity_for_ed25519(certs, chain->identity, now);
+  if (!rsa) return Unexpected{rsa.error()};
+  if (expected.rsa && rsa->fingerprint != *expected.rsa) return Unexpected{LinkFailure::IdentityMismatch};
+  chain->rsa = *rsa;
   return chain;
 }
 
@@ -66,7 +71,9 @@ Result<InitiatorChain, LinkFailure> check_initiator_certs(const cell::CertsCell&
   if (!auth) return Unexpected{auth.error()};
   auto auth_key = auth->certified_ed25519_key();
   if (!auth_key) return Unexpected{LinkFailure::BadCert};
-  return InitiatorChain{chain->identity, chain->signing_key, *auth_key};
+  auto rsa = rsa_identity_for_ed25519(certs, chain->identity, now);
+  if (!rsa) return Unexpected{rsa.error()};
+  return InitiatorChain{chain->identity, chain->signing_key, *auth_key, *rsa};
 }
 
 }  // namespace conflux::proto

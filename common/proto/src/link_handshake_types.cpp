@@ -16,6 +16,7 @@ std::string_view to_string(LinkFailure f) noexcept {
     case LinkFailure::NoAuthMethod: return "no common authentication method";
     case LinkFailure::BadAuthenticate: return "malformed AUTHENTICATE";
     case LinkFailure::AuthFieldMismatch: return "AUTHENTICATE field mismatch";
+    case LinkFailure::NoExporter: return "no TLS exporter value";
     case LinkFailure::BadAuthSignature: return "bad AUTHENTICATE signature";
     case LinkFailure::MissingAuthenticate: return "CERTS without AUTHENTICATE";
     case LinkFailure::SelfConnection: return "connected to ourselves";

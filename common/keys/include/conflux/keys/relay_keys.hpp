@@ -92,6 +92,12 @@ class RelayKeys {
   [[nodiscard]] const crypto::Ed25519Keypair& link_auth_key() const noexcept { return link_auth_; }
   // Type 6, encoded: signing key -> link_auth_key().
   [[nodiscard]] const std::vector<std::uint8_t>& link_auth_cert_bytes() const noexcept { return link_auth_cert_bytes_; }
+  // The RSA identity's CERTS entries (rsa_link_certs.hpp, cert-spec 2.3):
+  // type 1 (TLS key, signed by the RSA identity), type 2 (the RSA identity,
+  // self-signed) and type 7 (the RSA->Ed25519 cross-certificate of identity()).
+  [[nodiscard]] const std::vector<std::uint8_t>& rsa_link_cert_bytes() const noexcept { return rsa_link_cert_; }
+  [[nodiscard]] const std::vector<std::uint8_t>& rsa_identity_cert_bytes() const noexcept { return rsa_id_cert_; }
+  [[nodiscard]] const std::vector<std::uint8_t>& rsa_crosscert_bytes() const noexcept { return rsa_crosscert_; }
   // When the TLS certificate, type 5 and type 6 stop being valid.
   [[nodiscard]] std::uint64_t link_certs_expire_at() const noexcept { return link_expires_; }
 
@@ -102,7 +108,7 @@ class RelayKeys {
   [[nodiscard]] const crypto::X25519Secret* find_onion_key(const crypto::X25519Public& keyid) const noexcept;
 
   // New TLS key and certificate, type-5 cert, link authentication key and
-  // type-6 cert. Call before link_certs_expire_at(); new channels then use them.
+  // type-6 cert, and the RSA certificates (types 1, 2, 7). Call before link_certs_expire_at(); new channels then use them.
   void regenerate_link_keys(std::uint64_t now);
 
  private:
@@ -119,6 +125,9 @@ class RelayKeys {
   std::vector<std::uint8_t> link_auth_cert_bytes_;
   TlsCertificate tls_;
   std::vector<std::uint8_t> tls_link_cert_bytes_;
+  std::vector<std::uint8_t> rsa_link_cert_;
+  std::vector<std::uint8_t> rsa_id_cert_;
+  std::vector<std::uint8_t> rsa_crosscert_;
   std::uint64_t link_expires_ = 0;
   OnionKey onion_;
   std::optional<OnionKey> old_onion_;

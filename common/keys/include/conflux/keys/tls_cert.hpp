@@ -1,5 +1,5 @@
 #pragma once
-// The TLS link certificate: a fresh P-256 key and a self-signed X.509
+// The TLS link certificate: a fresh RSA-2048 key (as tor) and a self-signed X.509
 // certificate that looks like tor's (random serial, subject
 // "CN=www.<random>.net", issuer "CN=www.<random>.com", short validity).
 // Its identity role is nil: the CERTS cell's type-5 certificate binds its

@@ -7,7 +7,7 @@
 //     as responder. An initiator that authenticated counts as a channel to
 //     its identity and is reused for our own extends (one channel per pair
 //     of relays, both directions).
-//   - Outbound channels (OpenChannel): reuse an open channel to that Ed25519
+//   - Outbound channels (OpenChannel): reuse an open channel to that Ed25519 (or RSA)
 //     identity, join a connect already under way, or connect (link specifier
 //     addresses in order, each with a timeout), then run the handshake as an
 //     authenticated relay expecting that identity. A different identity
@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <variant>
 #include <unordered_map>
 #include <vector>
 
@@ -96,7 +97,8 @@ struct RuntimeCounters {
 // Our side of the link handshake, from the relay's keys.
 [[nodiscard]] proto::LinkCredentials link_credentials(const keys::RelayKeys& keys);
 // The switch's CREATE2 keys: ntor and ntor-v3 on the same onion keys; the
-// ntor node ID is relay_ntor_node_id(identity) (relay_node_id.hpp).
+// ntor (v1) node ID is the RSA fingerprint, as tor's (SHA-1 of the RSA
+// identity's PKCS#1 DER); ntor-v3's is the Ed25519 identity.
 [[nodiscard]] proto::CircuitSwitchKeys circuit_switch_keys(const keys::RelayKeys& keys);
 // The switch's configuration from the runtime's, with `clock` (which must
 // outlive the switch) as its time source and `channel_state` telling it a
@@ -152,11 +154,15 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
 
  private:
+  // What an outbound connect is filed under in connecting_: the Ed25519
+  // identity when the EXTEND2 gave one, else the RSA fingerprint.
+  using RelayKey = std::variant<crypto::Ed25519Public, crypto::RsaFingerprint>;
   struct Entry {
     std::shared_ptr<LinkChannel> link;
     bool outbound = false;
     bool open = false;
     std::optional<crypto::Ed25519Public> identity;  // expected (outbound) or proven
+    std::optional<crypto::RsaFingerprint> rsa;      // likewise
     Clock::Monotonic::time_point last_active{};
   };
   struct Connect {
@@ -171,18 +177,23 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   void on_link_bytes(LinkChannel& link, std::size_t n, bool inbound) override;
 
   awaitable<void> accept_loop(std::weak_ptr<int> life);
-  awaitable<void> connect_relay(std::weak_ptr<int> life, crypto::Ed25519Public identity,
-                                std::vector<tcp::endpoint> endpoints);
-  LinkChannel::Params link_params(Channel::Role role, std::optional<crypto::Ed25519Public> expected) const;
-  std::shared_ptr<LinkChannel> adopt(tcp::socket socket, bool outbound, std::optional<crypto::Ed25519Public> expected);
+  awaitable<void> connect_relay(std::weak_ptr<int> life, proto::OpenChannel o, std::vector<tcp::endpoint> endpoints);
+  LinkChannel::Params link_params(Channel::Role role, std::optional<crypto::Ed25519Public> expected,
+                                  std::optional<crypto::RsaFingerprint> expected_rsa) const;
+  std::shared_ptr<LinkChannel> adopt(tcp::socket socket, bool outbound, std::optional<crypto::Ed25519Public> expected,
+                                     std::optional<crypto::RsaFingerprint> expected_rsa = std::nullopt);
 
   void run_actions();
   void execute(proto::SwitchAction& action);
   void send_cell(const proto::SendCell& s);
   void send_destroy(std::uint64_t chan, CircId circ, cell::DestroyReason reason);
   void open_channel(const proto::OpenChannel& o);
-  void answer_waiters(const crypto::Ed25519Public& identity, std::optional<std::uint64_t> chan,
-                      cell::DestroyReason failure);
+  void answer_waiters(const RelayKey& key, std::optional<std::uint64_t> chan, cell::DestroyReason failure);
+  [[nodiscard]] std::optional<std::uint64_t> channel_to_rsa(const crypto::RsaFingerprint& rsa) const;
+  // Registers an open channel under its proven identities (the first open
+  // one per relay serves extends) and answers the connects waiting for it.
+  void index_open_channel(std::uint64_t id, const Entry& e);
+  void unindex_channel(std::uint64_t id, const Entry& e);
   void arm_idle_timer();
   void close_idle_channels();
   Entry* find(std::uint64_t id);
@@ -211,7 +222,8 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
 
   std::unordered_map<std::uint64_t, Entry> channels_;
   std::map<crypto::Ed25519Public, std::uint64_t> by_identity_;  // open channels extends reuse
-  std::map<crypto::Ed25519Public, Connect> connecting_;
+  std::map<crypto::RsaFingerprint, std::uint64_t> by_rsa_;       // the same, by RSA fingerprint
+  std::map<RelayKey, Connect> connecting_;
   std::deque<proto::SwitchAction> actions_;
   bool draining_ = false;
   bool shutting_down_ = false;

@@ -44,8 +44,10 @@ class LinkChannel final : public Channel::Events, public std::enable_shared_from
 
   struct Params {
     Channel::Role role = Channel::Role::Responder;
-    // Initiator: the Ed25519 identity we mean to reach (required).
+    // Initiator: the Ed25519 identity and/or RSA fingerprint we mean to
+    // reach (at least one required).
     std::optional<crypto::Ed25519Public> expected_peer;
+    std::optional<crypto::RsaFingerprint> expected_rsa;
     // A relay's credentials. Required for a responder; an initiator without
     // them is a client (or bridge user) and does not authenticate.
     std::optional<proto::LinkCredentials> credentials;
@@ -79,6 +81,8 @@ class LinkChannel final : public Channel::Events, public std::enable_shared_from
   // The peer's proven Ed25519 identity (always for an initiator; for a
   // responder only when the initiator authenticated as a relay).
   [[nodiscard]] std::optional<crypto::Ed25519Public> peer_identity() const;
+  // Its RSA identity's fingerprint, proven with peer_identity().
+  [[nodiscard]] std::optional<crypto::RsaFingerprint> peer_rsa_identity() const;
   // Set when the handshake failed (including our own timeout: nullopt then,
   // see timed_out()).
   [[nodiscard]] std::optional<proto::LinkFailure> failure() const noexcept { return failure_; }

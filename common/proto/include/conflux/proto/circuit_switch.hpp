@@ -28,6 +28,7 @@
 
 #include "conflux/bytes/strong_int.hpp"
 #include "conflux/cell/channel_cell.hpp"
+#include "conflux/crypto/rsa.hpp"
 #include "conflux/cell/destroy_cell.hpp"
 #include "conflux/cell/relay_link_spec.hpp"
 #include "conflux/cell/relay_msg.hpp"
@@ -60,9 +61,13 @@ struct SendDestroy {
   cell::DestroyReason reason;
 };
 // Find or open a channel to this relay, then call on_channel_ready/failed.
+// The relay is named by its Ed25519 identity, its RSA fingerprint (the
+// legacy identity link specifier, all a stock client sends for a relay that
+// does not advertise LinkAuth=3), or both: the channel must prove each given.
 struct OpenChannel {
   std::uint64_t request;
-  crypto::Ed25519Public identity;
+  std::optional<crypto::Ed25519Public> identity;
+  std::optional<crypto::RsaFingerprint> rsa;
   std::vector<cell::LinkSpec> link_specs;
 };
 // A stream message for the exit module (this hop is the circuit's last).

@@ -4,9 +4,9 @@
 //
 //   initiator                                   responder
 //   VERSIONS                         ------>
-//                                    <------    VERSIONS, CERTS(4,5),
+//                                    <------    VERSIONS, CERTS(1,2,4,5,7),
 //                                               AUTH_CHALLENGE(method 3), NETINFO
-//   [CERTS(4,6), AUTHENTICATE(AUTH0003)]        (relays only; clients skip them)
+//   [CERTS(2,4,6,7), AUTHENTICATE(AUTH0003)]    (relays only; clients skip them)
 //   NETINFO                          ------>
 //
 // Using it:
@@ -45,6 +45,9 @@ class LinkHandshake {
   static LinkHandshake initiator(const crypto::Ed25519Public& expected_peer,
                                  std::optional<LinkCredentials> credentials, TlsFacts tls,
                                  LinkAddresses addresses, LinkLimits limits = {});
+  // The same for a relay named by RSA fingerprint, Ed25519 identity or both.
+  static LinkHandshake initiator(ExpectedPeer expected_peer, std::optional<LinkCredentials> credentials,
+                                 TlsFacts tls, LinkAddresses addresses, LinkLimits limits = {});
   static LinkHandshake responder(LinkCredentials credentials, TlsFacts tls, LinkAddresses addresses,
                                  LinkLimits limits = {});
 
@@ -80,7 +83,7 @@ class LinkHandshake {
     Finished,
   };
 
-  LinkHandshake(bool initiator, std::optional<crypto::Ed25519Public> expected_peer,
+  LinkHandshake(bool initiator, ExpectedPeer expected_peer,
                 std::optional<LinkCredentials> credentials, TlsFacts tls, LinkAddresses addresses,
                 LinkLimits limits);
 
@@ -96,9 +99,12 @@ class LinkHandshake {
   void on_authenticate(bytes::ByteSpan payload);
   void on_netinfo(bytes::ByteSpan payload, std::uint64_t now);
   bool send_authentication();
+  bool emit_certs();
+  // TLSSECRETS for AUTH0003 with context `cid`; fails the handshake without one.
+  std::optional<Digest32> tls_secrets(const Digest32& cid);
 
   bool initiator_;
-  std::optional<crypto::Ed25519Public> expected_peer_;
+  ExpectedPeer expected_peer_;  // initiator only
   std::optional<LinkCredentials> creds_;
   TlsFacts tls_;
   LinkAddresses addresses_;
@@ -118,6 +124,7 @@ class LinkHandshake {
   crypto::Sha256 recv_log_;
 
   std::optional<crypto::Ed25519Public> peer_identity_;
+  std::optional<RsaIdentity> peer_rsa_;
   std::optional<InitiatorChain> initiator_chain_;  // responder: from the initiator's CERTS
   Digest32 slog_{};                                // responder: SLOG as of our AUTH_CHALLENGE
 

@@ -10,12 +10,10 @@
 // bytes and ignores extra bytes between RAND and SIG (the spec: "MUST ignore
 // any extra bytes in the signed data after the RAND field").
 //
-// DELIBERATE DIFFERENCE FROM TOR: CID and SID are the SHA-256 of the
-// initiator's and responder's RSA identity keys in tor. Our relays have no
-// RSA identity, so both are 32 zero bytes (kNoRsaIdentityDigest), and so is
-// the TLS exporter context, which tor defines as CID. A tor relay would
-// reject our AUTHENTICATE; relay-to-relay links only run among our relays,
-// and clients (which do not authenticate) are unaffected.
+// CID and SID are the SHA-256 of the initiator's and responder's RSA
+// identity keys (PKCS#1 DER, as tor's crypto_pk_get_common_digests hashes
+// them); TLSSECRETS is the TLS exporter with kAuth0003ExporterLabel and CID
+// as the context (relay_handshake.c, connection_or_compute_authenticate_cell_body).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -31,9 +29,6 @@ namespace conflux::proto {
 
 inline constexpr std::string_view kAuth0003Type = "AUTH0003";
 inline constexpr std::string_view kAuth0003ExporterLabel = "EXPORTER FOR TOR TLS CLIENT BINDING AUTH0003";
-inline constexpr std::array<std::uint8_t, 32> kNoRsaIdentityDigest{};
-// Context for the TLS exporter: CID, i.e. kNoRsaIdentityDigest.
-inline constexpr std::array<std::uint8_t, 32> kAuth0003ExporterContext = kNoRsaIdentityDigest;
 
 inline constexpr std::size_t kAuth0003CheckedLen = 8 + 8 * 32;              // TYPE..TLSSECRETS = 264
 inline constexpr std::size_t kAuth0003RandLen = 24;
@@ -43,14 +38,14 @@ inline constexpr std::size_t kAuth0003Len = kAuth0003SignedLen + 64;            
 using Digest32 = std::array<std::uint8_t, 32>;
 
 struct Auth0003Fields {
-  Digest32 cid = kNoRsaIdentityDigest;
-  Digest32 sid = kNoRsaIdentityDigest;
+  Digest32 cid{};                  // SHA-256 of the initiator's RSA identity key
+  Digest32 sid{};                  // SHA-256 of the responder's RSA identity key
   crypto::Ed25519Public cid_ed{};  // initiator identity
   crypto::Ed25519Public sid_ed{};  // responder identity
   Digest32 slog{};                 // SHA-256 of what the responder sent, through AUTH_CHALLENGE
   Digest32 clog{};                 // SHA-256 of what the initiator sent, before AUTHENTICATE
   Digest32 scert{};                // SHA-256 of the responder's TLS certificate
-  Digest32 tlssecrets{};           // the TLS exporter value
+  Digest32 tlssecrets{};           // the TLS exporter value, context CID
 };
 
 // TYPE..TLSSECRETS (264 bytes): the part a responder recomputes.
