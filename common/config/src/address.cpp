@@ -6,18 +6,13 @@
 #include <vector>
 
 #include "conflux/config/torrc_parser.hpp"
+#include "shown_value.hpp"
 
 namespace conflux::config {
 namespace {
 
 // Addresses are the operator's own; echoing a bit of them in errors is fine,
 // but keep messages short and printable.
-std::string shown(std::string_view v) {
-  std::string out;
-  for (char c : v.substr(0, 60)) out.push_back((c >= 0x20 && c < 0x7f) ? c : '?');
-  return out;
-}
-
 }  // namespace
 
 IpAddress IpAddress::v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) noexcept {
@@ -39,7 +34,7 @@ std::string IpAddress::to_string() const {
 ValueResult<IpAddress> parse_ip(std::string_view text) {
   bool bracketed = text.size() >= 2 && text.front() == '[' && text.back() == ']';
   std::string_view inner = bracketed ? text.substr(1, text.size() - 2) : text;
-  if (inner.empty() || inner.size() >= INET6_ADDRSTRLEN) return Unexpected{"not an IP address: '" + shown(text) + "'"};
+  if (inner.empty() || inner.size() >= INET6_ADDRSTRLEN) return Unexpected{"not an IP address: '" + shown(text, 60) + "'"};
   char buf[INET6_ADDRSTRLEN] = {};
   std::memcpy(buf, inner.data(), inner.size());
   IpAddress ip;
@@ -48,12 +43,12 @@ ValueResult<IpAddress> parse_ip(std::string_view text) {
     ip.family = IpAddress::Family::V6;
     return ip;
   }
-  return Unexpected{"not an IP address: '" + shown(text) + "'"};
+  return Unexpected{"not an IP address: '" + shown(text, 60) + "'"};
 }
 
 ValueResult<std::uint16_t> parse_port(std::string_view text, bool allow_zero) {
   auto v = parse_int(text, allow_zero ? 0 : 1, 65535);
-  if (!v) return Unexpected{"invalid port '" + shown(text) + "' (expected " + (allow_zero ? "0" : "1") + "-65535)"};
+  if (!v) return Unexpected{"invalid port '" + shown(text, 60) + "' (expected " + (allow_zero ? "0" : "1") + "-65535)"};
   return static_cast<std::uint16_t>(*v);
 }
 
@@ -71,7 +66,7 @@ std::string AddrPort::to_string() const {
 
 ValueResult<AddrPort> parse_addr_port(std::string_view text) {
   auto colon = text.rfind(':');
-  if (colon == std::string_view::npos) return Unexpected{"expected ADDRESS:PORT, got '" + shown(text) + "'"};
+  if (colon == std::string_view::npos) return Unexpected{"expected ADDRESS:PORT, got '" + shown(text, 60) + "'"};
   auto host = text.substr(0, colon);
   // A bare IPv6 address has colons of its own; require brackets then.
   if (host.find(':') != std::string_view::npos && !(host.size() >= 2 && host.front() == '['))
@@ -112,7 +107,7 @@ ValueResult<PortConfig> parse_port_config(std::string_view text, PortFlags flags
     else if (known && key_equals(f, "NoAdvertise")) pc.no_advertise = true;
     else if (known && key_equals(f, "IPv4Only")) pc.ipv4_only = true;
     else if (known && key_equals(f, "IPv6Only")) pc.ipv6_only = true;
-    else return Unexpected{"unknown port flag '" + shown(f) + "'"};
+    else return Unexpected{"unknown port flag '" + shown(f, 60) + "'"};
   }
   if (pc.no_listen && pc.no_advertise) return Unexpected{std::string("NoListen and NoAdvertise together make the port useless")};
   if (pc.ipv4_only && pc.ipv6_only) return Unexpected{std::string("IPv4Only and IPv6Only together")};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <vector>
+#include "shown_value.hpp"
 
 namespace conflux::config {
 namespace {
@@ -15,12 +16,6 @@ int rank(Action a) {
     case Action::Help: return 4;
   }
   return 0;
-}
-
-std::string shown(std::string_view arg) {
-  std::string out;
-  for (char c : arg.substr(0, 40)) out.push_back((c >= 0x20 && c < 0x7f) ? c : '?');
-  return out;
 }
 
 }  // namespace

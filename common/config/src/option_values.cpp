@@ -6,6 +6,7 @@
 #include "conflux/bytes/base64.hpp"
 #include "conflux/bytes/hex.hpp"
 #include "conflux/config/torrc_parser.hpp"
+#include "shown_value.hpp"
 
 namespace conflux::config {
 namespace {
@@ -18,12 +19,6 @@ bool is_hex(std::string_view s) noexcept {
   return std::all_of(s.begin(), s.end(), [](char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
   });
-}
-
-std::string shown(std::string_view v) {
-  std::string out;
-  for (char c : v.substr(0, 40)) out.push_back((c >= 0x20 && c < 0x7f) ? c : '?');
-  return out;
 }
 
 }  // namespace

@@ -4,15 +4,10 @@
 #include <span>
 
 #include "conflux/config/proxy_options.hpp"
+#include "shown_value.hpp"
 
 namespace conflux::config {
 namespace {
-
-std::string shown(std::string_view v) {
-  std::string out;
-  for (char c : v.substr(0, 40)) out.push_back((c >= 0x20 && c < 0x7f) ? c : '?');
-  return out;
-}
 
 bool is_hex_fingerprint(std::string_view s) noexcept {
   return s.size() == 40 && std::all_of(s.begin(), s.end(), [](char c) {

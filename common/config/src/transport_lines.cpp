@@ -3,15 +3,10 @@
 #include "conflux/config/transport_lines.hpp"
 
 #include <algorithm>
+#include "shown_value.hpp"
 
 namespace conflux::config {
 namespace {
-
-std::string shown(std::string_view v) {
-  std::string out;
-  for (char c : v.substr(0, 40)) out.push_back((c >= 0x20 && c < 0x7f) ? c : '?');
-  return out;
-}
 
 ValueResult<std::vector<std::string>> transport_list(std::string_view field) {
   std::vector<std::string> out;

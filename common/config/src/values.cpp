@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "conflux/config/torrc_parser.hpp"
+#include "shown_value.hpp"
 
 namespace conflux::config {
 
@@ -95,12 +96,6 @@ constexpr Unit kMsecUnits[] = {
 
 bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
-
-std::string shown(std::string_view v) {
-  std::string out;
-  for (char c : v.substr(0, 40)) out.push_back((c >= 0x20 && c < 0x7f) ? c : '?');
-  return out;
-}
 
 }  // namespace
 
