@@ -10,21 +10,13 @@
 #include <memory>
 
 #include "conflux/crypto/error.hpp"
+#include "openssl_ptrs.hpp"
 #include "conflux/crypto/random.hpp"
 
 namespace conflux::keys {
 namespace {
 
-template <auto Fn>
-struct Deleter {
-  template <class T>
-  void operator()(T* p) const noexcept {
-    Fn(p);
-  }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
-using BnPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
+using namespace ossl;  // PkeyPtr, X509Ptr, BnPtr
 
 constexpr std::uint64_t kDay = 24 * 3600;
 

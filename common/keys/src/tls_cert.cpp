@@ -13,23 +13,14 @@
 
 #include "conflux/crypto/digest.hpp"
 #include "conflux/crypto/error.hpp"
+#include "openssl_ptrs.hpp"
 #include "conflux/crypto/random.hpp"
 #include "conflux/crypto/secret.hpp"
 
 namespace conflux::keys {
 namespace {
 
-template <auto Fn>
-struct Deleter {
-  template <class T>
-  void operator()(T* p) const noexcept {
-    Fn(p);
-  }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
-using BnPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
+using namespace ossl;  // PkeyPtr, X509Ptr, BnPtr, BioPtr
 
 void check(int ok, const char* what) {
   if (ok != 1) throw crypto::CryptoError(std::string("tls cert: ") + what);
