@@ -68,6 +68,7 @@ bool ConfluxJoin::send_to_client(proto::CircuitHandle circuit, StreamId stream, 
     e->waiting.push_back(Waiting{stream, msg});
     return true;
   }
+  follow_leg_channels(*e);
   auto cells = e->set->send(stream, msg, now_());
   if (!cells) {
     if (cells.error() == proto::ConfluxError::WindowClosed) {
@@ -88,9 +89,21 @@ bool ConfluxJoin::can_send_data(proto::CircuitHandle circuit) const {
   if (!is_set_handle(circuit)) return out_.can_send_data(circuit);
   const SetEntry* e = find_set(set_id_of(circuit));
   if (e == nullptr) return false;
+  follow_leg_channels(*e);
   const bool ok = e->waiting.empty() && e->set->can_send_data(now_());
   if (!ok) e->want_writable = true;
   return ok;
+}
+
+bool ConfluxJoin::blocked_on_channel(proto::CircuitHandle circuit) const {
+  // A set is never blocked as a whole: can_send_data() answers for it.
+  return !is_set_handle(circuit) && out_.blocked_on_channel(circuit);
+}
+
+void ConfluxJoin::follow_leg_channels(const SetEntry& e) const {
+  for (const proto::CircuitHandle leg : e.legs)
+    if (const auto it = legs_.find(leg); it != legs_.end())
+      e.set->set_leg_channel_blocked(it->second.leg, out_.blocked_on_channel(leg));
 }
 
 bool ConfluxJoin::uses_congestion_control(proto::CircuitHandle circuit) const {
@@ -131,6 +144,7 @@ bool ConfluxJoin::send_cells(proto::SetId id, const std::vector<proto::LegCell>&
 
 bool ConfluxJoin::send_waiting(proto::SetId id) {
   for (SetEntry* e = find_set(id); e != nullptr && !e->waiting.empty(); e = find_set(id)) {
+    follow_leg_channels(*e);
     auto cells = e->set->send(e->waiting.front().stream, e->waiting.front().msg, now_());
     if (!cells) {
       if (cells.error() == proto::ConfluxError::WindowClosed) return true;
@@ -149,6 +163,7 @@ void ConfluxJoin::after_window(proto::SetId id) {
   if (!send_cells(id, e->set->flush(now_()))) return;
   if (!send_waiting(id)) return;
   e = find_set(id);
+  if (e != nullptr) follow_leg_channels(*e);
   if (e == nullptr || !e->want_writable || !e->waiting.empty() || !e->set->can_send_data(now_())) return;
   e->want_writable = false;
   if (inner_ != nullptr) inner_->on_circuit_writable(set_handle(id));

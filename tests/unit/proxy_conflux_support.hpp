@@ -72,6 +72,7 @@ class FakeLeg final : public client::LegCircuit {
   }
   void set_leg_owner(client::LegOwner* o) override { owner = o; }
   [[nodiscard]] std::optional<proto::CcAgreement> leg_cc_agreement() const override { return cc; }
+  [[nodiscard]] bool blocked_on_channel() const override { return blocked; }
 
   [[nodiscard]] std::uint64_t serial() const { return info_.serial; }
   // The leg was built (every hop answered).
@@ -85,6 +86,7 @@ class FakeLeg final : public client::LegCircuit {
   std::deque<Wire> to_client;
   bool closed = false;
   bool refuse_sends = false;
+  bool blocked = false;  // its cells wait past cellq_high on its link
   std::optional<proto::CcAgreement> cc;  // what the leg's exit agreed to
   std::string close_reason;
   unsigned data_from_client = 0;  // for the exit's circuit SENDMEs

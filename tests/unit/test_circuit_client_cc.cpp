@@ -196,3 +196,22 @@ TEST_CASE("client cc: without agreement the fixed windows hold: 1000 cells, SEND
   }
   CHECK(cells_of(actions).size() == 1);  // one SENDME, after the 100th
 }
+
+TEST_CASE("client cc: a circuit blocked on its channel says no to DATA, but a chosen cell still goes",
+          "[client_circuit][cc]") {
+  // tor's circuit_blocked_on_n_chan stops the edge's streams; the window is
+  // not touched, so a Conflux set that chose this leg can still send.
+  FakeTime t;
+  bool blocked = false;
+  auto cfg = t.config();
+  cfg.channel_state = [&blocked] { return CcChannelState{blocked, blocked ? 256U : 0U}; };
+  LoneRelay relay;
+  auto c = built_by(relay, kCirc, cfg, HopOptions{true}, sm_with_sendme_inc(31));
+  CHECK(c.can_send_data());
+  blocked = true;
+  CHECK(c.blocked_on_channel());
+  CHECK_FALSE(c.can_send_data());
+  CHECK(c.send(HopNum{1}, StreamId{1}, cell::DataMsg{std::vector<std::uint8_t>(10, 1)}));
+  blocked = false;
+  CHECK(c.can_send_data());
+}

@@ -198,31 +198,52 @@ TEST_CASE("legsim cc: a slower CC leg adds its rate without holding the fast one
   CHECK(far.max_hol_wait <= milliseconds(400));
 }
 
-TEST_CASE("conflux set cc: set_leg_cc feeds the scheduler; a full leg's DATA goes on the other", "[conflux][cc]") {
-  const ConfluxTime now = ConfluxTime{} + std::chrono::hours(1);
+namespace {
+// A sending set and its peer, legs 1 and 2 linked with a 20 ms RTT and each
+// on a CC circuit whose cwnd is 62.
+struct CcPair {
+  ConfluxTime now = ConfluxTime{} + std::chrono::hours(1);
   ReorderBudget budget_tx, budget_rx;
+  ConfluxSet tx, rx;
+  std::vector<std::uint64_t> per_leg = std::vector<std::uint64_t>(3, 0);  // DATA sent, by leg
+
+  explicit CcPair(ConfluxSetConfig cfg) : tx(SetId{1}, budget_tx, cfg), rx(SetId{2}, budget_rx, cfg) {
+    for (std::uint32_t leg : {1U, 2U}) {
+      const auto ours_tx = tx.advertise();
+      const auto ours_rx = rx.advertise();
+      REQUIRE(rx.add_leg(LegId{leg}, ours_rx, ours_tx, milliseconds(20), now));
+      REQUIRE(tx.add_leg(LegId{leg}, ours_tx, ours_rx, milliseconds(20), now));
+      tx.set_leg_cc(LegId{leg}, LegCcView{62, milliseconds(20)});
+    }
+  }
+  // `n` DATA cells, each after can_send_data() said yes.
+  void send_data(int n) {
+    cell::DataMsg d;
+    d.data.assign(100, 0xAB);
+    for (int i = 0; i < n; ++i) {
+      REQUIRE(tx.can_send_data(now));
+      auto cells = tx.send(StreamId{7}, d, now);
+      REQUIRE(cells);
+      for (const auto& c : *cells)
+        if (std::holds_alternative<cell::DataMsg>(c.msg)) ++per_leg[c.leg.value()];
+    }
+  }
+};
+
+ConfluxSetConfig cc_config(LegSchedKind kind) {
   ConfluxSetConfig cfg;
-  cfg.scheduler = LegSchedKind::Ecf;
+  cfg.scheduler = kind;
   cfg.window = kCcWindow;
-  ConfluxSet tx(SetId{1}, budget_tx, cfg);
-  ConfluxSet rx(SetId{2}, budget_rx, cfg);
-  for (std::uint32_t leg : {1U, 2U}) {
-    const auto ours_tx = tx.advertise();
-    const auto ours_rx = rx.advertise();
-    REQUIRE(rx.add_leg(LegId{leg}, ours_rx, ours_tx, milliseconds(20), now));
-    REQUIRE(tx.add_leg(LegId{leg}, ours_tx, ours_rx, milliseconds(20), now));
-    tx.set_leg_cc(LegId{leg}, LegCcView{62, milliseconds(20)});
-  }
-  std::vector<std::uint64_t> per_leg(3, 0);
-  cell::DataMsg d;
-  d.data.assign(100, 0xAB);
-  for (int i = 0; i < 124; ++i) {
-    REQUIRE(tx.can_send_data(now));
-    auto cells = tx.send(StreamId{7}, d, now);
-    REQUIRE(cells);
-    for (const auto& c : *cells)
-      if (std::holds_alternative<cell::DataMsg>(c.msg)) ++per_leg[c.leg.value()];
-  }
+  return cfg;
+}
+}  // namespace
+
+TEST_CASE("conflux set cc: set_leg_cc feeds the scheduler; a full leg's DATA goes on the other", "[conflux][cc]") {
+  CcPair pair(cc_config(LegSchedKind::Ecf));
+  auto& tx = pair.tx;
+  const auto now = pair.now;
+  const auto& per_leg = pair.per_leg;
+  pair.send_data(124);
   // Both windows of 62 are full: 62 cells on each, none beyond.
   CHECK(per_leg[1] == 62);
   CHECK(per_leg[2] == 62);
@@ -237,4 +258,34 @@ TEST_CASE("conflux set cc: set_leg_cc feeds the scheduler; a full leg's DATA goe
   CHECK(info[0].srtt == milliseconds(22));
   CHECK(info[1].inflight == 62);
   REQUIRE(tx.can_send_data(now + milliseconds(20)));
+}
+
+TEST_CASE("conflux set cc: a leg blocked on its channel takes no new DATA until it is not", "[conflux][cc]") {
+  // tor's circuit_ready_to_send: a leg whose circuit is blocked on its
+  // channel is not a candidate, whatever its cwnd says.
+  for (auto kind : {LegSchedKind::Proportional, LegSchedKind::LowRtt, LegSchedKind::Ecf, LegSchedKind::Blest}) {
+    CAPTURE(to_string(kind));
+    CcPair pair(cc_config(kind));
+    pair.tx.set_leg_channel_blocked(LegId{1}, true);
+    pair.send_data(62);
+    CHECK(pair.per_leg[1] == 0);
+    CHECK(pair.per_leg[2] == 62);
+    // Leg 2's cwnd is full and leg 1 is still blocked: nothing can go.
+    CHECK_FALSE(pair.tx.can_send_data(pair.now));
+    pair.tx.set_leg_channel_blocked(LegId{1}, false);
+    pair.send_data(62);
+    CHECK(pair.per_leg[1] == 62);
+  }
+}
+
+TEST_CASE("conflux set cc: with MinRTT a blocked min-RTT leg stops the set, as tor's", "[conflux][cc]") {
+  // conflux_decide_circ_minrtt: "If the minRTT circuit can't send, dont
+  // send on any circuit" (both legs measure 20 ms: the first is the minimum).
+  CcPair pair(cc_config(LegSchedKind::MinRtt));
+  pair.tx.set_leg_channel_blocked(LegId{1}, true);
+  CHECK_FALSE(pair.tx.can_send_data(pair.now));
+  pair.tx.set_leg_channel_blocked(LegId{1}, false);
+  pair.send_data(10);
+  CHECK(pair.per_leg[1] == 10);
+  CHECK(pair.per_leg[2] == 0);
 }

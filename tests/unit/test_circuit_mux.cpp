@@ -139,12 +139,17 @@ TEST_CASE("a circuit is blocked on its channel from the high watermark until it 
   // Round robin: 1, 2, 1, 1 -> circuit 1 has 3, 2, 1 left; unblocked at 1.
   REQUIRE(mux.pop_into(out, kT0) > 0);
   CHECK(mux.circuit_blocked(CircId{1}));  // 3 left
+  CHECK_FALSE(mux.last_popped_unblocked().has_value());
   REQUIRE(mux.pop_into(out, kT0) > 0);     // circuit 2's cell
   REQUIRE(mux.pop_into(out, kT0) > 0);
   CHECK(mux.circuit_blocked(CircId{1}));  // 2 left: above the low mark
+  CHECK_FALSE(mux.last_popped_unblocked().has_value());
   REQUIRE(mux.pop_into(out, kT0) > 0);
   CHECK_FALSE(mux.circuit_blocked(CircId{1}));  // 1 left
+  CHECK(mux.last_popped_unblocked() == CircId{1});  // said once, by the pop that unblocked it
   CHECK(mux.queued_cells(CircId{1}) == 1);
+  REQUIRE(mux.pop_into(out, kT0) > 0);
+  CHECK_FALSE(mux.last_popped_unblocked().has_value());
   // tor's defaults: blocked at 256 queued.
   CircuitMux dflt({}, CircuitPriority{-1.0});
   for (int i = 0; i < 255; ++i) REQUIRE(dflt.push(CircId{7}, cell_of(7)) == MuxPush::Queued);

@@ -323,9 +323,11 @@ TEST_CASE("a circuit blocked on its channel towards the client is a congestion s
   time.advance(std::chrono::milliseconds(50));
   client.send_sendme();
   REQUIRE_FALSE(client.destroyed);
-  REQUIRE(asked.size() == 1);
-  CHECK(asked[0].first == kClientChan);  // the client's side of the circuit
-  CHECK(asked[0].second == client.circ);
+  REQUIRE_FALSE(asked.empty());  // at the SENDME, and at every can_send_data()
+  for (const auto& [chan, circ] : asked) {
+    CHECK(chan == kClientChan);  // the client's side of the circuit
+    CHECK(circ == client.circ);
+  }
   CHECK(sw.flow_info(h)->slow_start);
 
   *blocked = true;
@@ -335,4 +337,48 @@ TEST_CASE("a circuit blocked on its channel towards the client is a congestion s
   CHECK_FALSE(sw.flow_info(h)->slow_start);
   CHECK(sw.flow_info(h)->slow_start_exit == SlowStartExit::Congestion);
   CHECK(sw.stats().cc_slow_start_exits.at(static_cast<std::size_t>(SlowStartExit::Congestion)) == 1);
+}
+
+TEST_CASE("an edge blocked on its channel towards the client sends no DATA until the queue drains",
+          "[switch][cc]") {
+  // tor stops reading an edge's streams while its circuit is blocked on the
+  // channel (set_streams_blocked_on_circ), and starts again when the queue
+  // drains below cellq_low: the runtime's mux says when, and the exit hears
+  // it as on_circuit_writable.
+  auto blocked = std::make_shared<bool>(false);
+  CircuitSwitchConfig cfg;
+  cfg.now = FakeTime{}.fn();
+  cfg.channel_state = [blocked](ChannelId, CircId) { return CcChannelState{*blocked, *blocked ? 256U : 0U}; };
+  Net net(1, cfg);
+  CcTestClient client(net);
+  REQUIRE(client.create(kAskCc));
+  const CircuitHandle h = edge_circuit(net);
+  auto& sw = *net.relays[0]->sw;
+  auto& inbox = net.relays[0]->exit_inbox;
+  CHECK(sw.can_send_data(h));
+  CHECK_FALSE(sw.blocked_on_channel(h));
+
+  *blocked = true;
+  CHECK_FALSE(sw.can_send_data(h));
+  CHECK(sw.blocked_on_channel(h));
+  CHECK(fill_window(net, h) == 0);
+
+  *blocked = false;
+  inbox.clear();
+  sw.on_circuit_unblocked(kClientChan, client.circ);
+  net.pump(0);
+  CHECK(of_type<CircuitWritable>(inbox).size() == 1);
+  CHECK(sw.can_send_data(h));
+
+  // Another channel's circuit of the same number, or a window that is shut,
+  // wakes nobody.
+  inbox.clear();
+  sw.on_circuit_unblocked(kClientChan + 99, client.circ);
+  net.pump(0);
+  CHECK(of_type<CircuitWritable>(inbox).empty());
+  (void)fill_window(net, h);
+  inbox.clear();
+  sw.on_circuit_unblocked(kClientChan, client.circ);
+  net.pump(0);
+  CHECK(of_type<CircuitWritable>(inbox).empty());
 }

@@ -8,6 +8,16 @@
 using namespace conflux;
 using namespace conflux::test::join;
 
+namespace {
+// The DATA cells sent on a leg since the last call.
+std::size_t data_taken(Fixture& f, CircuitHandle leg) {
+  std::size_t n = 0;
+  for (const auto& s : f.rt.take(leg))
+    if (is<cell::DataMsg>(s.msg)) ++n;
+  return n;
+}
+}  // namespace
+
 TEST_CASE("a Conflux set on a congestion-controlled leg sends up to the leg's cwnd and follows its SENDMEs",
           "[exit][conflux][cc]") {
   Fixture f;
@@ -60,12 +70,7 @@ TEST_CASE("a Conflux set on two congestion-controlled legs fills one leg's cwnd,
   REQUIRE(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
   std::uint32_t sent = 0;
   while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
-  auto data_on = [&](CircuitHandle leg) {
-    std::size_t n = 0;
-    for (const auto& s : f.rt.take(leg))
-      if (is<cell::DataMsg>(s.msg)) ++n;
-    return n;
-  };
+  auto data_on = [&f](CircuitHandle leg) { return data_taken(f, leg); };
   CHECK(sent == 248);
   CHECK(data_on(1) == 124);
   CHECK(data_on(2) == 124);
@@ -75,5 +80,35 @@ TEST_CASE("a Conflux set on two congestion-controlled legs fills one leg's cwnd,
   CHECK(sent == 248 + 62);
   CHECK(data_on(1) == 0);
   CHECK(data_on(2) == 62);
+  CHECK(f.rt.closed.empty());
+}
+
+TEST_CASE("a Conflux leg blocked on its channel takes no new DATA, and the set resumes when it drains",
+          "[exit][conflux][cc]") {
+  // tor's circuit_ready_to_send: a leg whose circuit is blocked on the
+  // client's channel is no candidate; the set's streams wait when every leg
+  // with window is blocked, and hear on_circuit_writable once one drains.
+  Fixture f;
+  f.rt.cc_circuits = true;
+  const proto::SetId id = f.link_raw(1, kChanA, 7);
+  REQUIRE(f.link_raw(2, kChanB, 7) == id);
+  const CircuitHandle h = ConfluxJoin::set_handle(id);
+  REQUIRE(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
+  auto data_on = [&f](CircuitHandle leg) { return data_taken(f, leg); };
+  (void)data_on(1);
+  (void)data_on(2);
+  f.rt.circs.at(1).blocked = true;
+  std::uint32_t sent = 0;
+  while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
+  CHECK(sent == 124);
+  CHECK(data_on(1) == 0);
+  CHECK(data_on(2) == 124);
+  CHECK(f.inner.writable.empty());
+
+  f.rt.unblock(1);
+  CHECK(f.inner.writable == std::vector<CircuitHandle>{h});
+  while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
+  CHECK(sent == 248);
+  CHECK(data_on(1) == 124);
   CHECK(f.rt.closed.empty());
 }

@@ -57,6 +57,7 @@ struct FakeRuntime final : proto::CircuitOutput {
     proto::ChannelId chan = 0;
     int window = 1000;  // the switch's package window for DATA we originate
     std::optional<int> cwnd;  // congestion control: window = cwnd - inflight
+    bool blocked = false;     // its queue on the client's channel is past cellq_high
   };
   ConfluxJoin* join = nullptr;
   // Circuits opened from now on negotiated congestion control (sendme_inc 31, cwnd 124).
@@ -83,7 +84,17 @@ struct FakeRuntime final : proto::CircuitOutput {
   }
   [[nodiscard]] bool can_send_data(CircuitHandle h) const override {
     auto it = circs.find(h);
-    return it != circs.end() && it->second.window > 0;
+    return it != circs.end() && it->second.window > 0 && !it->second.blocked;
+  }
+  [[nodiscard]] bool blocked_on_channel(CircuitHandle h) const override {
+    auto it = circs.find(h);
+    return it != circs.end() && it->second.blocked;
+  }
+  // The circuit's queue drained below cellq_low: the runtime says so as it
+  // does for a reopened window.
+  void unblock(CircuitHandle h) {
+    circs.at(h).blocked = false;
+    join->on_circuit_writable(h);
   }
   void close_circuit(CircuitHandle h, cell::DestroyReason reason) override {
     if (circs.erase(h) == 0) return;

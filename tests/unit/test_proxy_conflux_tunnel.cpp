@@ -191,6 +191,31 @@ TEST_CASE("conflux tunnel: an upload arrives whole and in order at the exit", "[
   CHECK(rig.stream.writable >= 20);
 }
 
+TEST_CASE("conflux tunnel: a leg blocked on its link takes no new DATA; its unblocking wakes the streams",
+          "[proxy][conflux][cc]") {
+  // tor's circuit_ready_to_send at the client: circuit_blocked_on_n_chan.
+  OpenRig rig;
+  auto data_on = [](FakeLeg& leg) {
+    std::size_t n = 0;
+    for (const auto& w : leg.to_exit)
+      if (std::holds_alternative<cell::DataMsg>(w.msg)) ++n;
+    return n;
+  };
+  const std::size_t before0 = data_on(rig.leg(0));
+  const std::size_t before1 = data_on(rig.leg(1));
+  rig.leg(0).blocked = true;
+  rig.leg(1).blocked = true;
+  CHECK_FALSE(rig.tunnel->can_send_data());
+  rig.leg(1).blocked = false;
+  const unsigned woken = rig.stream.writable;
+  rig.leg(1).owner->on_leg_writable(rig.leg(1).serial());
+  CHECK(rig.stream.writable == woken + 1);
+  for (int i = 0; i < 20 && rig.tunnel->can_send_data(); ++i)
+    REQUIRE(rig.tunnel->send(rig.id, cell::DataMsg{pattern(498, 1)}));
+  CHECK(data_on(rig.leg(0)) == before0);
+  CHECK(data_on(rig.leg(1)) > before1);
+}
+
 TEST_CASE("conflux tunnel: a leg that dies mid-upload is replaced and nothing is lost", "[proxy][conflux]") {
   OpenRig rig;
   const auto body = pattern(3000 * 498, 5);

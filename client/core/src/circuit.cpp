@@ -66,6 +66,23 @@ std::optional<std::size_t> Circuit::unreachable_hop() const noexcept {
   return answered;
 }
 
+void Circuit::channel_unblocked() {
+  if (phase_ != Phase::Open) return;
+  // Not an edge of could_send_: the cell that blocked the circuit need not
+  // have been DATA (a SENDME, an XON), so a stream may have been told no
+  // while could_send_ still said yes. Whoever waits is woken; with the
+  // window shut, the SENDME that opens it wakes them (after_cell).
+  could_send_ = inner_.can_send_data();
+  if (could_send_) wake();
+}
+
+void Circuit::wake() {
+  if (leg_owner_ != nullptr) return leg_owner_->on_leg_writable(info_.serial);
+  // Copy: a stream may detach while being told.
+  for (auto* s : wake_order(streams_, wake_turn_))
+    if (phase_ != Phase::Closed) s->on_circuit_writable();
+}
+
 void Circuit::after_cell() {
   if (phase_ == Phase::Closed) return;
   if (inner_.state() == proto::ClientCircuit::State::Closed) {
@@ -74,13 +91,7 @@ void Circuit::after_cell() {
     return finish(inner_.error().value_or("closed"));
   }
   const bool can = inner_.can_send_data();
-  if (can && !could_send_ && leg_owner_ != nullptr) {
-    leg_owner_->on_leg_writable(info_.serial);
-  } else if (can && !could_send_) {
-    // Copy: a stream may detach while being told.
-    for (auto* s : wake_order(streams_, wake_turn_))
-      if (phase_ != Phase::Closed) s->on_circuit_writable();
-  }
+  if (can && !could_send_) wake();
   could_send_ = can;
 }
 

@@ -478,6 +478,7 @@ void ConfluxTunnel::put(std::vector<proto::LegCell> cells) {
 
 void ConfluxTunnel::flush() {
   if (state_ == State::Closed) return;
+  follow_leg_channels();
   put(set_->flush(now()));
 }
 
@@ -498,6 +499,7 @@ bool ConfluxTunnel::send(StreamId id, const cell::RelayMsg& msg) {
   if (!route) return false;  // BEGIN_DIR never goes over a set
   // Streams send only sequenced messages (stream SENDMEs included).
   if (*route == proto::LegCellRoute::LegLocal) return false;
+  follow_leg_channels();
   auto cells = set_->send(id, msg, now());
   if (!cells) {
     // DATA without window: the stream asked can_send_data() first, so only
@@ -512,7 +514,15 @@ bool ConfluxTunnel::send(StreamId id, const cell::RelayMsg& msg) {
 }
 
 bool ConfluxTunnel::can_send_data() const {
-  return state_ == State::Open && set_ && set_->can_send_data(clock_.now());
+  if (state_ != State::Open || !set_) return false;
+  follow_leg_channels();
+  return set_->can_send_data(clock_.now());
+}
+
+void ConfluxTunnel::follow_leg_channels() const {
+  if (!set_) return;
+  for (const auto& [serial, leg] : legs_)
+    if (leg.phase == LegPhase::Linked) set_->set_leg_channel_blocked(leg.id, leg.circuit->blocked_on_channel());
 }
 
 // ---- closing ----

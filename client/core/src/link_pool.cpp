@@ -34,6 +34,11 @@ LinkPool::Entry* LinkPool::entry_for(const Identity& id, const std::vector<net::
     if (hooks_.link_open) hooks_.link_open(id);
   };
   cb.on_cell = [this, raw](const cell::CellView& c) { on_link_cell(*raw, c); };
+  cb.on_unblocked = [raw](std::span<const CircId> circs) {
+    // Looked up one by one: waking a circuit's streams may close another.
+    for (const CircId circ : circs)
+      if (auto c = raw->circuits.find(circ.value()); c != raw->circuits.end()) c->second->channel_unblocked();
+  };
   cb.on_closed = [this, id](std::string_view why) { on_link_closed(id, why); };
   e->link = std::make_unique<net::ClientLink>(io_, tls_, scheduler_, clock_, std::move(cb), options_, log_);
   if (it != links_.end()) {

@@ -1,6 +1,7 @@
 #include "conflux/net/channel.hpp"
 
 #include <atomic>
+#include <utility>
 #include <variant>
 
 #include "conflux/net/scheduler.hpp"
@@ -109,7 +110,19 @@ std::size_t Channel::pop_one(proto::MuxTime now) {
   std::size_t n = mux_.pop_into(staged_, now);
   // Bounded: at most one sample per staged cell.
   if (auto queued = mux_.last_popped_sample()) staged_samples_.push_back(*queued);
+  if (auto circ = mux_.last_popped_unblocked()) {
+    // Posted: the owner's answer queues cells and wakes the scheduler, which
+    // is in the middle of its run now.
+    if (unblocked_.empty())
+      asio::post(stream_.get_executor(), [self = shared_from_this()] { self->report_unblocked(); });
+    unblocked_.push_back(*circ);
+  }
   return n;
+}
+
+void Channel::report_unblocked() {
+  auto circs = std::exchange(unblocked_, {});
+  if (!closed_ && !circs.empty()) events_.on_circuits_unblocked(*this, circs);
 }
 
 void Channel::start_write() {

@@ -296,6 +296,13 @@ void ChannelManager::on_link_cell(LinkChannel& link, const cell::CellView& c) {
   run_actions();
 }
 
+void ChannelManager::on_link_unblocked(LinkChannel& link, std::span<const CircId> circs) {
+  Entry* e = find(link.id());
+  if (e == nullptr || !e->open) return;
+  for (const CircId circ : circs) switch_.on_circuit_unblocked(link.id(), circ);
+  run_actions();
+}
+
 void ChannelManager::on_link_bytes(LinkChannel&, std::size_t n, bool inbound) {
   (inbound ? counters_.bytes_in : counters_.bytes_out) += n;
 }
@@ -535,6 +542,10 @@ bool ChannelManager::send_to_client(proto::CircuitHandle circuit, StreamId strea
 }
 
 bool ChannelManager::can_send_data(proto::CircuitHandle circuit) const { return switch_.can_send_data(circuit); }
+
+bool ChannelManager::blocked_on_channel(proto::CircuitHandle circuit) const {
+  return switch_.blocked_on_channel(circuit);
+}
 
 bool ChannelManager::uses_congestion_control(proto::CircuitHandle circuit) const {
   return switch_.uses_congestion_control(circuit);

@@ -121,6 +121,10 @@ void ClientLink::on_link_cell(LinkChannel&, const cell::CellView& c) {
   if (callbacks_.on_cell) callbacks_.on_cell(c);
 }
 
+void ClientLink::on_link_unblocked(LinkChannel&, std::span<const CircId> circs) {
+  if (callbacks_.on_unblocked) callbacks_.on_unblocked(circs);
+}
+
 void ClientLink::on_link_closed(LinkChannel& link, std::string_view reason) {
   failure_ = link.failure();
   closed(reason);

@@ -166,6 +166,12 @@ void LinkChannel::on_cell(Channel& ch, const cell::CellView& c) {
   ++ignored_;
 }
 
+void LinkChannel::on_circuits_unblocked(Channel&, std::span<const CircId> circs) {
+  if (dying_ || !done_) return;
+  auto self = shared_from_this();
+  owner_.on_link_unblocked(*this, circs);
+}
+
 void LinkChannel::handshake_cell() {
   if (!hs_) return close("cell before TLS was ready");
   hs_->on_cell(channel_->current_cell_bytes(), clock_.unix_seconds());

@@ -77,6 +77,7 @@ std::optional<double> CircuitMux::next_priority(MuxTime now) const {
 
 std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
   last_sample_.reset();
+  last_unblocked_.reset();
   if (!control_.empty()) {
     std::size_t n = control_.size();
     out.insert(out.end(), control_.begin(), control_.end());
@@ -103,7 +104,10 @@ std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
   }
   ++q.popped;
   --queued_cells_;
-  if (q.blocked && q.cells.size() <= block_low_) q.blocked = false;
+  if (q.blocked && q.cells.size() <= block_low_) {
+    q.blocked = false;
+    last_unblocked_ = circ;
+  }
   bool more = !q.cells.empty();
   // Keep no queue for idle circuits: the map stays as small as the set of
   // circuits with traffic in flight (the policy keeps their EWMA history).

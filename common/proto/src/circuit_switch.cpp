@@ -103,6 +103,9 @@ struct CircuitSwitch::Impl {
     auto it = circuits.find(h);
     return it == circuits.end() ? nullptr : it->second.get();
   }
+  [[nodiscard]] bool blocked_on_p_chan(const Circuit& c) const {
+    return config.channel_state && config.channel_state(c.p.chan, c.p.id).blocked;
+  }
 
   void send(const Side& side, cell::CellCommand cmd, bytes::ByteSpan payload) {
     if (auto w = wire_cell(side.id, cmd, payload)) actions.push_back(SendCell{side.chan, side.id, *w});
@@ -457,7 +460,20 @@ bool CircuitSwitch::send_to_client(CircuitHandle circuit, StreamId stream, const
 
 bool CircuitSwitch::can_send_data(CircuitHandle circuit) const {
   auto it = impl_->circuits.find(circuit);
-  return it != impl_->circuits.end() && it->second->flow.can_send();
+  return it != impl_->circuits.end() && it->second->flow.can_send() && !impl_->blocked_on_p_chan(*it->second);
+}
+
+bool CircuitSwitch::blocked_on_channel(CircuitHandle circuit) const {
+  auto it = impl_->circuits.find(circuit);
+  return it != impl_->circuits.end() && impl_->blocked_on_p_chan(*it->second);
+}
+
+void CircuitSwitch::on_circuit_unblocked(ChannelId chan, CircId id) {
+  Circuit* c = impl_->find(chan, id);
+  // Only an edge's streams wait for this; a middle's queue is the
+  // scheduler's alone.
+  if (c == nullptr || c->p.chan != chan || c->p.id != id || c->n || c->extending) return;
+  if (c->flow.can_send()) impl_->actions.emplace_back(CircuitWritable{c->handle});
 }
 
 void CircuitSwitch::set_cc_params(const CcParams& params) { impl_->config.cc = params; }

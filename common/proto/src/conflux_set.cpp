@@ -261,9 +261,9 @@ std::vector<LegCell> ConfluxSet::flush(ConfluxTime now) {
 
 void ConfluxSet::refresh_blocked() {
   // The scheduler must not put new DATA on a leg that still owes resends,
-  // nor on one being relinked.
+  // nor on one being relinked, nor on one blocked on its channel.
   for (std::size_t i = 0; i < legs_.size(); ++i)
-    states_[i].set_blocked(!legs_[i].queue.empty() || legs_[i].relinking);
+    states_[i].set_blocked(!legs_[i].queue.empty() || legs_[i].relinking || legs_[i].channel_blocked);
 }
 
 ConfluxResult<ConfluxOk> ConfluxSet::on_switch(LegId leg, const cell::ConfluxSwitchMsg& msg) {
@@ -310,6 +310,13 @@ ConfluxResult<ConfluxOk> ConfluxSet::on_leg_sendme(LegId leg, ConfluxTime now) {
 
 void ConfluxSet::set_leg_cc(LegId leg, const LegCcView& cc) {
   if (const auto i = index_of(leg)) states_[*i].on_cc(cc);
+}
+
+void ConfluxSet::set_leg_channel_blocked(LegId leg, bool blocked) {
+  const auto i = index_of(leg);
+  if (!i || legs_[*i].channel_blocked == blocked) return;
+  legs_[*i].channel_blocked = blocked;
+  refresh_blocked();
 }
 
 std::vector<ConfluxLegInfo> ConfluxSet::legs() const {

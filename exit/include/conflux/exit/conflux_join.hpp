@@ -131,6 +131,7 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   // A set's streams use XON/XOFF when every live leg negotiated congestion
   // control (a client negotiates its legs alike; tor links only CC legs).
   [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle circuit) const override;
+  [[nodiscard]] bool blocked_on_channel(proto::CircuitHandle circuit) const override;
   void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
 
@@ -192,6 +193,10 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   // A congestion-controlled leg's circuit: hand its Vegas state (cwnd and
   // RTT) to the set's scheduler.
   void follow_leg_cc(SetEntry& e, proto::CircuitHandle circuit, proto::LegId leg);
+  // Each leg's circuit blocked on its channel or not, into the set's
+  // scheduler (read before every choice: the queues move with every push and
+  // pop; on_circuit_writable tells when a blocked one drained).
+  void follow_leg_channels(const SetEntry& e) const;
   // Sends what waits for a window, in order, until the set refuses again.
   // False once the set is gone.
   bool send_waiting(proto::SetId id);

@@ -69,6 +69,9 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   void on_cell(const cell::CellView& c);
   // The link died under the circuit.
   void link_closed(std::string_view why);
+  // Its queue on the link drained below cellq_low: DATA may go again.
+  void channel_unblocked();
+  [[nodiscard]] bool blocked_on_channel() const override { return inner_.blocked_on_channel(); }
   // Closes with DESTROY (tor's reason for a client's own close: FINISHED or NONE).
   void close(cell::DestroyReason reason, std::string_view why) override;
 
@@ -115,6 +118,8 @@ class Circuit final : public StreamCarrier, public LegCircuit {
 
  private:
   void after_cell();
+  // DATA may go again: the leg's owner, or every stream in turn, is told.
+  void wake();
   void extend_next();
   void finish(std::string why);
   // Carries out the machine's actions (run_client_circuit).

@@ -173,6 +173,9 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   };
 
   [[nodiscard]] proto::ConfluxTime now() const { return clock_.now(); }
+  // Each leg blocked on its link or not, into the set's scheduler: read
+  // before every choice, since the link's queues move with every cell.
+  void follow_leg_channels() const;
   Leg* find_leg(std::uint64_t serial);
   Leg* find_leg(proto::LegId id);
   // The set's window follows the leg's Vegas (congestion control only).

@@ -49,6 +49,10 @@ class LegCircuit {
   // congestion window it then runs; null/nullopt with fixed windows.
   [[nodiscard]] virtual std::optional<proto::CcAgreement> leg_cc_agreement() const { return std::nullopt; }
   [[nodiscard]] virtual const proto::Vegas* leg_vegas() const { return nullptr; }
+  // Its cells wait past cellq_high on the link to its first hop: the set's
+  // scheduler gives it no new DATA (tor's circuit_ready_to_send), and
+  // on_leg_writable follows once they drained.
+  [[nodiscard]] virtual bool blocked_on_channel() const { return false; }
 };
 
 }  // namespace conflux::client

@@ -11,6 +11,7 @@
 // the total with pending_output_bytes().
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,10 @@ class Channel : public std::enable_shared_from_this<Channel> {
     // handshake keeps running digests of them (SLOG/CLOG).
     virtual void on_raw_bytes(Channel&, bytes::ByteSpan, bool /*inbound*/) {}
     virtual void on_cell(Channel&, const cell::CellView&) = 0;
+    // Circuits whose queue drained to the low watermark (CircuitMux's
+    // blocking): their edge may package DATA again. Told after the
+    // scheduler's run, never from inside it.
+    virtual void on_circuits_unblocked(Channel&, std::span<const CircId>) {}
     // Called once; the channel is unusable afterwards.
     virtual void on_closed(Channel&, std::string_view reason) = 0;
   };
@@ -100,6 +105,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
  private:
   awaitable<void> read_loop();
   std::size_t pop_one(proto::MuxTime now);
+  void report_unblocked();
   void on_write_done(const boost::system::error_code& ec, std::size_t n);
 
   TlsStream stream_;
@@ -115,6 +121,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::vector<std::uint8_t> outbuf_;  // the batch being written
   std::vector<std::uint8_t> staged_;  // waiting for the write in flight
   std::vector<proto::CellSample> staged_samples_;  // the sampled cells in staged_
+  std::vector<CircId> unblocked_;  // since the last report_unblocked (at most one per cell popped)
   bool writing_ = false;
   bool closed_ = false;
 };

@@ -28,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <variant>
 #include <unordered_map>
@@ -149,6 +150,7 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
   [[nodiscard]] bool can_send_data(proto::CircuitHandle circuit) const override;
   [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle circuit) const override;
+  [[nodiscard]] bool blocked_on_channel(proto::CircuitHandle circuit) const override;
   [[nodiscard]] std::optional<proto::RelayCircuitFlowInfo> flow_info(proto::CircuitHandle circuit) const override;
   void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
@@ -173,6 +175,7 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   // LinkChannel::Owner
   void on_link_open(LinkChannel& link) override;
   void on_link_cell(LinkChannel& link, const cell::CellView& c) override;
+  void on_link_unblocked(LinkChannel& link, std::span<const CircId> circs) override;
   void on_link_closed(LinkChannel& link, std::string_view reason) override;
   void on_link_bytes(LinkChannel& link, std::size_t n, bool inbound) override;
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ class ClientLink final : private LinkChannel::Owner {
     std::function<void(const cell::CellView&)> on_cell;
     // Once, whether the link was open or never opened.
     std::function<void(std::string_view reason)> on_closed;
+    // Circuits whose queue on the link drained below cellq_low (they were
+    // blocked: channel_state()); their streams may send again.
+    std::function<void(std::span<const CircId>)> on_unblocked;
   };
   struct Options {
     std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
@@ -89,6 +93,7 @@ class ClientLink final : private LinkChannel::Owner {
  private:
   void on_link_open(LinkChannel& link) override;
   void on_link_cell(LinkChannel& link, const cell::CellView& c) override;
+  void on_link_unblocked(LinkChannel& link, std::span<const CircId> circs) override;
   void on_link_closed(LinkChannel& link, std::string_view reason) override;
   awaitable<void> run_connect(std::weak_ptr<int> life, std::vector<tcp::endpoint> endpoints,
                               crypto::Ed25519Public identity, Prelude prelude);

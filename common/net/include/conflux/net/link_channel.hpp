@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,6 +37,8 @@ class LinkChannel final : public Channel::Events, public std::enable_shared_from
     // A circuit cell (CREATE*, CREATED*, RELAY, RELAY_EARLY, DESTROY) on an
     // open channel. Padding and repeated handshake cells never get here.
     virtual void on_link_cell(LinkChannel&, const cell::CellView&) = 0;
+    // Circuits of this link that are no longer blocked on it (Channel::Events).
+    virtual void on_link_unblocked(LinkChannel&, std::span<const CircId>) {}
     // Exactly once, open or not. failure() tells a failed handshake apart.
     virtual void on_link_closed(LinkChannel&, std::string_view reason) = 0;
     // Bytes crossing TLS (for counters).
@@ -101,6 +104,7 @@ class LinkChannel final : public Channel::Events, public std::enable_shared_from
   void on_tls_ready(Channel&) override;
   void on_raw_bytes(Channel&, bytes::ByteSpan bytes, bool inbound) override;
   void on_cell(Channel&, const cell::CellView& c) override;
+  void on_circuits_unblocked(Channel&, std::span<const CircId> circs) override;
   void on_closed(Channel&, std::string_view reason) override;
 
  private:

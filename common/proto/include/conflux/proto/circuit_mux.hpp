@@ -12,7 +12,10 @@
 // A circuit is "blocked on the channel" from when its queue reaches the high
 // watermark until it drains to the low one (tor's circuit_blocked_on_*_chan,
 // with the consensus's cellq_high / cellq_low): congestion control reads it
-// as an immediate congestion signal at each SENDME.
+// as an immediate congestion signal at each SENDME, and the circuit's edge
+// stops packaging new DATA on it (tor's set_streams_blocked_on_circ, and
+// conflux's circuit_ready_to_send for a leg) until the pop that unblocks it
+// says so (last_popped_unblocked()).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -88,6 +91,9 @@ class CircuitMux {
 
   // The cell the last pop_into() returned, if it was sampled.
   [[nodiscard]] const std::optional<CellSample>& last_popped_sample() const noexcept { return last_sample_; }
+  // The last pop_into() drained its circuit to the low watermark: the
+  // circuit, which is no longer blocked.
+  [[nodiscard]] std::optional<CircId> last_popped_unblocked() const noexcept { return last_unblocked_; }
 
   // How urgent this channel's next cell is, for schedulers that choose
   // across channels (KIST): the decayed EWMA count of the circuit that
@@ -119,6 +125,7 @@ class CircuitMux {
   std::uint64_t sample_countdown_ = 0;
   std::uint64_t next_sample_seq_ = 0;
   std::optional<CellSample> last_sample_;
+  std::optional<CircId> last_unblocked_;
 };
 
 }  // namespace conflux::proto

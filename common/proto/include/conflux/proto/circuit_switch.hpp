@@ -159,6 +159,10 @@ class CircuitSwitch {
   void on_channel_closed(ChannelId chan);
   // A circuit cell (CREATE2, CREATE_FAST, CREATED2, RELAY, RELAY_EARLY, DESTROY, ...).
   void on_cell(ChannelId chan, const cell::CellView& cell);
+  // The circuit's queue on `chan` drained to cellq_low (CircuitMux): if we
+  // are its edge and that is its channel towards the client, CircuitWritable
+  // follows while its window is open.
+  void on_circuit_unblocked(ChannelId chan, CircId id);
 
   // Answers to OpenChannel.
   void on_channel_ready(std::uint64_t request, ChannelId chan);
@@ -172,8 +176,10 @@ class CircuitSwitch {
   // False if the circuit is gone or the message cannot be framed.
   bool send_to_client(CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg);
   // Whether a DATA cell may be originated on `circuit` now (package window,
-  // or congestion window with congestion control).
+  // or congestion window with congestion control), and its queue towards
+  // the client is not blocked (config.channel_state).
   [[nodiscard]] bool can_send_data(CircuitHandle circuit) const;
+  [[nodiscard]] bool blocked_on_channel(CircuitHandle circuit) const;
   // Whether the circuit negotiated congestion control: its streams use
   // XON/XOFF, not stream SENDMEs (prop 324 section 4).
   [[nodiscard]] bool uses_congestion_control(CircuitHandle circuit) const;

@@ -103,7 +103,13 @@ class ClientCircuit {
   [[nodiscard]] std::optional<cell::DestroyReason> destroyed() const noexcept { return destroyed_; }
   // Set when we gave up on the circuit ourselves.
   [[nodiscard]] const std::optional<std::string>& error() const noexcept { return error_; }
-  [[nodiscard]] bool can_send_data() const noexcept { return flow_.can_send(); }
+  // The window is open and the circuit's queue on its channel is not
+  // blocked (tor's circuit_blocked_on_n_chan stops the edge's reads). send()
+  // checks only the window: a Conflux set may finish a choice it made.
+  [[nodiscard]] bool can_send_data() const { return flow_.can_send() && !blocked_on_channel(); }
+  [[nodiscard]] bool blocked_on_channel() const {
+    return config_.channel_state && config_.channel_state().blocked;
+  }
   // Set once the last hop agreed to congestion control: its streams then
   // use XON/XOFF, not stream SENDMEs.
   [[nodiscard]] const std::optional<CcAgreement>& congestion_control() const noexcept {

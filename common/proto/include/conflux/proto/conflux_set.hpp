@@ -155,6 +155,11 @@ class ConfluxSet {
   // cc->ewma_rtt_usec) instead of fixed windows and the set's own SENDME
   // timing. In-flight DATA stays the set's own count (leg_sched_leg.hpp).
   void set_leg_cc(LegId leg, const LegCcView& cc);
+  // The leg's circuit is blocked on its channel (its cells wait past
+  // cellq_high: tor's circuit_blocked_on_*_chan): the scheduler gives it no
+  // new DATA until it is not, as tor's circuit_ready_to_send. Resends
+  // already queued for the leg still go (flush()).
+  void set_leg_channel_blocked(LegId leg, bool blocked);
 
   [[nodiscard]] SetId id() const noexcept { return id_; }
   [[nodiscard]] std::size_t live_legs() const noexcept { return legs_.size(); }
@@ -185,6 +190,7 @@ class ConfluxSet {
     std::uint64_t cells_received = 0;
     std::deque<Queued> queue;
     bool relinking = false;  // our LINK went out on it, no LINKED yet
+    bool channel_blocked = false;
   };
   struct Held {
     StreamId stream{};

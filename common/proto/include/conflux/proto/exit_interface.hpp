@@ -28,6 +28,10 @@ class CircuitOutput {
   [[nodiscard]] virtual std::optional<RelayCircuitFlowInfo> flow_info(CircuitHandle /*circuit*/) const {
     return std::nullopt;
   }
+  // Its cells wait past cellq_high on the channel towards the client (tor's
+  // circuit_blocked_on_p_chan): can_send_data() says no, a Conflux leg takes
+  // no new DATA, and on_circuit_writable follows once the queue drained.
+  [[nodiscard]] virtual bool blocked_on_channel(CircuitHandle /*circuit*/) const { return false; }
   virtual void close_circuit(CircuitHandle circuit, cell::DestroyReason reason) = 0;
   // The channel the circuit came in on (its previous hop), if known: the
   // Conflux join point attributes LINKs to it for its per-origin caps.
@@ -42,7 +46,8 @@ class ExitHandler {
   // A stream message (BEGIN, BEGIN_DIR, DATA, END, RESOLVE, stream SENDME, XON/XOFF,
   // Conflux commands with stream 0) addressed to this relay as the last hop.
   virtual void on_stream_message(CircuitHandle circuit, StreamId stream, cell::RelayMsg msg) = 0;
-  // The circuit's package window reopened.
+  // The circuit's package window reopened, or its queue on the channel
+  // towards the client drained (CircuitOutput::blocked_on_channel).
   virtual void on_circuit_writable(CircuitHandle circuit) = 0;
   // A circuit SENDME from the client was accepted on the circuit (each one;
   // on_circuit_writable follows when it reopened the window). Only the
