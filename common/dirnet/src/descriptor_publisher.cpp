@@ -5,11 +5,30 @@
 
 #include "conflux/dir/paths.hpp"
 #include "conflux/keys/relay_keys.hpp"
+#include "conflux/log/log.hpp"
 
 namespace conflux::dirnet {
 namespace asio = net::asio;
 using net::awaitable;
 using net::use_nothrow;
+
+namespace {
+
+constexpr std::string_view kTorUpload = "/tor/";
+
+// What a tor authority said of our descriptor: "200 Descriptor accepted" or
+// a refusal with its reason (tor puts it in the status line).
+void log_tor_answer(const tcp::endpoint& to, const HttpResult<HttpResponse>& res) {
+  const std::string where = "authority " + to.address().to_string() + ":" + std::to_string(to.port());
+  if (!res) {
+    log::write(log::Severity::Info, "Descriptor upload to " + where + " failed: " + std::string(to_string(res.error())));
+    return;
+  }
+  const auto severity = res->status == 200 ? log::Severity::Notice : log::Severity::Warn;
+  log::write(severity, "Descriptor upload to " + where + ": " + std::to_string(res->status) + " " + res->reason);
+}
+
+}  // namespace
 
 dir::Descriptor make_relay_descriptor(const RelayInfo& info, const keys::RelayKeys& keys, std::uint64_t now) {
   dir::Descriptor d;
@@ -67,7 +86,8 @@ void DescriptorPublisher::republish_now() {
 }
 
 void DescriptorPublisher::rebuild() {
-  text_ = dir::encode_descriptor(make_relay_descriptor(info_, keys_, clock_.unix_seconds()));
+  const std::uint64_t now = clock_.unix_seconds();
+  text_ = options_.build_tor ? options_.build_tor(now) : dir::encode_descriptor(make_relay_descriptor(info_, keys_, now));
   ++generation_;
   if (on_descriptor) on_descriptor(text_);
 }
@@ -90,8 +110,13 @@ awaitable<void> DescriptorPublisher::upload(tcp::endpoint to, std::string text, 
   asio::steady_timer retry(ex_);
   while (!stopped_ && generation == generation_) {
     ++attempts_;
-    auto res = co_await http_post(to, std::string(dir::kDescriptorUpload), text, options_.http);
+    // Named first: GCC 12 mishandles temporaries of a conditional inside co_await.
+    const bool tor = static_cast<bool>(options_.build_tor);
+    std::string target(tor ? kTorUpload : dir::kDescriptorUpload);
+    std::string content_type(tor ? "text/plain" : "");
+    auto res = co_await http_post(to, std::move(target), text, options_.http, std::move(content_type));
     if (stopped_) co_return;
+    if (tor) log_tor_answer(to, res);
     if (res && res->status == 200) {
       ++accepted_;
       co_return;
