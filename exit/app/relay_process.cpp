@@ -399,6 +399,9 @@ void RelayProcess::start_publisher(const std::vector<net::tcp::endpoint>& author
     popts.republish = std::chrono::hours(18);
   }
   publisher_ = dirnet::DescriptorPublisher::create(io_.get_executor(), clock_, keys_, *info, popts);
+  publisher_->on_tor_answer = [](bool accepted, bool answered, const std::string& line) {
+    log::write(accepted ? log::Severity::Notice : answered ? log::Severity::Warn : log::Severity::Info, line);
+  };
   publisher_->on_descriptor = [this, tor_form, build_tor](const std::string& text) {
     if (config_.options.bridge_relay) routes_.set_self_descriptor(text);
     if (!tor_form) (void)build_tor(clock_.unix_seconds());

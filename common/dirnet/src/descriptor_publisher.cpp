@@ -5,7 +5,6 @@
 
 #include "conflux/dir/paths.hpp"
 #include "conflux/keys/relay_keys.hpp"
-#include "conflux/log/log.hpp"
 
 namespace conflux::dirnet {
 namespace asio = net::asio;
@@ -16,16 +15,12 @@ namespace {
 
 constexpr std::string_view kTorUpload = "/tor/";
 
-// What a tor authority said of our descriptor: "200 Descriptor accepted" or
-// a refusal with its reason (tor puts it in the status line).
-void log_tor_answer(const tcp::endpoint& to, const HttpResult<HttpResponse>& res) {
+// What a tor authority said of our descriptor, as a log line: "200 [None]"
+// (accepted) or a refusal with its reason (tor puts it in the status line).
+std::string tor_answer(const tcp::endpoint& to, const HttpResult<HttpResponse>& res) {
   const std::string where = "authority " + to.address().to_string() + ":" + std::to_string(to.port());
-  if (!res) {
-    log::write(log::Severity::Info, "Descriptor upload to " + where + " failed: " + std::string(to_string(res.error())));
-    return;
-  }
-  const auto severity = res->status == 200 ? log::Severity::Notice : log::Severity::Warn;
-  log::write(severity, "Descriptor upload to " + where + ": " + std::to_string(res->status) + " " + res->reason);
+  if (!res) return "Descriptor upload to " + where + " failed: " + std::string(to_string(res.error()));
+  return "Descriptor upload to " + where + ": " + std::to_string(res->status) + " " + res->reason;
 }
 
 }  // namespace
@@ -116,7 +111,7 @@ awaitable<void> DescriptorPublisher::upload(tcp::endpoint to, std::string text, 
     std::string content_type(tor ? "text/plain" : "");
     auto res = co_await http_post(to, std::move(target), text, options_.http, std::move(content_type));
     if (stopped_) co_return;
-    if (tor) log_tor_answer(to, res);
+    if (tor && on_tor_answer) on_tor_answer(res && res->status == 200, res.has_value(), tor_answer(to, res));
     if (res && res->status == 200) {
       ++accepted_;
       co_return;

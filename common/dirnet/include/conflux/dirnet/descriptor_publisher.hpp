@@ -56,7 +56,7 @@ struct PublisherOptions {
   // A tor network's authorities (tor-syntax DirAuthority lines): each
   // descriptor is build_tor(now), tor's server descriptor, POSTed to /tor/
   // as text/plain as tor's relays upload (dir-spec "Uploading server
-  // descriptors"); their answer is logged with the reason tor gives.
+  // descriptors"); on_tor_answer hears each answer with tor's reason.
   // Empty: our JSON descriptor to our authorities.
   std::function<std::string(std::uint64_t now)> build_tor;
   std::chrono::milliseconds retry_initial{1000};
@@ -84,6 +84,9 @@ class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublis
   // The current signed descriptor (canonical JSON, or tor's form); empty before start().
   [[nodiscard]] const std::string& descriptor_text() const noexcept { return text_; }
   std::function<void(const std::string&)> on_descriptor;
+  // Each answer of a tor authority (tor's form only): accepted (200), answered
+  // at all, and a line saying which authority said what (tor's reason).
+  std::function<void(bool accepted, bool answered, const std::string& line)> on_tor_answer;
 
   [[nodiscard]] std::uint64_t uploads_accepted() const noexcept { return accepted_; }
   [[nodiscard]] std::uint64_t uploads_refused() const noexcept { return refused_; }
