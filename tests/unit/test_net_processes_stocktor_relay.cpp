@@ -8,7 +8,8 @@
 //    --vote-exit/--vote-guard) in its consensus;
 //  - a stock tor client builds circuits through it and downloads intact:
 //    our relay as the exit (ExitNodes), and as the middle (MiddleNodes), our
-//    relay then extending to a stock exit (its AUTH0003 as the initiator).
+//    relay then extending to a stock exit over a link it opened (an outbound
+//    channel in its counters: its AUTH0003 as the initiator, checked by tor).
 // The relay has no DirPort and says no tunnelled-dir-server: it serves no
 // directory documents but its own, so a stock client must not take it as
 // a directory guard. (Stock clients sample guards only among V2Dir relays,
@@ -174,4 +175,21 @@ TEST_CASE("our relay joins a stock tor network: its descriptor accepted, Running
     CHECK(m[static_cast<std::size_t>(c.hop)].str() == "$" + fp + "~ours1");
   }
   CHECK(ctl.command("SETCONF ExitNodes= MiddleNodes= StrictNodes=0") == "250 OK");
+
+  // Ours, the middle, opened a link to the stock exit itself: an outbound
+  // channel, authenticated with AUTH0003 (a stock responder closes a link
+  // whose AUTHENTICATE fails). Its counters, logged on SIGUSR1.
+  ours.process->signal(SIGUSR1);
+  const std::regex channels(R"(Heartbeat: .*channels (\d+) in / (\d+) out)");
+  std::string last, outbound;
+  REQUIRE(wait_for([&] {
+    const std::string log = procs::read_text(ours.log());
+    for (std::sregex_iterator it(log.begin(), log.end(), channels), end; it != end; ++it) {
+      last = (*it)[0].str();
+      outbound = (*it)[2].str();
+    }
+    return !outbound.empty();
+  }, 10s));
+  INFO(last);
+  CHECK(std::stoul(outbound) >= 1);
 }
