@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include "conflux/bytes/hex.hpp"
 #include "conflux/config/consensus_params.hpp"
@@ -9,6 +10,7 @@
 #include "conflux/proto/cc_params.hpp"
 #include "relay_cc_metrics.hpp"
 #include "relay_metrics.hpp"
+#include "relay_tor_descriptor.hpp"
 
 namespace conflux::relay {
 namespace {
@@ -134,6 +136,8 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       clock_(clock),
       config_(std::move(config)),
       keys_(std::move(keys)),
+      tap_onion_key_(crypto::RsaPrivateKey::generate(1024)),
+      started_(clock.unix_seconds()),
       manager_(io, clock, keys_, nullptr, manager_config(config_.options, proto::process_clock_health()), log::sink("channel")),
       join_(manager_, [&clock] { return clock.now(); }, conflux_join_config()),
       exit_(io, join_, exit_config(config_, clock, proto::process_clock_health())),
@@ -299,8 +303,13 @@ bool RelayProcess::start_directory() {
   std::vector<dirnet::AuthorityPeer> peers;
   std::vector<crypto::Ed25519Public> authority_ids;
   std::vector<net::tcp::endpoint> authority_dirs;
+  const bool tor_form = !o.dir_authorities.empty() && o.dir_authorities.front().tor_form();
   for (const auto& a : o.dir_authorities) {
     net::tcp::endpoint ep(net::asio::ip::make_address(a.dir.addr.to_string()), a.dir.port);
+    if (tor_form) {  // a tor network's authorities: they take tor's descriptor, nothing of ours
+      authority_dirs.push_back(ep);
+      continue;
+    }
     crypto::Ed25519Public id{};
     std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
     peers.push_back({id, ep});
@@ -356,20 +365,48 @@ bool RelayProcess::start_directory() {
 
   if (!authority_ids.empty()) start_consensus_fetch(authority_ids, authority_dirs);
 
+  start_publisher(authority_dirs, tor_form);
+  return true;
+}
+
+// Our JSON descriptor to our authorities, or tor's to a tor network's
+// (every 18 hours, as tor's relays publish); tor's form is served at
+// /tor/server/authority either way.
+void RelayProcess::start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs, bool tor_form) {
   auto info = relay_info();
   if (!info) {
     log::write(log::Severity::Warn, "No IPv4 address to advertise (set Address or an ORPort address): "
                                     "the descriptor is not published");
-    return true;
+    return;
   }
   dirnet::PublisherOptions popts;
   popts.authorities = authority_dirs;
-  publisher_ = dirnet::DescriptorPublisher::create(io_.get_executor(), clock_, keys_, *info, popts);
-  if (o.bridge_relay) {
-    publisher_->on_descriptor = [this](const std::string& text) { routes_.set_self_descriptor(text); };
+  const auto build_tor = [this, info = *info](std::uint64_t now) {
+    // BEGIN_DIR answers tor's documents only at an authority of ours.
+    const TorDescriptorSource s{config_.options, config_.exit_policy, keys_, tap_onion_key_, info, started_,
+                                tor_authority_ != nullptr && dir_port_ != 0};
+    try {
+      std::string text = build_tor_descriptor(s, now);
+      routes_.set_tor_self_descriptor(text, bytes::to_hex(keys_.rsa_fingerprint(), true));
+      return text;
+    } catch (const std::invalid_argument& e) {
+      log::write(log::Severity::Warn, std::string("Cannot write tor's server descriptor: ") + e.what());
+      return std::string();
+    }
+  };
+  if (tor_form) {
+    popts.build_tor = build_tor;
+    popts.republish = std::chrono::hours(18);
   }
+  publisher_ = dirnet::DescriptorPublisher::create(io_.get_executor(), clock_, keys_, *info, popts);
+  publisher_->on_tor_answer = [](bool accepted, bool answered, const std::string& line) {
+    log::write(accepted ? log::Severity::Notice : answered ? log::Severity::Warn : log::Severity::Info, line);
+  };
+  publisher_->on_descriptor = [this, tor_form, build_tor](const std::string& text) {
+    if (config_.options.bridge_relay) routes_.set_self_descriptor(text);
+    if (!tor_form) (void)build_tor(clock_.unix_seconds());
+  };
   publisher_->start();
-  return true;
 }
 
 void RelayProcess::start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities,

@@ -59,6 +59,7 @@ class RelayProcess {
   bool start_metrics();
   bool start_control();
   void start_transports();
+  void start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs, bool tor_form);
   void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
   void apply_consensus(const dir::Consensus& c);
   [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;
@@ -67,6 +68,8 @@ class RelayProcess {
   const net::Clock& clock_;
   StartupConfig config_;
   keys::RelayKeys keys_;
+  crypto::RsaPrivateKey tap_onion_key_;  // only for tor's descriptor (relay_tor_descriptor.hpp)
+  std::uint64_t started_ = 0;            // seconds since the epoch
   net::ChannelManager manager_;
   exit::ConfluxJoin join_;  // between the manager and the exit module
   exit::ExitStreams exit_;

@@ -58,6 +58,14 @@ struct StockRelay {
   std::string cookie_path;
 };
 
+// One of tornet's two stock clients (clientcfx0: ConfluxEnabled 0, clientcfx1: 1).
+struct StockClient {
+  std::string nick;
+  std::string socks;  // "127.0.0.1:PORT"
+  std::uint16_t control_port = 0;
+  std::string cookie_path;
+};
+
 struct StockFile {
   std::string path;  // "/1MiB"
   std::string sha256_hex;
@@ -96,11 +104,12 @@ inline std::map<std::string, std::string> ntor_keys_by_ed25519(const std::string
 
 class StockTorNetwork {
  public:
-  // The one network of this test binary, started on first use.
-  static StockTorNetwork& shared() {
-    static std::unique_ptr<StockTorNetwork> net = [] {
+  // The one network of this test binary, started on first use, with
+  // `extra` given to tornet (e.g. "--vote-exit", FP) by that first call.
+  static StockTorNetwork& shared(const std::vector<std::string>& extra = {}) {
+    static std::unique_ptr<StockTorNetwork> net = [&extra] {
       auto n = std::unique_ptr<StockTorNetwork>(new StockTorNetwork());
-      n->start();
+      n->start(extra);
       return n;
     }();
     return *net;
@@ -121,6 +130,12 @@ class StockTorNetwork {
     throw std::logic_error("unreachable");
   }
   [[nodiscard]] const std::vector<StockRelay>& relays() const noexcept { return relays_; }
+  [[nodiscard]] const StockClient& client(const std::string& nick) const {
+    for (const auto& c : clients_)
+      if (c.nick == nick) return c;
+    FAIL("no stock client named " << nick);
+    throw std::logic_error("unreachable");
+  }
   [[nodiscard]] std::uint16_t http_port() const noexcept { return http_port_; }
   [[nodiscard]] const StockFile& file(const std::string& name) const { return files_.at(name); }
   [[nodiscard]] const fs::path& work() const noexcept { return work_; }
@@ -145,16 +160,15 @@ class StockTorNetwork {
  private:
   StockTorNetwork() = default;
 
-  void start() {
+  void start(const std::vector<std::string>& extra) {
     work_ = dir_.path() / "tornet";
     const fs::path log = dir_.path() / "tornet.log";
-    driver_ = std::make_unique<Child>(
-        "tornet", "/usr/bin/env",
-        std::vector<std::string>{"TORNET_NETNS=0", "TORNET_WORK=" + work_.string(),
-                                 "BASE_PORT=" + std::to_string(base_port()), "SIZES=1MiB,5MiB,50MiB", "N=1",
-                                 "MAX_SECONDS=3600", "PYTHON=/usr/bin/python3", CONFLUX_TORNET_RUN,
-                                 (dir_.path() / "tornet.json").string(), "--hold", "3500"},
-        log, SIGTERM);
+    std::vector<std::string> args{"TORNET_NETNS=0", "TORNET_WORK=" + work_.string(),
+                                  "BASE_PORT=" + std::to_string(base_port()), "SIZES=1MiB,5MiB,50MiB", "N=1",
+                                  "MAX_SECONDS=3600", "PYTHON=/usr/bin/python3", CONFLUX_TORNET_RUN,
+                                  (dir_.path() / "tornet.json").string(), "--hold", "3500"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    driver_ = std::make_unique<Child>("tornet", "/usr/bin/env", std::move(args), log, SIGTERM);
     driver_->start();
     const fs::path described = work_ / "network.json";
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
@@ -182,6 +196,9 @@ class StockTorNetwork {
       s.cookie_path = r.at("cookie").get<std::string>();
       relays_.push_back(std::move(s));
     }
+    for (const auto& c : d.at("clients"))
+      clients_.push_back({c.at("nick").get<std::string>(), c.at("socks").get<std::string>(),
+                          c.at("control_port").get<std::uint16_t>(), c.at("cookie").get<std::string>()});
     for (const auto& line : d.at("dirauthority_lines")) dir_authority_lines_ += line.get<std::string>() + "\n";
     const std::string server = d.at("file_server").get<std::string>();  // http://127.0.0.1:PORT/
     http_port_ = static_cast<std::uint16_t>(std::stoi(server.substr(server.rfind(':') + 1)));
@@ -219,6 +236,7 @@ class StockTorNetwork {
   std::string dir_authority_lines_;
   std::unique_ptr<Child> driver_;
   std::vector<StockRelay> relays_;
+  std::vector<StockClient> clients_;
   std::uint16_t http_port_ = 0;
   std::map<std::string, StockFile> files_;
 };

@@ -52,8 +52,13 @@ TEST_CASE("rsa private: SHA-1 and SHA-256 digests sign and verify; other digests
   const auto s2 = k2.sign_digest(d1);
   CHECK(s2.size() == 256);
   CHECK(k2.public_key().verify_digest(d1, s2));
-  const std::vector<std::uint8_t> odd(16, 1);
-  CHECK_THROWS(k.sign_digest(odd));
+  // Any data up to bits/8 - 11 bytes (tor's onion-key-crosscert signs 52).
+  const std::vector<std::uint8_t> crosscert(52, 7);
+  CHECK(k.public_key().verify_digest(crosscert, k.sign_digest(crosscert)));
+  CHECK_FALSE(k.public_key().verify_digest(d1, k.sign_digest(crosscert)));
+  const std::vector<std::uint8_t> too_long(128 - 10, 1);
+  CHECK_THROWS(k.sign_digest(too_long));
+  CHECK_THROWS(k.sign_digest(std::vector<std::uint8_t>{}));
 }
 
 TEST_CASE("rsa private: DER and PEM round trips keep the key; damaged ones are refused") {

@@ -7,6 +7,7 @@
 
 #include <boost/asio.hpp>
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <mutex>
 #include <regex>
 #include <string>
@@ -41,6 +42,24 @@ class TorControl {
   std::string command(const std::string& line) {
     boost::asio::write(socket_, boost::asio::buffer(line + "\r\n"));
     return read_line().value_or("(closed)");
+  }
+
+  // The whole reply, its lines joined with "\n" (a GETINFO's data lines too).
+  std::string reply(const std::string& line) {
+    boost::asio::write(socket_, boost::asio::buffer(line + "\r\n"));
+    std::string out;
+    bool in_data = false;  // after "250+key=", until a line "."
+    while (auto l = read_line()) {
+      out += *l + "\n";
+      if (in_data) {
+        in_data = *l != ".";
+        continue;
+      }
+      const bool status = l->size() >= 4 && std::all_of(l->begin(), l->begin() + 3, [](char c) { return c >= '0' && c <= '9'; });
+      if (status && (*l)[3] == '+') in_data = true;
+      if (status && (*l)[3] == ' ') break;  // "250 OK", "552 ...": the last line
+    }
+    return out;
   }
 
   // SETEVENTS `events`; from then on the connection only listens.

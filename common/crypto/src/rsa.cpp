@@ -61,7 +61,7 @@ std::optional<RsaPublicKey> RsaPublicKey::from_pkcs1_der(std::span<const std::ui
 
 bool RsaPublicKey::verify_digest(std::span<const std::uint8_t> digest,
                                  std::span<const std::uint8_t> signature) const noexcept {
-  if ((digest.size() != 20 && digest.size() != 32) || signature.size() != (bits_ + 7) / 8) return false;
+  if (digest.empty() || digest.size() + 11 > (bits_ + 7) / 8 || signature.size() != (bits_ + 7) / 8) return false;
   detail::PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, key_.get(), nullptr));
   std::array<std::uint8_t, 512> recovered{};
   std::size_t len = recovered.size();

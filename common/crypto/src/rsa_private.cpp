@@ -104,7 +104,7 @@ std::string RsaPrivateKey::to_pem() const {
 }
 
 std::vector<std::uint8_t> RsaPrivateKey::sign_digest(std::span<const std::uint8_t> digest) const {
-  if (digest.size() != 20 && digest.size() != 32) throw std::invalid_argument("RSA sign: digest size");
+  if (digest.empty() || digest.size() + 11 > (bits() + 7) / 8) throw std::invalid_argument("RSA sign: data size");
   detail::PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, key_.get(), nullptr));
   std::vector<std::uint8_t> sig((bits() + 7) / 8);
   std::size_t len = sig.size();

@@ -11,6 +11,20 @@ namespace asio = net::asio;
 using net::awaitable;
 using net::use_nothrow;
 
+namespace {
+
+constexpr std::string_view kTorUpload = "/tor/";
+
+// What a tor authority said of our descriptor, as a log line: "200 [None]"
+// (accepted) or a refusal with its reason (tor puts it in the status line).
+std::string tor_answer(const tcp::endpoint& to, const HttpResult<HttpResponse>& res) {
+  const std::string where = "authority " + to.address().to_string() + ":" + std::to_string(to.port());
+  if (!res) return "Descriptor upload to " + where + " failed: " + std::string(to_string(res.error()));
+  return "Descriptor upload to " + where + ": " + std::to_string(res->status) + " " + res->reason;
+}
+
+}  // namespace
+
 dir::Descriptor make_relay_descriptor(const RelayInfo& info, const keys::RelayKeys& keys, std::uint64_t now) {
   dir::Descriptor d;
   d.nickname = info.nickname;
@@ -67,7 +81,8 @@ void DescriptorPublisher::republish_now() {
 }
 
 void DescriptorPublisher::rebuild() {
-  text_ = dir::encode_descriptor(make_relay_descriptor(info_, keys_, clock_.unix_seconds()));
+  const std::uint64_t now = clock_.unix_seconds();
+  text_ = options_.build_tor ? options_.build_tor(now) : dir::encode_descriptor(make_relay_descriptor(info_, keys_, now));
   ++generation_;
   if (on_descriptor) on_descriptor(text_);
 }
@@ -90,8 +105,13 @@ awaitable<void> DescriptorPublisher::upload(tcp::endpoint to, std::string text, 
   asio::steady_timer retry(ex_);
   while (!stopped_ && generation == generation_) {
     ++attempts_;
-    auto res = co_await http_post(to, std::string(dir::kDescriptorUpload), text, options_.http);
+    // Named first: GCC 12 mishandles temporaries of a conditional inside co_await.
+    const bool tor = static_cast<bool>(options_.build_tor);
+    std::string target(tor ? kTorUpload : dir::kDescriptorUpload);
+    std::string content_type(tor ? "text/plain" : "");
+    auto res = co_await http_post(to, std::move(target), text, options_.http, std::move(content_type));
     if (stopped_) co_return;
+    if (tor && on_tor_answer) on_tor_answer(res && res->status == 200, res.has_value(), tor_answer(to, res));
     if (res && res->status == 200) {
       ++accepted_;
       co_return;

@@ -1,5 +1,8 @@
 #include "conflux/dirnet/dir_routes.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "conflux/dir/paths.hpp"
 #include "conflux/dirnet/authority_state.hpp"
 
@@ -9,6 +12,25 @@ namespace {
 // The path without a query string (which no route takes, and which must
 // not make a known path unknown).
 std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+constexpr std::string_view kTorServerAuthority = "/tor/server/authority";
+constexpr std::string_view kTorServerFpPrefix = "/tor/server/fp/";
+
+// Whether a "/tor/server/fp/A+B+..." list names `fp` (hex, any case).
+bool names_fingerprint(std::string_view list, std::string_view fp) {
+  while (!list.empty()) {
+    const auto at = list.find('+');
+    const auto one = list.substr(0, at);
+    if (one.size() == fp.size() &&
+        std::equal(one.begin(), one.end(), fp.begin(), [](char a, char b) {
+          return std::toupper(static_cast<unsigned char>(a)) == std::toupper(static_cast<unsigned char>(b));
+        }))
+      return true;
+    if (at == std::string_view::npos) break;
+    list.remove_prefix(at + 1);
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -29,6 +51,9 @@ DirRoutes::Route DirRoutes::route_for(std::string_view path) const {
     if (path == dir::kConsensusBody) return Route::Body;
   }
   if (!self_descriptor_.empty() && path == dir::kSelfDescriptor) return Route::Self;
+  if (!tor_self_.empty() && (path == kTorServerAuthority || (path.starts_with(kTorServerFpPrefix) &&
+                                                             names_fingerprint(path.substr(kTorServerFpPrefix.size()), tor_self_fp_))))
+    return Route::TorSelf;
   return Route::None;
 }
 
@@ -106,6 +131,10 @@ DirReply DirRoutes::handle(HttpMethod method, std::string_view target, std::stri
     }
     case Route::Self:
       ok.body = self_descriptor_;
+      return count(std::move(ok));
+    case Route::TorSelf:
+      ok.json = false;
+      ok.body = tor_self_;
       return count(std::move(ok));
     case Route::None:
       break;

@@ -50,7 +50,8 @@ awaitable<HttpResult<HttpResponse>> exchange(tcp::endpoint to, http::request<htt
   if (rec) co_return Unexpected{transport_error(rec)};
   boost::system::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  co_return HttpResponse{parser.get().result_int(), std::move(parser.get().body())};
+  co_return HttpResponse{parser.get().result_int(), std::move(parser.get().body()),
+                         std::string(parser.get().reason())};
 }
 
 }  // namespace
@@ -72,9 +73,9 @@ awaitable<HttpResult<HttpResponse>> http_get(tcp::endpoint to, std::string targe
 }
 
 awaitable<HttpResult<HttpResponse>> http_post(tcp::endpoint to, std::string target, std::string body,
-                                              HttpLimits limits) {
+                                              HttpLimits limits, std::string content_type) {
   http::request<http::string_body> req{http::verb::post, target, 11};
-  req.set(http::field::content_type, dir::kJsonContentType);
+  req.set(http::field::content_type, content_type.empty() ? std::string(dir::kJsonContentType) : content_type);
   req.body() = std::move(body);
   co_return co_await exchange(to, std::move(req), limits);
 }

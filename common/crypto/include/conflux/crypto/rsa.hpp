@@ -29,7 +29,8 @@ class RsaPublicKey {
   [[nodiscard]] std::size_t bits() const noexcept { return bits_; }
 
   // Whether `signature` is this key's PKCS#1 v1.5 signature of exactly
-  // `digest` (20 or 32 bytes), as tor's authorities and relays make them.
+  // `digest` (20 or 32 bytes, or other data up to bits/8 - 11 bytes), as tor's
+  // authorities and relays make them.
   [[nodiscard]] bool verify_digest(std::span<const std::uint8_t> digest,
                                    std::span<const std::uint8_t> signature) const noexcept;
 

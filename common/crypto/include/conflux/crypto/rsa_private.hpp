@@ -36,7 +36,9 @@ class RsaPrivateKey {
   [[nodiscard]] const RsaPublicKey& public_key() const noexcept { return public_; }
   [[nodiscard]] std::size_t bits() const noexcept { return public_.bits(); }
 
-  // PKCS#1 v1.5 signature of exactly `digest` (20 or 32 bytes), no DigestInfo.
+  // PKCS#1 v1.5 signature of exactly `digest`, no DigestInfo: a 20- or 32-byte
+  // digest, or up to bits/8 - 11 bytes of data (tor's crypto_pk_private_sign
+  // signs the 52 bytes of a server descriptor's onion-key-crosscert).
   [[nodiscard]] std::vector<std::uint8_t> sign_digest(std::span<const std::uint8_t> digest) const;
 
  private:

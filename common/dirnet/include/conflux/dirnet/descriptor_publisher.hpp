@@ -53,6 +53,12 @@ struct RelayInfo {
 struct PublisherOptions {
   std::vector<tcp::endpoint> authorities;  // DirAuthority DirPorts
   std::chrono::seconds republish{3600};
+  // A tor network's authorities (tor-syntax DirAuthority lines): each
+  // descriptor is build_tor(now), tor's server descriptor, POSTed to /tor/
+  // as text/plain as tor's relays upload (dir-spec "Uploading server
+  // descriptors"); on_tor_answer hears each answer with tor's reason.
+  // Empty: our JSON descriptor to our authorities.
+  std::function<std::string(std::uint64_t now)> build_tor;
   std::chrono::milliseconds retry_initial{1000};
   std::chrono::milliseconds retry_max{60000};
   HttpLimits http{std::chrono::milliseconds(10000), 8192, 4096};
@@ -75,9 +81,12 @@ class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublis
   // Re-sign and upload now (e.g. after the keys were renewed).
   void republish_now();
 
-  // The current signed descriptor (canonical JSON); empty before start().
+  // The current signed descriptor (canonical JSON, or tor's form); empty before start().
   [[nodiscard]] const std::string& descriptor_text() const noexcept { return text_; }
   std::function<void(const std::string&)> on_descriptor;
+  // Each answer of a tor authority (tor's form only): accepted (200), answered
+  // at all, and a line saying which authority said what (tor's reason).
+  std::function<void(bool accepted, bool answered, const std::string& line)> on_tor_answer;
 
   [[nodiscard]] std::uint64_t uploads_accepted() const noexcept { return accepted_; }
   [[nodiscard]] std::uint64_t uploads_refused() const noexcept { return refused_; }

@@ -41,6 +41,13 @@ class DirRoutes {
   void set_tor_authority(TorAuthorityState* state) noexcept { tor_ = state; }
   // A bridge's own signed descriptor (empty: not served).
   void set_self_descriptor(std::string text) { self_descriptor_ = std::move(text); }
+  // The relay's own server descriptor in tor's form, served as tor serves
+  // its own: /tor/server/authority and /tor/server/fp/FP (FP its RSA
+  // fingerprint, 40 hex digits, among others joined by '+').
+  void set_tor_self_descriptor(std::string text, std::string fingerprint_hex) {
+    tor_self_ = std::move(text);
+    tor_self_fp_ = std::move(fingerprint_hex);
+  }
 
   // Called after an upload from an identity the authority did not hold (the
   // service tests its reachability at once rather than at the next interval).
@@ -58,7 +65,7 @@ class DirRoutes {
 
  private:
   enum class Route : std::uint8_t {
-    None, Upload, Consensus, Signature, Body, Self,
+    None, Upload, Consensus, Signature, Body, Self, TorSelf,
     TorKeysAll, TorKeysAuthority, TorKeysFp, TorConsensus, TorMicro, TorSignature
   };
   [[nodiscard]] Route route_for(std::string_view path) const;
@@ -69,6 +76,7 @@ class DirRoutes {
   AuthorityState* authority_ = nullptr;
   TorAuthorityState* tor_ = nullptr;
   std::string self_descriptor_;
+  std::string tor_self_, tor_self_fp_;
   Counters counters_;
 };
 

@@ -27,6 +27,7 @@ struct HttpLimits {
 struct HttpResponse {
   unsigned status = 0;
   std::string body;
+  std::string reason{};  // the status line's reason phrase (tor's directory says why there)
 };
 
 enum class HttpErrc : std::uint8_t {
@@ -45,8 +46,9 @@ using HttpResult = Result<T, HttpErrc>;
 [[nodiscard]] net::awaitable<HttpResult<HttpResponse>> http_get(tcp::endpoint to, std::string target,
                                                                 HttpLimits limits);
 
-// POST `body` as application/json to `target`.
+// POST `body` as `content_type` (application/json unless given) to `target`.
 [[nodiscard]] net::awaitable<HttpResult<HttpResponse>> http_post(tcp::endpoint to, std::string target,
-                                                                 std::string body, HttpLimits limits);
+                                                                 std::string body, HttpLimits limits,
+                                                                 std::string content_type = "");
 
 }  // namespace conflux::dirnet

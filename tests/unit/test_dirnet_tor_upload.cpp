@@ -1,0 +1,132 @@
+// A relay's own descriptor in tor's form: DirRoutes serves it where tor
+// serves its own (/tor/server/authority, /tor/server/fp/FP), and the
+// publisher in tor's form POSTs it to /tor/ as text/plain, reading tor's
+// answer ("HTTP/1.0 200 OK", or 400 with the reason in the status line).
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/read.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/write.hpp>
+
+#include "conflux/dirnet/descriptor_publisher.hpp"
+#include "conflux/dirnet/dir_routes.hpp"
+#include "conflux/keys/relay_keys.hpp"
+
+using namespace conflux;
+using namespace conflux::dirnet;
+using namespace std::chrono_literals;
+namespace asio = net::asio;
+using net::use_nothrow;
+
+namespace {
+
+const std::string kFp = "509139AE71FFE953CA2504D1437129D50F4B8FB7";
+
+// One tor authority's DirPort for one upload: keeps the request, answers
+// with `status_line`.
+struct TorDirPort {
+  tcp::acceptor acceptor;
+  std::string status_line;
+  std::optional<std::string> request;
+
+  TorDirPort(asio::io_context& io, std::string status)
+      : acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)), status_line(std::move(status)) {
+    asio::co_spawn(io, serve(), asio::detached);
+  }
+  net::awaitable<void> serve() {
+    auto [ec, s] = co_await acceptor.async_accept(use_nothrow);
+    if (ec) co_return;
+    std::string in;
+    auto [rec, head] = co_await asio::async_read_until(s, asio::dynamic_buffer(in), "\r\n\r\n", use_nothrow);
+    if (rec) co_return;
+    const auto cl = in.find("Content-Length: ");
+    const std::size_t body = cl == std::string::npos ? 0 : std::stoul(in.substr(cl + 16));
+    if (in.size() < head + body) {
+      auto [bec, n] = co_await asio::async_read(s, asio::dynamic_buffer(in), asio::transfer_exactly(head + body - in.size()),
+                                                use_nothrow);
+      if (bec) co_return;
+    }
+    request = in;
+    const std::string answer = status_line + "\r\n\r\n";  // tor's: HTTP/1.0, no body
+    (void)co_await asio::async_write(s, asio::buffer(answer), use_nothrow);
+  }
+};
+
+bool run_until(asio::io_context& io, const std::function<bool()>& done, std::chrono::milliseconds bound) {
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    io.restart();
+    io.run_for(20ms);
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("DirRoutes serves the relay's tor descriptor at tor's paths for it", "[dirnet][tor]") {
+  DirRoutes routes;
+  CHECK(routes.handle(HttpMethod::Get, "/tor/server/authority", "", 0).status == 404);  // none yet
+  routes.set_tor_self_descriptor("router ours1 127.0.0.1 9001 0 0\n...", kFp);
+  for (const std::string& path : std::vector<std::string>{"/tor/server/authority", "/tor/server/fp/" + kFp,
+                                 "/tor/server/fp/509139ae71ffe953ca2504d1437129d50f4b8fb7",
+                                 "/tor/server/fp/" + std::string(40, 'A') + "+" + kFp}) {
+    INFO(path);
+    const auto r = routes.handle(HttpMethod::Get, path, "", 0);
+    CHECK(r.status == 200);
+    CHECK_FALSE(r.json);
+    CHECK(r.body == "router ours1 127.0.0.1 9001 0 0\n...");
+  }
+  CHECK(routes.handle(HttpMethod::Get, "/tor/server/fp/" + std::string(40, 'A'), "", 0).status == 404);
+  CHECK(routes.handle(HttpMethod::Get, "/tor/server/all", "", 0).status == 404);
+  CHECK(routes.handle(HttpMethod::Post, "/tor/server/authority", "x", 0).status == 405);
+}
+
+TEST_CASE("the publisher in tor's form POSTs tor's descriptor to /tor/ of each authority", "[dirnet][tor]") {
+  asio::io_context io;
+  net::SystemClock clock;
+  const auto k = keys::RelayKeys::generate(clock.unix_seconds());
+  TorDirPort accepts(io, "HTTP/1.0 200 OK");
+  TorDirPort refuses(io, "HTTP/1.0 400 Invalid descriptor");
+  PublisherOptions po;
+  po.authorities = {accepts.acceptor.local_endpoint(), refuses.acceptor.local_endpoint()};
+  std::uint64_t built_at = 0;
+  po.build_tor = [&](std::uint64_t now) {
+    built_at = now;
+    return std::string("router ours1 127.0.0.1 9001 0 0\ntor form\n");
+  };
+  RelayInfo info;
+  info.nickname = "ours1";
+  info.ipv4 = {127, 0, 0, 1};
+  info.or_port = 9001;
+  auto publisher = DescriptorPublisher::create(io.get_executor(), clock, k, info, po);
+  std::vector<std::string> answers;
+  publisher->on_tor_answer = [&](bool accepted, bool answered, const std::string& line) {
+    CHECK(answered);
+    answers.push_back((accepted ? "+" : "-") + line);
+  };
+  publisher->start();
+  REQUIRE(run_until(io, [&] { return publisher->uploads_accepted() + publisher->uploads_refused() == 2; }, 10s));
+  publisher->stop();
+  CHECK(publisher->uploads_accepted() == 1);
+  CHECK(publisher->uploads_refused() == 1);  // a 4xx is final for that descriptor
+  CHECK(built_at > 0);
+  std::sort(answers.begin(), answers.end());
+  REQUIRE(answers.size() == 2);
+  CHECK(answers[0] == "+Descriptor upload to authority 127.0.0.1:" + std::to_string(accepts.acceptor.local_endpoint().port()) + ": 200 OK");
+  CHECK(answers[1] == "-Descriptor upload to authority 127.0.0.1:" + std::to_string(refuses.acceptor.local_endpoint().port()) + ": 400 Invalid descriptor");
+  CHECK(publisher->descriptor_text() == "router ours1 127.0.0.1 9001 0 0\ntor form\n");
+  for (const auto* port : {&accepts, &refuses}) {
+    REQUIRE(port->request.has_value());
+    const std::string& req = *port->request;
+    CHECK(req.rfind("POST /tor/ HTTP/1.1\r\n", 0) == 0);
+    CHECK(req.find("Content-Type: text/plain\r\n") != std::string::npos);
+    CHECK(req.substr(req.find("\r\n\r\n") + 4) == "router ours1 127.0.0.1 9001 0 0\ntor form\n");
+  }
+}
