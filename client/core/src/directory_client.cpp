@@ -39,7 +39,7 @@ void DirectoryClient::update_begin_dir(const dir::Consensus& c) {
   for (const auto& hint : options_.begin_dir_relays) {
     auto r = std::find_if(c.body.routers.begin(), c.body.routers.end(),
                           [&](const dir::RouterEntry& e) { return e.rsa_identity == hint.rsa_identity; });
-    if (r != c.body.routers.end()) reachable.push_back(DirRelay{hint.at, r->identity, hint.name});
+    if (r != c.body.routers.end()) reachable.push_back(DirRelay{hint.at, r->identity, hint.rsa_identity, hint.name});
   }
   *begin_dir_ = std::move(reachable);
 }

@@ -52,7 +52,11 @@ bool BridgeSet::reachable(const Entry& e, std::uint64_t now) const noexcept {
   return !e.failing_since || e.retry_at <= now;
 }
 
-Hop BridgeSet::to_hop(const BridgeInfo& b) { return hop_from(*b.descriptor, b.address); }
+Hop BridgeSet::to_hop(const BridgeInfo& b) {
+  Hop h = hop_from(*b.descriptor, b.address);
+  h.rsa_identity = b.rsa_identity;
+  return h;
+}
 
 Result<Hop, PathError> BridgeSet::choose_first_hop(const NetView&, const HopFilter& fits, const Rng& rng,
                                                    std::uint64_t now) {
