@@ -1,7 +1,7 @@
 // conflux-proxy fetching tor's directory as a tor client does: over
-// BEGIN_DIR on a one-hop circuit to an authority's ORPort, with the DirPort
-// only for the first fetch (before the consensus tells us the authorities'
-// Ed25519 identities, which our links prove) and as a fallback. Against a
+// BEGIN_DIR on a one-hop circuit to an authority's ORPort, from the first
+// fetch on (the link proves the RSA fingerprint of the DirAuthority line),
+// with the DirPort only as a fallback. Against a
 // stock tor 0.4.9 network (stock_tor_network.hpp); the answer parser is
 // tested without one.
 #include "conflux/client/begin_dir.hpp"
@@ -33,15 +33,19 @@ TEST_CASE("conflux-proxy refreshes tor's directory over BEGIN_DIR at the authori
   using namespace conflux::test::proxynet;
   TestProxy proxy(net.work(), net.dir_authority_lines(), "dirproxy", "ConfluxEnabled 0\n");
   if (!proxy.bootstrapped(90s)) FAIL("no bootstrap; the proxy's log:\n" << read_text(proxy.log()));
-  // The first consensus: from a DirPort (no Ed25519 identity known yet).
-  CHECK(wait_for_log(proxy.log(), "New consensus: 9 relays, valid after [0-9]+, from DirPort 127\\.0\\.0\\.1:", 1s));
-  // The next ones (a test network makes one every few tens of seconds):
-  // certificates, consensus and microdescriptors over BEGIN_DIR.
-  auto begin_dir = wait_for_log(proxy.log(), "New consensus: 9 relays, valid after [0-9]+, from BEGIN_DIR (auth[0-9]+)", 120s);
-  if (!begin_dir) FAIL("no consensus over BEGIN_DIR; the proxy's log:\n" << read_text(proxy.log()));
+  // The first consensus too: over BEGIN_DIR at an authority named only by
+  // its line's RSA fingerprint, with no cache and no DirPort.
+  auto first = wait_for_log(proxy.log(), "New consensus: 9 relays, valid after [0-9]+, from ([A-Za-z_]+)", 1s);
+  REQUIRE(first);
+  CHECK((*first)[1] == "BEGIN_DIR");
+  // The next ones (a test network makes one every few tens of seconds) too:
+  // certificates, consensus and microdescriptors.
+  auto begin_dir = wait_for_log(proxy.log(), "New consensus: 9 relays, valid after [0-9]+, from BEGIN_DIR (auth[0-9]+)[\\s\\S]*"
+                                             "New consensus: 9 relays, valid after [0-9]+, from BEGIN_DIR (auth[0-9]+)", 120s);
+  if (!begin_dir) FAIL("no second consensus over BEGIN_DIR; the proxy's log:\n" << read_text(proxy.log()));
   const auto page = scrape(proxy.metrics_url());
-  CHECK(metric(page, "conflux_proxy_dir_consensus_fetches_total{via=\"begin_dir\"}").value_or(0) >= 1);
-  CHECK(metric(page, "conflux_proxy_dir_consensus_fetches_total{via=\"dir_port\"}").value_or(0) >= 1);
+  CHECK(metric(page, "conflux_proxy_dir_consensus_fetches_total{via=\"begin_dir\"}").value_or(0) >= 2);
+  CHECK(metric(page, "conflux_proxy_dir_consensus_fetches_total{via=\"dir_port\"}").value_or(-1) == 0);
   // Still a working client on what it fetched that way.
   const auto& f = net.file("1MiB");
   auto got = curl_fetch("--socks5-hostname", proxy.socks(), "http://127.0.0.1:" + std::to_string(net.http_port()) + f.path);
