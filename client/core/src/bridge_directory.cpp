@@ -17,6 +17,23 @@ std::string endpoint_text(const net::tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
 }
 
+// What the path needs of a tor bridge's descriptor, in the form our bridges'
+// descriptors have (the signatures were checked by the tor parser).
+dir::Descriptor as_bridge_descriptor(const dir::TorServerDescriptor& t) {
+  dir::Descriptor d;
+  d.nickname = t.nickname;
+  d.identity = t.ed25519_identity;
+  d.ntor_onion_key = t.ntor_onion_key;
+  d.ipv4 = t.ipv4;
+  d.or_port = t.or_port;
+  d.dir_port = t.dir_port;
+  d.platform = t.platform;
+  d.protocols = t.protocols;
+  d.published = t.published;
+  d.is_bridge = true;
+  return d;
+}
+
 }  // namespace
 
 BridgeDirectory::BridgeDirectory(net::asio::io_context& io, LinkPool& links, const net::Clock& clock,
@@ -85,33 +102,10 @@ net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_once(std::size
   co_return std::nullopt;
 }
 
-}  // namespace conflux::client
-
-namespace conflux::client {
-namespace {
-
-// What the path needs of a tor bridge's descriptor, in the form our bridges'
-// descriptors have (the signatures were checked by the tor parser).
-dir::Descriptor as_bridge_descriptor(const dir::TorServerDescriptor& t) {
-  dir::Descriptor d;
-  d.nickname = t.nickname;
-  d.identity = t.ed25519_identity;
-  d.ntor_onion_key = t.ntor_onion_key;
-  d.ipv4 = t.ipv4;
-  d.or_port = t.or_port;
-  d.dir_port = t.dir_port;
-  d.platform = t.platform;
-  d.protocols = t.protocols;
-  d.published = t.published;
-  d.is_bridge = true;
-  return d;
-}
-
-}  // namespace
-
 net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_tor_form(std::size_t index) {
   const BridgeTarget target = bridges_[index].target;
-  DirRelay relay{target.at, crypto::Ed25519Public{}, target.rsa, "bridge"};
+  // The Ed25519 identity is all zero until the first descriptor gave it.
+  DirRelay relay{target.at, target.identity, target.rsa, "bridge"};
   std::string path(kTorBridgeDescriptorPath);
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.fetch_timeout);
   auto got = co_await begin_dir_get(links_, clock_, relay, path, dir::kMaxTorServerDescriptorSize, timeout);

@@ -73,7 +73,8 @@ class DirectoryClient {
   // The file's text, or "" if it is missing or longer than `limit`.
   std::string read_small(const std::filesystem::path& path, std::size_t limit) const;
 
-  // The BEGIN_DIR sources the consensus `c` lets us reach.
+  // The BEGIN_DIR sources: every authority and fallback, with the Ed25519
+  // identities the consensus `c` gives (null: none yet).
   void update_begin_dir(const dir::Consensus* c);
 
   const net::Clock& clock_;
