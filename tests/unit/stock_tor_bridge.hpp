@@ -17,7 +17,7 @@ namespace conflux::test::stocktor {
 class StockBridge {
  public:
   // `obfs4`: also serve obfs4 on a port of its own, and hand out that line.
-  StockBridge(const StockTorNetwork& net, const std::string& nick, bool obfs4) {
+  StockBridge(const StockTorNetwork& net, const std::string& nick, bool obfs4) : obfs4_(obfs4) {
     asio::io_context io;
     auto ports = procs::free_ports(io, 2);
     or_port_ = ports[0];
@@ -41,8 +41,9 @@ class StockBridge {
     child_->start();
   }
 
-  // Waits until tor says it is up (and, for obfs4, wrote its bridge line);
-  // false with the logs in the test's output otherwise.
+  // Waits until tor says it is up, then reads its fingerprint (and, for
+  // obfs4, the line obfs4proxy wrote at its start); false if it did not
+  // come up in time.
   [[nodiscard]] bool ready(std::chrono::seconds limit = std::chrono::seconds(120)) {
     using proxynet::wait_for_log;
     if (!wait_for_log(log_, "Bootstrapped 100%", limit)) return false;
@@ -51,7 +52,7 @@ class StockBridge {
     std::smatch m;
     if (!std::regex_search(text, m, std::regex(" ([0-9A-F]{40})"))) return false;
     fingerprint_ = m[1];
-    if (obfs4_port_ != 0 && fs::exists(dir_ / "data" / "pt_state" / "obfs4_bridgeline.txt")) {
+    if (obfs4_ && fs::exists(dir_ / "data" / "pt_state" / "obfs4_bridgeline.txt")) {
       // "Bridge obfs4 <IP ADDRESS>:<PORT> <FINGERPRINT> cert=... iat-mode=0"
       const auto line = procs::read_text(dir_ / "data" / "pt_state" / "obfs4_bridgeline.txt");
       if (std::regex_search(line, m, std::regex("(cert=[^ \\n]+ iat-mode=[0-9])"))) obfs4_args_ = m[1];
@@ -80,6 +81,7 @@ class StockBridge {
   fs::path log_;
   std::uint16_t or_port_ = 0;
   std::uint16_t obfs4_port_ = 0;
+  bool obfs4_ = false;
   std::string fingerprint_;
   std::string obfs4_args_;
   std::unique_ptr<Child> child_;
