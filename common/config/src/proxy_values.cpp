@@ -64,7 +64,9 @@ std::optional<std::string> bridge_identity(BridgeLine& out, std::string_view wor
   // tor's words for a fingerprint it cannot use; ours when it looks like
   // neither kind.
   if (word.size() == 40) return std::string("Unable to decode Bridge key digest.");
-  if (word.size() < 40 || std::all_of(word.begin(), word.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
+  const bool all_hex =
+      std::all_of(word.begin(), word.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  if (word.size() < 40 || all_hex)
     return std::string("Key digest for Bridge is wrong length (40 hex digits for its RSA fingerprint, "
                        "or its Ed25519 identity: 64 hex digits or 43 base64 characters).");
   return id.error();
@@ -102,7 +104,8 @@ ValueResult<BridgeLine> bridge_identity_and_args(BridgeLine out, std::span<const
 
 ValueResult<BridgeLine> parse_bridge_line(std::string_view text) {
   auto w = split_words(text);
-  if (w.empty()) return Unexpected{std::string("Too few arguments to Bridge line ([TRANSPORT] ADDRESS:PORT ID [K=V...])")};
+  if (w.empty())
+    return Unexpected{std::string("Too few arguments to Bridge line ([TRANSPORT] ADDRESS:PORT ID [K=V...])")};
   BridgeLine out;
   std::size_t i = 0;
   if (is_transport_name(w[0])) {
