@@ -97,7 +97,7 @@ TEST_CASE("proxy options: each option's errors carry its line", "[config][proxy]
       {"Log loud stdout", "Log: unknown log severity"},
       {"DirAuthority auth2 127.0.0.1:9030 nothex", "DirAuthority"},
       {"UseBridges yes", "UseBridges: expected 0 or 1"},
-      {"Bridge obfs4 192.0.2.7:443", "Bridge: the bridge's Ed25519 identity is missing"},
+      {"Bridge obfs4 192.0.2.7:443", "Bridge: the bridge's identity is missing"},
       {"ClientTransportPlugin obfs4 socks5 127.0.0.1:1080", "ClientTransportPlugin: external transports"},
       {"NumEntryGuards 0", "NumEntryGuards: integer out of range"},
       {"NumEntryGuards 11", "NumEntryGuards"},

@@ -82,6 +82,35 @@ TEST_CASE("Bridge lines: good ones", "[config][proxy]") {
   REQUIRE(v6);
   CHECK(v6->address.to_string() == "[2001:db8::7]:9001");
   CHECK(ed25519_id_to_base64(v6->ed25519_id) == kAuthId);
+  CHECK_FALSE(v6->tor_form());
+}
+
+TEST_CASE("Bridge lines in tor's form: the RSA fingerprint", "[config][proxy]") {
+  const std::string fp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
+  auto plain = parse_bridge_line("192.0.2.7:443 " + fp);
+  REQUIRE(plain);
+  REQUIRE(plain->tor_form());
+  CHECK(plain->rsa_fingerprint->front() == 0x43);
+  CHECK(plain->rsa_fingerprint->back() == 0x13);
+  CHECK(plain->ed25519_id == Ed25519Id{});
+  CHECK(plain->transport.empty());
+  // '$' before it, lower case, and tor's joining of the words after the address.
+  for (const std::string& other : {"$" + fp, std::string("4352e58420e68f5e40bf7c74faddccd9d1349413"),
+                                  std::string("4352 E584 20E6 8F5E 40BF 7C74 FADD CCD9 D134 9413")}) {
+    INFO(other);
+    auto r = parse_bridge_line("192.0.2.7:443 " + other);
+    REQUIRE(r);
+    CHECK(*r == *plain);
+  }
+  auto obfs4 = parse_bridge_line("obfs4 192.0.2.7:443 " + fp + " cert=abc iat-mode=0");
+  REQUIRE(obfs4);
+  CHECK(obfs4->rsa_fingerprint == plain->rsa_fingerprint);
+  CHECK(obfs4->transport == "obfs4");
+  CHECK(obfs4->args.size() == 2);
+  auto o = proxy_ok("UseBridges 1\nBridge 192.0.2.7:443 " + fp + "\nBridge 192.0.2.8:443 " + std::string(kBridgeId) + "\n");
+  CHECK(o.bridges.size() == 2);
+  auto dup = proxy_bad("UseBridges 1\nBridge 192.0.2.7:443 " + fp + "\nBridge 192.0.2.8:443 $" + fp + "\n");
+  CHECK(dup.message.find("two lines give the same identity") != std::string::npos);
 }
 
 TEST_CASE("Bridge lines: bad ones say why", "[config][proxy]") {
@@ -91,10 +120,11 @@ TEST_CASE("Bridge lines: bad ones say why", "[config][proxy]") {
   };
   const std::string fp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
   const Case cases[] = {
-      {"obfs4 192.0.2.7:443 " + fp + " cert=abc iat-mode=0", "RSA fingerprint is not enough"},
-      {"snowflake 192.0.2.3:80", "Ed25519 identity is missing"},
-      {"192.0.2.7:443 " + fp, "RSA fingerprint is not enough"},
-      {"192.0.2.7:443", "Ed25519 identity is missing"},
+      {"obfs4 192.0.2.7:443 " + fp.substr(1) + " cert=abc iat-mode=0", "Key digest for Bridge is wrong length"},
+      {"snowflake 192.0.2.3:80", "identity is missing"},
+      {"192.0.2.7:443 " + fp + "0", "Key digest for Bridge is wrong length"},
+      {"192.0.2.7:443 " + fp.substr(0, 39) + "x", "Unable to decode Bridge key digest"},
+      {"192.0.2.7:443", "identity is missing"},
       {"192.0.2.7 " + std::string(kBridgeId), "expected ADDRESS:PORT"},
       {"bridge.example.org:443 " + std::string(kBridgeId), "not an IP address"},
       {"2001:db8::7:443 " + std::string(kBridgeId), "IPv6 addresses need brackets"},

@@ -51,7 +51,7 @@ TEST_CASE("Bridge obfs4 lines: bad ones say why, at their line", "[config][proxy
   };
   const Case cases[] = {
       {"obfs4", "Too few items to Bridge line"},
-      {"obfs4 192.0.2.7:443 " + kCert, "Ed25519 identity is missing"},  // tor: k=v there means no fingerprint
+      {"obfs4 192.0.2.7:443 " + kCert, "identity is missing"},  // tor: k=v there means no fingerprint
       {"obfs4 192.0.2.7:443 " + std::string(kBridgeId) + " cert", "'cert' is not a k=v item"},
       {"obfs4 192.0.2.7:443 " + std::string(kBridgeId) + " =x", "'=x' is not a k=v item"},
       {"obfs4 192.0.2.7:443 " + std::string(kBridgeId) + " cert=" + std::string(600, 'A'),

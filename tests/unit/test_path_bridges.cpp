@@ -201,3 +201,37 @@ TEST_CASE("Conflux legs over bridges: a second bridge, or a clear error with one
   o.first_hop = id_of(100);
   CHECK(build_path(net, bridges, o, SelectionRules{}, rng, kNow));
 }
+
+TEST_CASE("a bridge named by RSA fingerprint: the hop carries it, reports name it, state follows it", "[path][bridges]") {
+  const NetView net = net_of(small_network());
+  // Before its descriptor: no Ed25519 identity yet (all zero), like a second such line.
+  BridgeInfo waiting;
+  waiting.address = BridgeAddress{{198, 51, 100, 9}, std::nullopt, 443};
+  waiting.rsa_identity = crypto::RsaFingerprint{0xAB, 0xCD, 0x01, 0x02};
+  waiting.fetch_error = "timed out";
+  BridgeInfo other = waiting;
+  other.rsa_identity = crypto::RsaFingerprint{0x12, 0x34};
+  BridgeSet bridges;
+  bridges.set_bridges({waiting, other});
+  auto reasons = bridges.unusable_reasons(kNow);
+  REQUIRE(reasons.size() == 2);
+  CHECK(reasons[0].find("($ABCD0102)") != std::string::npos);
+  CHECK(reasons[1].find("($12340000)") != std::string::npos);
+
+  // Its descriptor arrives: the Ed25519 identity is known, and the path's
+  // first hop carries the fingerprint as well.
+  BridgeInfo fetched = bridge(100, {198, 51, 100, 9});
+  fetched.rsa_identity = waiting.rsa_identity;
+  bridges.set_bridges({fetched, other});
+  Rng rng = seeded(5);
+  auto p = build_path(net, bridges, PathOptions{}, SelectionRules{}, rng, kNow);
+  REQUIRE(p);
+  CHECK(p->first().identity == id_of(100));
+  CHECK(p->first().rsa_identity == waiting.rsa_identity);
+
+  // Failure state is kept across a refresh by the fingerprint, not mixed up
+  // with the other line's.
+  REQUIRE(bridges.mark_failed(id_of(100), kNow));
+  bridges.set_bridges({fetched, other});
+  CHECK(bridges.usable(kNow + 1) == 0);
+}

@@ -22,6 +22,7 @@ net::awaitable<Result<Circuit*, std::string>> build_one_hop(LinkPool& links, con
   CircuitInfo info;
   PathHop hop;
   hop.target.identity = relay.identity;
+  if (relay.rsa) hop.target.link_specs.push_back(cell::LinkSpecLegacyId{*relay.rsa});  // how LinkPool names it
   hop.nickname = relay.name;
   info.path.push_back(std::move(hop));
   info.one_hop_fast = true;

@@ -32,16 +32,24 @@ DirectoryClient::DirectoryClient(net::asio::io_context& io, const net::Clock& cl
       return out;
     };
   fetcher_ = dirnet::ConsensusFetcher::create(io.get_executor(), clock_, std::move(q));
+  update_begin_dir(nullptr);
 }
 
-void DirectoryClient::update_begin_dir(const dir::Consensus& c) {
-  std::vector<DirRelay> reachable;
+// Every authority and fallback, named by the RSA fingerprint of its line
+// (the link proves it and learns the Ed25519 identity), with its Ed25519
+// identity too once a consensus lists it.
+void DirectoryClient::update_begin_dir(const dir::Consensus* c) {
+  std::vector<DirRelay> relays;
   for (const auto& hint : options_.begin_dir_relays) {
-    auto r = std::find_if(c.body.routers.begin(), c.body.routers.end(),
-                          [&](const dir::RouterEntry& e) { return e.rsa_identity == hint.rsa_identity; });
-    if (r != c.body.routers.end()) reachable.push_back(DirRelay{hint.at, r->identity, hint.name});
+    DirRelay relay{hint.at, crypto::Ed25519Public{}, hint.rsa_identity, hint.name};
+    if (c != nullptr) {
+      auto r = std::find_if(c->body.routers.begin(), c->body.routers.end(),
+                            [&](const dir::RouterEntry& e) { return e.rsa_identity == hint.rsa_identity; });
+      if (r != c->body.routers.end()) relay.identity = r->identity;
+    }
+    relays.push_back(std::move(relay));
   }
-  *begin_dir_ = std::move(reachable);
+  *begin_dir_ = std::move(relays);
 }
 
 DirectoryClient::~DirectoryClient() { stop(); }
@@ -117,7 +125,7 @@ bool DirectoryClient::start() {
     if (tor) {
       save_tor_cache();
       source = fetcher_->tor_cache()->consensus_source;
-      update_begin_dir(c);
+      update_begin_dir(&c);
     } else {
       save_cache(c);
     }
@@ -136,7 +144,7 @@ bool DirectoryClient::start() {
     net::emit(log_, net::LogLevel::Notice,
               "Loaded the cached consensus (" + std::to_string(cached->body.routers.size()) + " relays).");
     fetcher_->seed(*cached);
-    if (tor) update_begin_dir(*cached);
+    if (tor) update_begin_dir(&*cached);
     if (on_consensus) on_consensus(*fetcher_->consensus(), "the cache");
   }
   fetcher_->start();

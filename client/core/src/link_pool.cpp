@@ -1,14 +1,38 @@
 #include "conflux/client/link_pool.hpp"
 
+#include <algorithm>
+
 namespace conflux::client {
 
 struct LinkPool::Entry {
+  std::uint64_t key = 0;
+  Peer peer;  // asked for; completed from the CERTS cell once open
   std::unique_ptr<net::ClientLink> link;
   std::map<std::uint32_t, std::unique_ptr<Circuit>> circuits;
   bool open = false;
   bool closed = false;
   bool routed = false;  // through a LinkRoute (a transport's listener)
 };
+
+bool LinkPool::Peer::same_as(const Peer& other) const {
+  if (ed25519 && other.ed25519 && *ed25519 != *other.ed25519) return false;
+  if (rsa && other.rsa && *rsa != *other.rsa) return false;
+  return (ed25519 && other.ed25519) || (rsa && other.rsa);
+}
+
+LinkPool::Peer LinkPool::first_hop_of(const CircuitInfo& info) {
+  Peer p;
+  if (info.path.empty()) return p;
+  const auto& t = info.path.front().target;
+  if (std::any_of(t.identity.begin(), t.identity.end(), [](std::uint8_t b) { return b != 0; })) {
+    Identity id{};
+    std::copy(t.identity.begin(), t.identity.end(), id.begin());
+    p.ed25519 = id;
+  }
+  for (const auto& spec : t.link_specs)
+    if (const auto* legacy = std::get_if<cell::LinkSpecLegacyId>(&spec)) p.rsa = legacy->id;
+  return p;
+}
 
 LinkPool::LinkPool(net::asio::io_context& io, net::asio::ssl::context& tls, net::Scheduler& scheduler,
                    const net::Clock& clock, net::ClientLink::Options options, Hooks hooks, net::LogSink log)
@@ -17,56 +41,70 @@ LinkPool::LinkPool(net::asio::io_context& io, net::asio::ssl::context& tls, net:
 
 LinkPool::~LinkPool() { close_all(); }
 
-LinkPool::Entry* LinkPool::entry_for(const Identity& id, const std::vector<net::tcp::endpoint>& at) {
-  auto it = links_.find(id);
-  if (it != links_.end() && !it->second->closed) return it->second.get();
-  auto route = hooks_.route ? hooks_.route(id) : std::nullopt;
+LinkPool::Entry* LinkPool::find(const Peer& peer) {
+  for (auto& [key, e] : links_)
+    if (!e->closed && e->peer.same_as(peer)) return e.get();
+  return nullptr;
+}
+
+LinkPool::Entry* LinkPool::find(std::uint64_t key) {
+  auto it = links_.find(key);
+  return it == links_.end() ? nullptr : it->second.get();
+}
+
+LinkPool::Entry* LinkPool::entry_for(const Peer& peer, const std::vector<net::tcp::endpoint>& at) {
+  if (Entry* found = find(peer)) return found;
+  if (!peer.ed25519 && !peer.rsa) return nullptr;
+  auto route = hooks_.route ? hooks_.route(peer) : std::nullopt;
   if (route && !route->unavailable.empty()) {
     net::emit(log_, net::LogLevel::Info, "Not opening a channel to a first hop yet: " + route->unavailable);
     return nullptr;
   }
   auto e = std::make_unique<Entry>();
   Entry* raw = e.get();
+  raw->key = next_key_++;
+  raw->peer = peer;
   net::ClientLink::Callbacks cb;
-  cb.on_open = [this, raw, id] {
-    raw->open = true;
-    for (auto& [cid, c] : raw->circuits) c->start();
-    if (hooks_.link_open) hooks_.link_open(id);
-  };
+  cb.on_open = [this, raw] { on_link_open(*raw); };
   cb.on_cell = [this, raw](const cell::CellView& c) { on_link_cell(*raw, c); };
   cb.on_unblocked = [raw](std::span<const CircId> circs) {
     // Looked up one by one: waking a circuit's streams may close another.
     for (const CircId circ : circs)
       if (auto c = raw->circuits.find(circ.value()); c != raw->circuits.end()) c->second->channel_unblocked();
   };
-  cb.on_closed = [this, id](std::string_view why) { on_link_closed(id, why); };
+  cb.on_closed = [this, key = raw->key](std::string_view why) { on_link_closed(key, why); };
   e->link = std::make_unique<net::ClientLink>(io_, tls_, scheduler_, clock_, std::move(cb), options_, log_);
-  if (it != links_.end()) {
-    // A closed entry not reaped yet (its circuits were already told). We may
-    // be inside its link's callbacks: it dies later, not here.
-    graveyard_.push_back(std::move(it->second));
-    it->second = std::move(e);
-    net::asio::post(io_, [this, life = std::weak_ptr<int>(life_)] {
-      if (!life.expired()) graveyard_.clear();
-    });
-  } else {
-    links_.emplace(id, std::move(e));
+  links_.emplace(raw->key, std::move(e));
+  net::ClientLink::Expected expected;
+  if (peer.ed25519) {
+    crypto::Ed25519Public ed{};
+    std::copy(peer.ed25519->begin(), peer.ed25519->end(), ed.begin());
+    expected.ed25519 = ed;
   }
-  crypto::Ed25519Public ed{};
-  std::copy(id.begin(), id.end(), ed.begin());
+  expected.rsa = peer.rsa;
   raw->routed = route.has_value();
   if (route)
-    raw->link->connect(route->connect_to, ed, std::move(route->prelude));
+    raw->link->connect(route->connect_to, expected, std::move(route->prelude));
   else
-    raw->link->connect(at, ed);
+    raw->link->connect(at, expected);
   return raw;
 }
 
+void LinkPool::on_link_open(Entry& e) {
+  e.open = true;
+  // The handshake proved what was asked for; keep what it taught us too.
+  if (auto ed = e.link->peer_identity()) {
+    Identity id{};
+    std::copy(ed->begin(), ed->end(), id.begin());
+    e.peer.ed25519 = id;
+  }
+  if (auto rsa = e.link->peer_rsa_identity()) e.peer.rsa = *rsa;
+  for (auto& [cid, c] : e.circuits) c->start();
+  if (hooks_.link_open) hooks_.link_open(e.peer);
+}
+
 Circuit* LinkPool::launch(CircuitInfo info, std::vector<net::tcp::endpoint> first_hop_at, Circuit::Hooks hooks) {
-  Identity id{};
-  const auto& ident = info.path.front().target.identity;
-  std::copy(ident.begin(), ident.end(), id.begin());
-  Entry* found = entry_for(id, first_hop_at);
+  Entry* found = entry_for(first_hop_of(info), first_hop_at);
   if (found == nullptr) return nullptr;
   Entry& e = *found;
   auto circ_id = e.link->allocate_circ_id();
@@ -74,9 +112,9 @@ Circuit* LinkPool::launch(CircuitInfo info, std::vector<net::tcp::endpoint> firs
   net::ClientLink* link = e.link.get();
   hooks.channel_state = [link, circ = *circ_id] { return link->channel_state(circ); };
   auto user_closed = std::move(hooks.closed);
-  hooks.closed = [this, id, user_closed = std::move(user_closed)](Circuit& c, std::string_view why) {
+  hooks.closed = [this, key = e.key, user_closed = std::move(user_closed)](Circuit& c, std::string_view why) {
     if (user_closed) user_closed(c, why);
-    reap(id, c.id());
+    reap(key, c.id());
   };
   auto circuit = std::make_unique<Circuit>(
       std::move(info), *circ_id,
@@ -94,10 +132,10 @@ void LinkPool::on_link_cell(Entry& e, const cell::CellView& c) {
   it->second->on_cell(c);
 }
 
-void LinkPool::on_link_closed(const Identity& id, std::string_view why) {
-  auto it = links_.find(id);
-  if (it == links_.end()) return;
-  Entry& e = *it->second;
+void LinkPool::on_link_closed(std::uint64_t key, std::string_view why) {
+  Entry* found = find(key);
+  if (found == nullptr) return;
+  Entry& e = *found;
   const bool was_open = e.open;
   e.closed = true;
   e.open = false;
@@ -105,41 +143,40 @@ void LinkPool::on_link_closed(const Identity& id, std::string_view why) {
   for (auto& [cid, c] : e.circuits) circuits.push_back(c.get());
   for (auto* c : circuits) c->link_closed(why);
   const bool transport_down = e.routed && !e.link->tcp_connected();
-  if (hooks_.link_closed) hooks_.link_closed(id, was_open, transport_down, why);
-  // The link is inside its own callback: destroy it afterwards.
-  net::asio::post(io_, [this, life = std::weak_ptr<int>(life_), id, raw = &e] {
-    if (life.expired()) return;
-    auto again = links_.find(id);
-    if (again != links_.end() && again->second.get() == raw) links_.erase(again);
+  if (hooks_.link_closed) hooks_.link_closed(e.peer, was_open, transport_down, why);
+  // The link is inside its own callback: destroy it afterwards. A new link
+  // to the same relay has a key of its own meanwhile.
+  net::asio::post(io_, [this, life = std::weak_ptr<int>(life_), key] {
+    if (!life.expired()) links_.erase(key);
   });
 }
 
-void LinkPool::reap(const Identity& id, CircId circ) {
-  net::asio::post(io_, [this, life = std::weak_ptr<int>(life_), id, circ] {
+void LinkPool::reap(std::uint64_t key, CircId circ) {
+  net::asio::post(io_, [this, life = std::weak_ptr<int>(life_), key, circ] {
     if (life.expired()) return;
-    auto it = links_.find(id);
-    if (it == links_.end()) return;
-    auto c = it->second->circuits.find(circ.value());
-    if (c == it->second->circuits.end() || c->second->phase() != Circuit::Phase::Closed) return;
-    it->second->circuits.erase(c);
-    if (!it->second->closed) it->second->link->release_circ_id(circ);
+    Entry* e = find(key);
+    if (e == nullptr) return;
+    auto c = e->circuits.find(circ.value());
+    if (c == e->circuits.end() || c->second->phase() != Circuit::Phase::Closed) return;
+    e->circuits.erase(c);
+    if (!e->closed) e->link->release_circ_id(circ);
   });
 }
 
 std::size_t LinkPool::links_open() const {
   std::size_t n = 0;
-  for (const auto& [id, e] : links_) if (e->open) ++n;
+  for (const auto& [key, e] : links_) if (e->open) ++n;
   return n;
 }
 
 std::size_t LinkPool::circuits() const {
   std::size_t n = 0;
-  for (const auto& [id, e] : links_) n += e->circuits.size();
+  for (const auto& [key, e] : links_) n += e->circuits.size();
   return n;
 }
 
 void LinkPool::close_all() {
-  for (auto& [id, e] : links_) {
+  for (auto& [key, e] : links_) {
     for (auto& [cid, c] : e->circuits) c->close(cell::DestroyReason::Finished, "shutting down");
     if (!e->closed) e->link->close("shutting down");
   }

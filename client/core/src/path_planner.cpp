@@ -122,6 +122,7 @@ void PathPlanner::set_bridges(const std::vector<BridgeStatus>& list) {
     info.address = addr;
     info.descriptor = b.descriptor;
     info.fetch_error = b.last_error;
+    info.rsa_identity = b.target.rsa;
     infos.push_back(std::move(info));
   }
   impl_->bridges.set_bridges(std::move(infos));

@@ -111,15 +111,17 @@ struct ProxyRuntime::Impl {
 
   LinkPool::Hooks link_hooks() {
     LinkPool::Hooks h;
-    h.link_open = [this](const LinkPool::Identity& id) { planner.first_hop_reachable(id, true); };
-    h.link_closed = [this](const LinkPool::Identity& id, bool was_open, bool transport_down, std::string_view why) {
+    h.link_open = [this](const LinkPool::Peer& p) {
+      if (p.ed25519) planner.first_hop_reachable(*p.ed25519, true);
+    };
+    h.link_closed = [this](const LinkPool::Peer& p, bool was_open, bool transport_down, std::string_view why) {
       // A transport that just died (its supervisor relaunches it) does not
       // make its bridges unreachable for the retry schedule's 10 minutes.
       if (was_open) return;
       net::emit(log, net::LogLevel::Info, "Could not open a channel to a first hop: " + std::string(why));
-      if (!transport_down) planner.first_hop_reachable(id, false);
+      if (!transport_down && p.ed25519) planner.first_hop_reachable(*p.ed25519, false);
     };
-    h.route = [this](const LinkPool::Identity& id) { return transports.route(id); };
+    h.route = [this](const LinkPool::Peer& p) { return transports.route(p); };
     return h;
   }
 
@@ -313,6 +315,7 @@ struct ProxyRuntime::Impl {
         BridgeTarget t;
         t.at = to_endpoint(b.address.addr, b.address.port);
         std::copy(b.ed25519_id.begin(), b.ed25519_id.end(), t.identity.begin());
+        t.rsa = b.rsa_fingerprint;
         targets.push_back(t);
       }
       bridges = std::make_unique<BridgeDirectory>(io, links, clock, std::move(targets), BridgeDirectory::Options{}, log);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "conflux/bytes/base64.hpp"
+#include "conflux/bytes/hex.hpp"
 
 namespace conflux::path {
 
@@ -13,7 +14,12 @@ void BridgeSet::set_bridges(std::vector<BridgeInfo> bridges) {
   next.reserve(bridges.size());
   for (BridgeInfo& b : bridges) {
     Entry e;
-    if (const Entry* old = find(b.identity)) e = *old;
+    // A Bridge line in tor's form is the same bridge by its fingerprint (its
+    // Ed25519 identity is learned with its descriptor).
+    auto same = std::find_if(bridges_.begin(), bridges_.end(), [&](const Entry& o) {
+      return b.rsa_identity ? o.info.rsa_identity == b.rsa_identity : o.info.identity == b.identity;
+    });
+    if (same != bridges_.end()) e = *same;
     e.info = std::move(b);
     next.push_back(std::move(e));
   }
@@ -38,8 +44,9 @@ std::string BridgeSet::defect(const BridgeInfo& b) {
 std::string BridgeSet::label(const BridgeInfo& b) {
   std::string name = b.descriptor && b.descriptor->identity == b.identity ? b.descriptor->nickname : "";
   // Identity fingerprint prefix: enough to match the Bridge line, not a key.
-  std::string out = "bridge " + (name.empty() ? std::string() : name + " ") + "(" +
-                    bytes::base64_encode(b.identity).substr(0, 8) + ")";
+  const std::string id = b.rsa_identity ? "$" + bytes::to_hex(*b.rsa_identity, true).substr(0, 8)
+                                        : bytes::base64_encode(b.identity).substr(0, 8);
+  std::string out = "bridge " + (name.empty() ? std::string() : name + " ") + "(" + id + ")";
   if (b.address) {
     const bool v6_only = b.address->ipv4 == dir::Ipv4{} && b.address->ipv6;
     out += " at " + (v6_only ? "[" + dir::format_ipv6(*b.address->ipv6) + "]" : dir::format_ipv4(b.address->ipv4)) +
@@ -52,7 +59,11 @@ bool BridgeSet::reachable(const Entry& e, std::uint64_t now) const noexcept {
   return !e.failing_since || e.retry_at <= now;
 }
 
-Hop BridgeSet::to_hop(const BridgeInfo& b) { return hop_from(*b.descriptor, b.address); }
+Hop BridgeSet::to_hop(const BridgeInfo& b) {
+  Hop h = hop_from(*b.descriptor, b.address);
+  h.rsa_identity = b.rsa_identity;
+  return h;
+}
 
 Result<Hop, PathError> BridgeSet::choose_first_hop(const NetView&, const HopFilter& fits, const Rng& rng,
                                                    std::uint64_t now) {

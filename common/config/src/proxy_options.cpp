@@ -95,7 +95,9 @@ void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged, const Us
   if (o.use_bridges) check_bridge_transports(b, o);
   for (std::size_t i = 0; i < o.bridges.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (o.bridges[i].ed25519_id == o.bridges[j].ed25519_id)
+      if (o.bridges[i].tor_form() == o.bridges[j].tor_form() &&
+          o.bridges[i].ed25519_id == o.bridges[j].ed25519_id &&
+          o.bridges[i].rsa_fingerprint == o.bridges[j].rsa_fingerprint)
         b.error("Bridge", "Bridge: two lines give the same identity");
   if (!o.learn_circuit_build_timeout && o.circuit_build_timeout < kRecommendedMinBuildTimeout)
     o.warnings.emplace_back(b.pos("CircuitBuildTimeout"),

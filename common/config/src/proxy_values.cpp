@@ -1,8 +1,10 @@
 // The values with a syntax of their own in conflux-proxy's torrc: SocksPort
 // lines, Bridge lines, ConfluxClientUX.
 #include <algorithm>
+#include <cctype>
 #include <span>
 
+#include "conflux/bytes/hex.hpp"
 #include "conflux/config/proxy_options.hpp"
 #include "shown_value.hpp"
 
@@ -43,18 +45,50 @@ ValueResult<std::optional<SocksPortConfig>> parse_socks_port(std::string_view te
 
 namespace {
 
+// The identity word: tor's RSA fingerprint (with tor's errors for a bad
+// one) or our Ed25519 identity.
+std::optional<std::string> bridge_identity(BridgeLine& out, std::string_view word) {
+  if (word.size() == 41 && word.front() == '$') word.remove_prefix(1);
+  if (is_hex_fingerprint(word)) {
+    auto raw = bytes::from_hex(word);
+    RsaId id{};
+    std::copy(raw->begin(), raw->end(), id.begin());
+    out.rsa_fingerprint = id;
+    return std::nullopt;
+  }
+  auto id = parse_ed25519_id(word);
+  if (id) {
+    out.ed25519_id = *id;
+    return std::nullopt;
+  }
+  // tor's words for a fingerprint it cannot use; ours when it looks like
+  // neither kind.
+  if (word.size() == 40) return std::string("Unable to decode Bridge key digest.");
+  const bool all_hex =
+      std::all_of(word.begin(), word.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  if (word.size() < 40 || all_hex)
+    return std::string("Key digest for Bridge is wrong length (40 hex digits for its RSA fingerprint, "
+                       "or its Ed25519 identity: 64 hex digits or 43 base64 characters).");
+  return id.error();
+}
+
 // After the address: the identity and, with a transport, its k=v arguments.
 ValueResult<BridgeLine> bridge_identity_and_args(BridgeLine out, std::span<const std::string_view> w) {
   std::size_t i = 0;
-  std::optional<std::string_view> id_word;
-  if (i < w.size() && !(!out.transport.empty() && is_key_value(w[i]))) id_word = w[i++];
-  if (!id_word) return Unexpected{std::string("the bridge's Ed25519 identity is missing after ADDRESS:PORT")};
-  if (is_hex_fingerprint(*id_word))
-    return Unexpected{std::string("an RSA fingerprint is not enough: give the bridge's Ed25519 identity "
-                                  "(64 hex digits or 43 base64 characters, in the bridge's log)")};
-  auto id = parse_ed25519_id(*id_word);
-  if (!id) return Unexpected{id.error()};
-  out.ed25519_id = *id;
+  std::string id_word;
+  if (out.transport.empty() && w.size() > 1) {
+    // tor joins what follows the address: a fingerprint written in groups.
+    for (auto part : w) id_word += part;
+    if (is_hex_fingerprint(id_word) || (id_word.size() == 41 && id_word.front() == '$'))
+      i = w.size();
+    else
+      id_word.clear();
+  }
+  if (id_word.empty() && i < w.size() && !(!out.transport.empty() && is_key_value(w[i]))) id_word = w[i++];
+  if (id_word.empty())
+    return Unexpected{std::string("the bridge's identity is missing after ADDRESS:PORT (its RSA fingerprint, "
+                                  "40 hex digits, or its Ed25519 identity)")};
+  if (auto bad = bridge_identity(out, id_word)) return Unexpected{*bad};
   for (; i < w.size(); ++i) {
     if (out.transport.empty()) return Unexpected{"unexpected '" + shown(w[i]) + "' after the identity"};
     if (!is_key_value(w[i])) return Unexpected{"'" + shown(w[i]) + "' is not a k=v item"};
@@ -70,7 +104,8 @@ ValueResult<BridgeLine> bridge_identity_and_args(BridgeLine out, std::span<const
 
 ValueResult<BridgeLine> parse_bridge_line(std::string_view text) {
   auto w = split_words(text);
-  if (w.empty()) return Unexpected{std::string("expected [TRANSPORT] ADDRESS:PORT ED25519_ID [K=V...]")};
+  if (w.empty())
+    return Unexpected{std::string("Too few arguments to Bridge line ([TRANSPORT] ADDRESS:PORT ID [K=V...])")};
   BridgeLine out;
   std::size_t i = 0;
   if (is_transport_name(w[0])) {

@@ -23,9 +23,27 @@ ClientLink::~ClientLink() {
 
 void ClientLink::connect(std::vector<tcp::endpoint> endpoints, const crypto::Ed25519Public& identity,
                          Prelude prelude) {
+  connect(std::move(endpoints), Expected{identity, std::nullopt}, std::move(prelude));
+}
+
+void ClientLink::connect(std::vector<tcp::endpoint> endpoints, Expected expected, Prelude prelude) {
   if (state_ != State::Idle) return;
   state_ = State::Connecting;
-  asio::co_spawn(io_, run_connect(life_, std::move(endpoints), identity, std::move(prelude)), asio::detached);
+  if (!expected.ed25519 && !expected.rsa) {
+    closed("no identity to expect");
+    return;
+  }
+  asio::co_spawn(io_, run_connect(life_, std::move(endpoints), expected, std::move(prelude)), asio::detached);
+}
+
+std::optional<crypto::Ed25519Public> ClientLink::peer_identity() const {
+  if (!link_ || !link_->done()) return std::nullopt;
+  return link_->peer_identity();
+}
+
+std::optional<crypto::RsaFingerprint> ClientLink::peer_rsa_identity() const {
+  if (!link_ || !link_->done()) return std::nullopt;
+  return link_->peer_rsa_identity();
 }
 
 // The prelude, bounded by what is left of the connect timeout: at the
@@ -53,7 +71,7 @@ awaitable<ClientLink::PreludeResult> ClientLink::run_prelude(tcp::socket& socket
 }
 
 awaitable<void> ClientLink::run_connect(std::weak_ptr<int> life, std::vector<tcp::endpoint> endpoints,
-                                        crypto::Ed25519Public identity, Prelude prelude) {
+                                        Expected expected, Prelude prelude) {
   const auto deadline = std::chrono::steady_clock::now() + options_.connect_timeout;
   auto [ec, socket] = co_await connect_tcp(std::move(endpoints), options_.connect_timeout);
   if (life.expired() || state_ != State::Connecting) co_return;
@@ -72,7 +90,8 @@ awaitable<void> ClientLink::run_connect(std::weak_ptr<int> life, std::vector<tcp
   }
   LinkChannel::Params p;
   p.role = Channel::Role::Initiator;
-  p.expected_peer = identity;
+  p.expected_peer = expected.ed25519;
+  p.expected_rsa = expected.rsa;
   p.handshake_timeout = options_.handshake_timeout;
   p.channel_limits = options_.channel_limits;
   state_ = State::Handshaking;

@@ -1,11 +1,18 @@
 #pragma once
 // The descriptors of the configured bridges, fetched from each bridge
 // itself as tor does: a one-hop circuit made with CREATE_FAST (the TLS link
-// already proved the bridge's Ed25519 identity; its onion key is what we are
+// already proved the bridge's identity; its onion key is what we are
 // fetching), a BEGIN_DIR stream on it, and an HTTP GET of the bridge's own
-// descriptor. A descriptor is used only if it verifies, says it is a
-// bridge's, and names the identity of the Bridge line. Failures are kept
-// per bridge so the proxy can say which bridges it could not reach.
+// descriptor. A descriptor is used only if it verifies and names the
+// identity of the Bridge line. Failures are kept per bridge so the proxy can
+// say which bridges it could not reach.
+//  - A bridge named by Ed25519 identity (ours) serves our signed JSON
+//    descriptor, which must say it is a bridge's.
+//  - A bridge named by RSA fingerprint (tor's Bridge line) serves tor's
+//    server descriptor at /tor/server/authority (tor's bridge descriptor
+//    fetch); its RSA fingerprint must be the line's. Its Ed25519 identity
+//    and ntor onion key then stand in the target and descriptor, so the
+//    path uses it as any other bridge.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -13,13 +20,15 @@
 #include <vector>
 
 #include "conflux/client/link_pool.hpp"
+#include "conflux/crypto/rsa.hpp"
 #include "conflux/dir/descriptor.hpp"
 
 namespace conflux::client {
 
 struct BridgeTarget {
   net::tcp::endpoint at;
-  crypto::Ed25519Public identity{};
+  crypto::Ed25519Public identity{};            // all zero until learned for an RSA-named bridge
+  std::optional<crypto::RsaFingerprint> rsa;   // set for tor's form of the Bridge line
 };
 
 struct BridgeStatus {
@@ -55,6 +64,7 @@ class BridgeDirectory {
  private:
   net::awaitable<void> keep_fresh(std::size_t index);
   net::awaitable<std::optional<std::string>> fetch_once(std::size_t index);
+  net::awaitable<std::optional<std::string>> fetch_tor_form(std::size_t index);
 
   std::shared_ptr<int> life_ = std::make_shared<int>(0);
   net::asio::io_context& io_;

@@ -31,9 +31,9 @@ class DirectoryClient {
     // as tor's files.
     std::vector<crypto::RsaFingerprint> tor_authorities;
     // tor's directory: relays (authorities, fallbacks) to ask over BEGIN_DIR
-    // at their ORPorts, as a tor client does, once the consensus gives
-    // their Ed25519 identities (our links prove those, not RSA ones); until
-    // then, and when they all fail, the DirPorts. Null `links`: DirPorts only.
+    // at their ORPorts, as a tor client does, from the first fetch on (the
+    // link proves the RSA fingerprint of their lines); the DirPorts only
+    // when they all fail. Null `links`: DirPorts only.
     struct OrPortRelay {
       crypto::RsaFingerprint rsa_identity{};
       net::tcp::endpoint at;
@@ -73,8 +73,9 @@ class DirectoryClient {
   // The file's text, or "" if it is missing or longer than `limit`.
   std::string read_small(const std::filesystem::path& path, std::size_t limit) const;
 
-  // The BEGIN_DIR sources the consensus `c` lets us reach.
-  void update_begin_dir(const dir::Consensus& c);
+  // The BEGIN_DIR sources: every authority and fallback, with the Ed25519
+  // identities the consensus `c` gives (null: none yet).
+  void update_begin_dir(const dir::Consensus* c);
 
   const net::Clock& clock_;
   Options options_;

@@ -5,6 +5,13 @@
 // circuit, and when a link dies closes its circuits first. Circuits are
 // destroyed (and their IDs released) only after their closed hook ran,
 // outside any of their own calls.
+//
+// A first hop is named by its Ed25519 identity, its RSA fingerprint, or both
+// (the circuit's first hop gives the RSA one as a legacy-id link specifier;
+// an all-zero Ed25519 identity means "not known": a relay named only by RSA
+// fingerprint, as tor's Bridge and FallbackDir lines name them). The link's
+// CERTS cell proves the identities it was asked for and gives the other; a
+// link is then found by either.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -35,14 +42,25 @@ struct LinkRoute {
 class LinkPool {
  public:
   using Identity = std::array<std::uint8_t, 32>;
+  // Who a link is to: what it was asked for, and once open what it proved.
+  struct Peer {
+    std::optional<Identity> ed25519;
+    std::optional<crypto::RsaFingerprint> rsa;
+    // Names the same relay as `other`: no known identity differs, and one is
+    // known to both.
+    [[nodiscard]] bool same_as(const Peer& other) const;
+  };
+  // The first hop a circuit's path names (see above).
+  [[nodiscard]] static Peer first_hop_of(const CircuitInfo& info);
+
   struct Hooks {
-    std::function<void(const Identity&)> link_open;
+    std::function<void(const Peer&)> link_open;
     // The link could not be opened, or closed; `was_open` tells which.
     // `transport_down`: it was to go through a route (a pluggable transport)
     // whose listener did not answer, which says nothing about the first hop.
-    std::function<void(const Identity&, bool was_open, bool transport_down, std::string_view why)> link_closed;
+    std::function<void(const Peer&, bool was_open, bool transport_down, std::string_view why)> link_closed;
     // Asked before a new link is made; nullopt: connect to the addresses given.
-    std::function<std::optional<LinkRoute>(const Identity&)> route;
+    std::function<std::optional<LinkRoute>(const Peer&)> route;
   };
 
   LinkPool(net::asio::io_context& io, net::asio::ssl::context& tls, net::Scheduler& scheduler, const net::Clock& clock,
@@ -63,10 +81,13 @@ class LinkPool {
 
  private:
   struct Entry;
-  Entry* entry_for(const Identity& id, const std::vector<net::tcp::endpoint>& at);
+  Entry* entry_for(const Peer& peer, const std::vector<net::tcp::endpoint>& at);
+  Entry* find(const Peer& peer);
+  Entry* find(std::uint64_t key);
+  void on_link_open(Entry& e);
   void on_link_cell(Entry& e, const cell::CellView& c);
-  void on_link_closed(const Identity& id, std::string_view why);
-  void reap(const Identity& id, CircId circ);
+  void on_link_closed(std::uint64_t key, std::string_view why);
+  void reap(std::uint64_t key, CircId circ);
 
   std::shared_ptr<int> life_ = std::make_shared<int>(0);
   net::asio::io_context& io_;
@@ -76,8 +97,9 @@ class LinkPool {
   net::ClientLink::Options options_;
   Hooks hooks_;
   net::LogSink log_;
-  std::map<Identity, std::unique_ptr<Entry>> links_;
-  std::vector<std::unique_ptr<Entry>> graveyard_;
+  // By a key of ours: a link's identities may be learned only once it opens.
+  std::map<std::uint64_t, std::unique_ptr<Entry>> links_;
+  std::uint64_t next_key_ = 1;
 };
 
 }  // namespace conflux::client

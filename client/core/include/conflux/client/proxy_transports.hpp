@@ -38,9 +38,10 @@ class ProxyTransports {
   [[nodiscard]] bool needed() const noexcept { return !running_.empty(); }
   // Every launched transport reported its listeners (DONE).
   [[nodiscard]] bool ready() const;
-  // How a link to the first hop `id` is made: nullopt for a bridge without
+  // How a link to the first hop `peer` is made: nullopt for a bridge without
   // a transport (or a relay); `unavailable` set while its transport is down.
-  [[nodiscard]] std::optional<LinkRoute> route(const LinkPool::Identity& id) const;
+  // A Bridge line names its bridge by one identity, either kind.
+  [[nodiscard]] std::optional<LinkRoute> route(const LinkPool::Peer& peer) const;
 
   // A transport came up or went down.
   std::function<void()> on_change;

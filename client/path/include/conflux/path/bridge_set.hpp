@@ -21,6 +21,7 @@ struct BridgeInfo {
   std::optional<BridgeAddress> address;   // from the Bridge line (where we connect)
   std::optional<dir::Descriptor> descriptor;  // the verified descriptor, once fetched
   std::string fetch_error;                // the runtime's words for why there is none
+  std::optional<crypto::RsaFingerprint> rsa_identity;  // from a Bridge line in tor's form
 };
 
 class BridgeSet final : public FirstHopSource {

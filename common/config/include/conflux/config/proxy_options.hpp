@@ -52,20 +52,24 @@ struct SocksPortConfig {
 // are errors.
 [[nodiscard]] ValueResult<std::optional<SocksPortConfig>> parse_socks_port(std::string_view text);
 
-// "Bridge [TRANSPORT] ADDR:PORT ED25519_ID [K=V...]": a bridge to use as the
-// first hop when UseBridges is 1, split as tor's parse_bridge_line does: a
-// first word that is a C identifier is the transport, then the address; with
-// a transport, the next word is a k=v argument (tor: when it has an '=' after
+// "Bridge [TRANSPORT] ADDR:PORT ID [K=V...]": a bridge to use as the first
+// hop when UseBridges is 1, split as tor's parse_bridge_line does: a first
+// word that is a C identifier is the transport, then the address; with a
+// transport, the next word is a k=v argument (tor: when it has an '=' after
 // its first character) or the identity, and every later word a k=v argument,
-// handed to the transport as SOCKS credentials (at most 510 bytes, as tor).
-// ADDR is IPv4 or [IPv6]; ED25519_ID as parse_ed25519_id. Unlike tor, the
-// identity is required and is the bridge's Ed25519 identity, not its RSA
-// fingerprint (our link handshake checks the Ed25519 one).
+// handed to the transport as SOCKS credentials (at most 510 bytes, as tor);
+// without one, the words after the address are the identity, joined as tor
+// joins them ("4352 E584 ..."). ADDR is IPv4 or [IPv6]. ID is tor's RSA
+// fingerprint (40 hex digits, optionally after '$'; the bridge's descriptor,
+// fetched from the bridge, gives its Ed25519 identity) or our Ed25519 identity
+// as parse_ed25519_id. Unlike tor, an identity is required.
 struct BridgeLine {
   AddrPort address;
-  Ed25519Id ed25519_id{};
+  Ed25519Id ed25519_id{};                // our form; all zero in tor's form
+  std::optional<RsaId> rsa_fingerprint;  // tor's form
   std::string transport{};  // "" for a plain bridge
   TransportArgs args{};     // the transport's k=v arguments (cert=..., iat-mode=...)
+  [[nodiscard]] bool tor_form() const noexcept { return rsa_fingerprint.has_value(); }
   bool operator==(const BridgeLine&) const = default;
 };
 [[nodiscard]] ValueResult<BridgeLine> parse_bridge_line(std::string_view text);

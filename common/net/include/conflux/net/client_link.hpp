@@ -1,7 +1,10 @@
 #pragma once
 // A client's channel to a relay (tests now, conflux-proxy later): TCP connect
 // with a timeout, TLS, and the link handshake as an unauthenticated initiator
-// that checks the relay's Ed25519 identity. Once open, the caller sends
+// that checks the relay's identity: its Ed25519 identity, its RSA
+// fingerprint, or both (a relay named only by RSA fingerprint, as tor's
+// Bridge and FallbackDir lines name them, proves it in its CERTS cell, and the
+// link learns its Ed25519 identity from the same cell). Once open, the caller sends
 // circuit cells (through the channel's mux and the scheduler, never directly
 // to the socket) and receives circuit cells through a callback.
 #include <chrono>
@@ -59,9 +62,18 @@ class ClientLink final : private LinkChannel::Owner {
   };
   using Prelude = std::function<awaitable<PreludeResult>(tcp::socket&)>;
 
+  // Whom the link must reach: at least one of the two identities. A peer
+  // that proves another closes the link (IdentityMismatch, tor's "identity
+  // mismatch").
+  struct Expected {
+    std::optional<crypto::Ed25519Public> ed25519;
+    std::optional<crypto::RsaFingerprint> rsa;
+  };
+
   // Connects to the first endpoint that answers, runs `prelude` (if any) and
   // opens the link, expecting `identity`. Once per object.
   void connect(std::vector<tcp::endpoint> endpoints, const crypto::Ed25519Public& identity, Prelude prelude = {});
+  void connect(std::vector<tcp::endpoint> endpoints, Expected expected, Prelude prelude = {});
 
   [[nodiscard]] State state() const noexcept { return state_; }
   [[nodiscard]] bool is_open() const noexcept { return state_ == State::Open; }
@@ -73,6 +85,10 @@ class ClientLink final : private LinkChannel::Owner {
   [[nodiscard]] const std::string& close_reason() const noexcept { return close_reason_; }
   [[nodiscard]] std::optional<proto::LinkFailure> failure() const noexcept { return failure_; }
   [[nodiscard]] LinkChannel* link() noexcept { return link_.get(); }
+  // Once open: the identities the peer proved (both, for a relay of ours or
+  // tor's, whichever one the link was asked for).
+  [[nodiscard]] std::optional<crypto::Ed25519Public> peer_identity() const;
+  [[nodiscard]] std::optional<crypto::RsaFingerprint> peer_rsa_identity() const;
 
   // A circuit ID from the initiator's half; release it when the circuit is gone.
   [[nodiscard]] Result<CircId, proto::CircIdError> allocate_circ_id() { return ids_.allocate(); }
@@ -96,7 +112,7 @@ class ClientLink final : private LinkChannel::Owner {
   void on_link_unblocked(LinkChannel& link, std::span<const CircId> circs) override;
   void on_link_closed(LinkChannel& link, std::string_view reason) override;
   awaitable<void> run_connect(std::weak_ptr<int> life, std::vector<tcp::endpoint> endpoints,
-                              crypto::Ed25519Public identity, Prelude prelude);
+                              Expected expected, Prelude prelude);
   awaitable<PreludeResult> run_prelude(tcp::socket& socket, const Prelude& prelude,
                                        std::chrono::steady_clock::time_point deadline);
   void closed(std::string_view reason);
