@@ -1,0 +1,79 @@
+#include "main_window.hpp"
+
+namespace conflux::gui {
+
+MainWindow::MainWindow(AppOptions options, QWidget* parent)
+    : QMainWindow(parent),
+      options_(std::move(options)),
+      session_(options_.launch),
+      stack_(new QStackedWidget(this)),
+      connect_(new ConnectPage(options_.obfs4proxy, stack_)),
+      bootstrap_(new BootstrapPage(stack_)),
+      connected_(new ConnectedPage(stack_)) {
+  setWindowTitle(tr("Conflux"));
+  setWindowIcon(QIcon(QStringLiteral(":/conflux-gui.svg")));
+  stack_->addWidget(connect_);
+  stack_->addWidget(bootstrap_);
+  stack_->addWidget(connected_);
+  setCentralWidget(stack_);
+  resize(760, 620);
+  connect(connect_, &ConnectPage::connect_requested, this, &MainWindow::start);
+  connect(bootstrap_, &BootstrapPage::cancel_requested, this, [this] {
+    session_.shutdown();
+    stack_->setCurrentWidget(connect_);
+  });
+  connect(connected_, &ConnectedPage::disconnect_requested, this, [this] {
+    session_.shutdown();
+    stack_->setCurrentWidget(connect_);
+  });
+  wire_session();
+}
+
+void MainWindow::wire_session() {
+  connect(&session_, &ProxySession::bootstrap, this, [this](const BootstrapPhase& p) {
+    bootstrap_->set_phase(p);
+    if (p.progress >= 100) stack_->setCurrentWidget(connected_);
+  });
+  connect(&session_, &ProxySession::warning, this, [this](const QString& w) {
+    last_warning_ = w;
+    bootstrap_->set_warning(w);
+  });
+  connect(&session_, &ProxySession::log_line, connected_, &ConnectedPage::append_log);
+  // Start-up errors (a port in use, a bad option) come before the control port: from the log.
+  connect(&session_, &ProxySession::log_line, this, [this](const QString& line) {
+    if (line.contains(QLatin1String("[warn]")) || line.contains(QLatin1String("[err]"))) {
+      last_warning_ = line.section(QLatin1Char(']'), 1).trimmed();
+      bootstrap_->set_warning(last_warning_);
+    }
+  });
+  connect(&session_, &ProxySession::socks_ready, connected_, &ConnectedPage::set_socks);
+  connect(&session_, &ProxySession::legs, connected_, &ConnectedPage::set_legs);
+  connect(&session_, &ProxySession::circuits, connected_, &ConnectedPage::set_circuits);
+  connect(&session_, &ProxySession::bandwidth, connected_, &ConnectedPage::add_bandwidth);
+  connect(&session_, &ProxySession::bridge_named, connected_, &ConnectedPage::set_bridge_name);
+  connect(&session_, &ProxySession::failed, this, &MainWindow::fail);
+}
+
+void MainWindow::start(const ProxySettings& settings) {
+  connect_->show_error({});
+  last_warning_.clear();
+  bootstrap_->reset();
+  connected_->set_bridges(settings);
+  stack_->setCurrentWidget(bootstrap_);
+  session_.start(settings);
+}
+
+void MainWindow::fail(const QString& why) {
+  QString text = tr("Could not stay connected: %1").arg(why);
+  if (!last_warning_.isEmpty()) text += tr("\nThe proxy's last warning: %1").arg(last_warning_);
+  session_.shutdown();
+  connect_->show_error(text);
+  stack_->setCurrentWidget(connect_);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  session_.shutdown();
+  event->accept();
+}
+
+}  // namespace conflux::gui
