@@ -22,9 +22,7 @@ void BridgeCard::update_state(const BridgeCardState& s) {
   if (s.circuits > 0) {
     text = tr("Reachable: %n circuit(s)", "", s.circuits);
     if (s.legs > 0)
-      text += tr(", %n Conflux leg(s), RTT %1 ms, %2% of the traffic", "", s.legs)
-                  .arg(s.best_rtt_ms, 0, 'f', 1)
-                  .arg(s.share * 100, 0, 'f', 0);
+      text += tr(", %n Conflux leg(s), RTT %1 ms", "", s.legs).arg(s.best_rtt_ms, 0, 'f', 1);
   } else if (s.seen_alive) {
     text = tr("No circuit through it now (it answered before): it may be down");
   } else {

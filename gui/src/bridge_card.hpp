@@ -1,7 +1,7 @@
 #pragma once
 // One bridge on the connected screen: its address and transport, the
 // nickname its descriptor gave, whether the proxy reached it and how many
-// circuits and Conflux legs start there, the legs' RTT and share.
+// circuits and Conflux legs start there, and the smallest RTT of those legs.
 #include <QFrame>
 #include <QLabel>
 #include <QString>
@@ -13,7 +13,6 @@ struct BridgeCardState {
   int circuits = 0;       // open or building circuits whose first hop it is
   int legs = 0;           // Conflux legs through it
   double best_rtt_ms = 0; // the smallest smoothed RTT of its legs
-  double share = 0;       // the sum of its legs' shares
   bool seen_alive = false;  // it had circuits or its descriptor once
 };
 

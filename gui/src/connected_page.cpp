@@ -37,11 +37,12 @@ ConnectedPage::ConnectedPage(QWidget* parent)
   layout->addWidget(heading(tr("Bridges"), this));
   layout->addLayout(cards_layout_);
   layout->addWidget(heading(tr("Conflux legs"), this));
-  legs_->setHorizontalHeaderLabels({tr("Set"), tr("Circuit"), tr("Path"), tr("State"), tr("RTT (ms)"), tr("Share")});
+  legs_->setHorizontalHeaderLabels({tr("Set"), tr("Circuit"), tr("Path"), tr("State"), tr("RTT (ms)"), tr("Cells sent")});
   legs_->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
   legs_->verticalHeader()->hide();
   legs_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  legs_->setMaximumHeight(120);
+  legs_->setMinimumHeight(150);
+  legs_->setMaximumHeight(190);
   layout->addWidget(legs_);
   throughput_->setText(tr("Throughput: waiting for the first second"));
   layout->addWidget(throughput_);
@@ -109,7 +110,6 @@ void ConnectedPage::refresh_cards() {
     s.circuits = 0;
     s.legs = 0;
     s.best_rtt_ms = 0;
-    s.share = 0;
     if (!s.nickname.isEmpty()) {
       const auto name = s.nickname.toStdString();
       for (const auto& [id, hops] : paths_)
@@ -117,7 +117,6 @@ void ConnectedPage::refresh_cards() {
       for (const auto& l : legs_now_) {
         if (l.path.empty() || l.path.front() != name) continue;
         ++s.legs;
-        s.share += l.leg.share;
         if (l.leg.srtt_ms > 0 && (s.best_rtt_ms == 0 || l.leg.srtt_ms < s.best_rtt_ms)) s.best_rtt_ms = l.leg.srtt_ms;
       }
     }

@@ -16,7 +16,7 @@ MainWindow::MainWindow(AppOptions options, QWidget* parent)
   stack_->addWidget(bootstrap_);
   stack_->addWidget(connected_);
   setCentralWidget(stack_);
-  resize(760, 620);
+  resize(780, 720);
   connect(connect_, &ConnectPage::connect_requested, this, &MainWindow::start);
   connect(bootstrap_, &BootstrapPage::cancel_requested, this, [this] {
     session_.shutdown();

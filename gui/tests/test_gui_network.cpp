@@ -1,7 +1,8 @@
 // conflux-gui against a real network (conflux-net: 4 relays, 2 exits, two
 // obfs4 bridges): the app's own conflux-proxy connects through both bridges,
 // reaches 100%, shows two Conflux legs with RTTs, a download through the SOCKS
-// address it shows is intact, and closing the window stops the proxy. Then
+// address it shows is intact; one bridge killed shows as such on its card and
+// a download still works; closing the window stops the proxy. Then
 // __OwningControllerProcess: a proxy whose owner dies exits. Screenshots of
 // each page go to $CONFLUX_GUI_SCREENSHOTS (docs/gui/ when refreshing them).
 #include <signal.h>
@@ -98,6 +99,11 @@ class NetworkTest : public QObject {
     o.launch = {QStringLiteral(CONFLUX_PROXY_BINARY), dir_.filePath("gui-data"), dir_.filePath("network.torrc")};
     return o;
   }
+  [[nodiscard]] QJsonObject process(const QString& name) const {
+    for (const auto& p : net_["processes"].toArray())
+      if (p.toObject()["name"] == name) return p.toObject();
+    return {};
+  }
   [[nodiscard]] QJsonObject file(const QString& name) const {
     for (const auto& f : net_["files"].toArray())
       if (f.toObject()["name"] == name) return f.toObject();
@@ -154,6 +160,25 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
   for (auto* card : w.connected_page()->cards())
     QVERIFY2(card->status_text().startsWith(QStringLiteral("Reachable")), qPrintable(card->status_text()));
   screenshot(w, "connected.png");
+
+  // One bridge dies: its card says so, and downloads go on through the other.
+  const QJsonObject dead = process("obfsB");
+  const QString dead_address = QStringLiteral("127.0.0.1:%1").arg(dead["ports"].toObject()["pt"].toInt());
+  BridgeCard* dead_card = nullptr;
+  for (auto* card : w.connected_page()->cards())
+    if (card->address() == dead_address) dead_card = card;
+  QVERIFY(dead_card != nullptr);
+  QVERIFY(::kill(static_cast<pid_t>(dead["pid"].toInteger()), SIGKILL) == 0);
+  QTRY_VERIFY2_WITH_TIMEOUT(dead_card->status_text().startsWith(QStringLiteral("No circuit")),
+                            qPrintable(dead_card->status_text()), 60000);
+  const QJsonObject f2 = file("1MiB.bin");
+  curl.start("curl", {"-sS", "--max-time", "120", "--socks5-hostname", w.connected_page()->socks_text(),
+                      "--proxy-user", "gui2:x", "-o", dir_.filePath("got2.bin"), f2["url"].toString()});
+  QTRY_VERIFY_WITH_TIMEOUT(curl.state() == QProcess::NotRunning, 130000);
+  QVERIFY2(curl.exitCode() == 0, curl.readAllStandardError().constData());
+  QCOMPARE(QCryptographicHash::hash(read_file(dir_.filePath("got2.bin")), QCryptographicHash::Sha256).toHex(),
+           f2["sha256"].toString().toLatin1());
+  screenshot(w, "bridge-down.png");
 
   // Closing the window stops the proxy, cleanly.
   const qint64 pid = w.session().proxy_pid();
