@@ -23,6 +23,7 @@ class ConnectPage : public QWidget {
   void show_error(const QString& message);  // a failed attempt, shown above the button
   // What the validation list shows, one entry per bridge line (then general errors).
   [[nodiscard]] QStringList validation_messages() const;
+  [[nodiscard]] QString error_text() const { return error_->text(); }
   [[nodiscard]] QPlainTextEdit* bridge_edit() const noexcept { return edit_; }
   [[nodiscard]] QPushButton* connect_button() const noexcept { return connect_; }
 

@@ -66,9 +66,10 @@ void MainWindow::start(const ProxySettings& settings) {
 void MainWindow::fail(const QString& why) {
   QString text = tr("Could not stay connected: %1").arg(why);
   if (!last_warning_.isEmpty()) text += tr("\nThe proxy's last warning: %1").arg(last_warning_);
-  session_.shutdown();
   connect_->show_error(text);
   stack_->setCurrentWidget(connect_);
+  // Not from inside the signal of the process or controller being torn down.
+  QMetaObject::invokeMethod(this, [this] { session_.shutdown(); }, Qt::QueuedConnection);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

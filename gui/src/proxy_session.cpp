@@ -20,12 +20,14 @@ void ProxySession::start(const ProxySettings& settings) {
   progress_ = -1;
   socks_.clear();
   paths_.clear();
+  last_lines_.clear();
   process_ = std::make_unique<ProxyProcess>(launch_);
   connect(process_.get(), &ProxyProcess::output_line, this, &ProxySession::on_output);
   connect(process_.get(), &ProxyProcess::exited, this, [this](const QString& why) {
     poll_timer_.stop();
     control_.close();
-    emit failed(why);
+    // Its last words say why (an option refused, a port in use).
+    emit failed(last_lines_.isEmpty() ? why : why + QStringLiteral(":\n") + last_lines_.join(QLatin1Char('\n')));
   });
   connect(process_.get(), &ProxyProcess::control_port_ready, this,
           [this](quint16 port, const QString& cookie) { control_.connect_to(port, cookie); });
@@ -76,6 +78,8 @@ void ProxySession::on_event(const QString& name, const QString& body) {
 }
 
 void ProxySession::on_output(const QString& line) {
+  last_lines_.append(line);
+  if (last_lines_.size() > kLastLines) last_lines_.removeFirst();
   emit log_line(line);
   if (auto named = parse_bridge_descriptor_notice(line.toStdString()))
     emit bridge_named(QString::fromStdString(named->first), QString::fromStdString(named->second));

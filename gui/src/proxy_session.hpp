@@ -6,6 +6,7 @@
 // proxy cleanly: SIGNAL SHUTDOWN, then terminate.
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 #include <map>
 #include <memory>
@@ -25,6 +26,8 @@ struct LegView {
 class ProxySession : public QObject {
   Q_OBJECT
  public:
+  static constexpr qsizetype kLastLines = 3;  // of the proxy's output, shown when it exits early
+
   explicit ProxySession(ProxyLaunch launch, QObject* parent = nullptr);
   ~ProxySession() override;
   ProxySession(const ProxySession&) = delete;
@@ -62,6 +65,7 @@ class ProxySession : public QObject {
   QTimer poll_timer_;
   std::map<std::uint32_t, std::vector<std::string>> paths_;
   QString socks_;
+  QStringList last_lines_;
   int progress_ = -1;
   bool shutting_down_ = false;
 };

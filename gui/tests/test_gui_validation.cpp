@@ -4,9 +4,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "connect_page.hpp"
+#include "main_window.hpp"
 
 using conflux::gui::ConnectPage;
+using conflux::gui::MainWindow;
 
 namespace {
 
@@ -104,6 +105,39 @@ class ValidationTest : public QObject {
     QVERIFY(m[1].startsWith(QStringLiteral("Line 4: ")));
     QVERIFY2(m.join('\n').contains(QStringLiteral("Bridge: two lines give the same identity")), qPrintable(m.join('\n')));
     QVERIFY(!page.connect_button()->isEnabled());
+  }
+
+  // Errors are shown, never swallowed: a proxy that cannot start, one that exits at once.
+  void proxy_failures_come_back_to_the_connect_page() {
+    QTemporaryDir dir;
+    const QString line = QStringLiteral("127.0.0.1:9 ") + kId;
+    conflux::gui::AppOptions o;
+    o.launch = {dir.filePath(QStringLiteral("no-such-proxy")), dir.filePath(QStringLiteral("data")), {}};
+    MainWindow missing(o);
+    missing.show();
+    missing.connect_page()->set_bridge_text(line);
+    QTest::mouseClick(missing.connect_page()->connect_button(), Qt::LeftButton);
+    QTRY_VERIFY(!missing.connect_page()->error_text().isEmpty());
+    QCOMPARE(missing.current_page(), static_cast<QWidget*>(missing.connect_page()));
+    QVERIFY2(missing.connect_page()->error_text().contains(QStringLiteral("cannot start")),
+             qPrintable(missing.connect_page()->error_text()));
+    QTRY_VERIFY(!missing.session().running());
+
+    // The real proxy, given a defaults file with a bad line: it exits, and its error is shown.
+    QFile bad(dir.filePath(QStringLiteral("bad.torrc")));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("NotAnOption 1\n");
+    bad.close();
+    o.launch = {QStringLiteral(CONFLUX_PROXY_BINARY), dir.filePath(QStringLiteral("data")), bad.fileName()};
+    MainWindow exits(o);
+    exits.show();
+    exits.connect_page()->set_bridge_text(line);
+    QTest::mouseClick(exits.connect_page()->connect_button(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!exits.connect_page()->error_text().isEmpty(), 30000);
+    QCOMPARE(exits.current_page(), static_cast<QWidget*>(exits.connect_page()));
+    const QString error = exits.connect_page()->error_text();
+    QVERIFY2(error.contains(QStringLiteral("exited with status 1")) && error.contains(QStringLiteral("NotAnOption")),
+             qPrintable(error));
   }
 };
 
