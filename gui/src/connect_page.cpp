@@ -1,5 +1,6 @@
 #include "connect_page.hpp"
 
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "bridge_validation.hpp"
@@ -28,7 +29,9 @@ ConnectPage::ConnectPage(QString obfs4proxy, QWidget* parent)
       obfs4proxy_(std::move(obfs4proxy)),
       edit_(new QPlainTextEdit(this)),
       checks_(new QListWidget(this)),
-      conflux_(new QCheckBox(tr("Use Conflux: spread traffic over two circuits through different bridges"), this)),
+      conflux_(new QCheckBox(tr("Use Conflux: spread traffic over several circuits through different bridges"), this)),
+      legs_(new QSpinBox(this)),
+      auto_connect_(new QCheckBox(tr("Connect automatically next time"), this)),
       error_(new QLabel(this)),
       connect_(new QPushButton(tr("Connect"), this)) {
   auto* layout = new QVBoxLayout(this);
@@ -47,12 +50,21 @@ ConnectPage::ConnectPage(QString obfs4proxy, QWidget* parent)
   layout->addWidget(title);
   layout->addWidget(edit_, 1);
   layout->addWidget(checks_);
-  layout->addWidget(conflux_);
+  auto* conflux_row = new QHBoxLayout;
+  conflux_row->addWidget(conflux_);
+  conflux_row->addStretch(1);
+  conflux_row->addWidget(new QLabel(tr("Legs per set:"), this));
+  legs_->setRange(2, 8);
+  conflux_row->addWidget(legs_);
+  layout->addLayout(conflux_row);
+  layout->addWidget(auto_connect_);
   layout->addWidget(error_);
   layout->addWidget(connect_, 0, Qt::AlignRight);
+  connect(conflux_, &QCheckBox::toggled, legs_, &QSpinBox::setEnabled);
   connect(edit_, &QPlainTextEdit::textChanged, this, &ConnectPage::revalidate);
   connect(connect_, &QPushButton::clicked, this, [this] {
     pending_.conflux = conflux_->isChecked();
+    pending_.conflux_legs = static_cast<std::uint32_t>(legs_->value());
     emit connect_requested(pending_);
   });
   revalidate();
@@ -60,6 +72,17 @@ ConnectPage::ConnectPage(QString obfs4proxy, QWidget* parent)
 
 void ConnectPage::set_bridge_text(const QString& text) { edit_->setPlainText(text); }
 void ConnectPage::set_conflux(bool on) { conflux_->setChecked(on); }
+
+void ConnectPage::load(const SavedSettings& s) {
+  set_bridge_text(s.bridge_text);
+  conflux_->setChecked(s.conflux);
+  legs_->setValue(s.legs);
+  auto_connect_->setChecked(s.auto_connect);
+}
+
+SavedSettings ConnectPage::saved() const {
+  return {edit_->toPlainText(), conflux_->isChecked(), legs_->value(), auto_connect_->isChecked()};
+}
 
 void ConnectPage::show_error(const QString& message) {
   error_->setText(message);

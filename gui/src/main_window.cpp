@@ -27,6 +27,9 @@ MainWindow::MainWindow(AppOptions options, QWidget* parent)
     stack_->setCurrentWidget(connect_);
   });
   wire_session();
+  connect_->load(load_settings(options_.launch.data_dir));
+  if (connect_->saved().auto_connect && connect_->connect_button()->isEnabled())
+    QMetaObject::invokeMethod(connect_->connect_button(), &QPushButton::click, Qt::QueuedConnection);
 }
 
 void MainWindow::wire_session() {
@@ -56,6 +59,8 @@ void MainWindow::wire_session() {
 
 void MainWindow::start(const ProxySettings& settings) {
   connect_->show_error({});
+  if (!save_settings(options_.launch.data_dir, connect_->saved()))
+    connect_->show_error(tr("Could not save the settings in %1").arg(options_.launch.data_dir));
   last_warning_.clear();
   bootstrap_->reset();
   connected_->set_bridges(settings);

@@ -29,6 +29,7 @@ std::string proxy_torrc(const ProxySettings& s, const ProxyPaths& p, std::uint32
   for (const auto& b : s.bridges) e.push_back(line("Bridge", b));
   if (s.uses_transport) e.push_back(line("ClientTransportPlugin", "obfs4 exec " + s.obfs4proxy));
   e.push_back(line("ConfluxEnabled", s.conflux ? "1" : "0"));
+  if (s.conflux) e.push_back(line("ConfluxNumLegs", std::to_string(s.conflux_legs)));
   return "# Written by conflux-gui: your changes are replaced when it connects.\n" + config::to_torrc(e);
 }
 

@@ -12,6 +12,7 @@ namespace conflux::gui {
 struct ProxySettings {
   std::vector<std::string> bridges;  // Bridge values, without "Bridge "
   bool conflux = true;               // ConfluxEnabled 1 (else 0)
+  std::uint32_t conflux_legs = 2;    // ConfluxNumLegs 2-8
   bool uses_transport = false;       // some bridge is obfs4: ClientTransportPlugin
   std::string obfs4proxy = "/usr/bin/obfs4proxy";
 };

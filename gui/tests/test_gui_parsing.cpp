@@ -93,7 +93,7 @@ class ParsingTest : public QObject {
     const auto text = proxy_torrc(s, paths, 4242);
     QVERIFY(text.find("__OwningControllerProcess 4242\n") != std::string::npos);
     QVERIFY(text.find("ClientTransportPlugin obfs4 exec /usr/bin/obfs4proxy\n") != std::string::npos);
-    QVERIFY(text.find("ConfluxEnabled 1\n") != std::string::npos);
+    QVERIFY(text.find("ConfluxEnabled 1\nConfluxNumLegs 2\n") != std::string::npos);
     QFile f(dir.filePath("torrc"));
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(QByteArray::fromStdString(text));

@@ -139,6 +139,40 @@ class ValidationTest : public QObject {
     QVERIFY2(error.contains(QStringLiteral("exited with status 1")) && error.contains(QStringLiteral("NotAnOption")),
              qPrintable(error));
   }
+
+  // The connect page is remembered; "connect automatically next time" connects at start.
+  void settings_are_kept_and_auto_connect_connects() {
+    QTemporaryDir dir;
+    conflux::gui::AppOptions o;
+    o.launch = {dir.filePath(QStringLiteral("no-such-proxy")), dir.filePath(QStringLiteral("data")), {}};
+    const QString text = QStringLiteral("# mine\n127.0.0.1:9 ") + kId + QStringLiteral("\n");
+    {
+      MainWindow first(o);
+      first.show();
+      QVERIFY(first.connect_page()->bridge_edit()->toPlainText().isEmpty());
+      first.connect_page()->load({text, true, 3, false});
+      QTest::mouseClick(first.connect_page()->connect_button(), Qt::LeftButton);
+      QTRY_VERIFY(!first.connect_page()->error_text().isEmpty());
+      QTest::qWait(100);  // a start would have come by now
+    }
+    {
+      MainWindow second(o);
+      const auto s = second.connect_page()->saved();
+      QCOMPARE(s.bridge_text, text);
+      QCOMPARE(s.legs, 3);
+      QVERIFY(!s.auto_connect);
+      QTest::qWait(200);
+      QVERIFY(second.connect_page()->error_text().isEmpty());  // it did not connect by itself
+      second.show();
+      second.connect_page()->load({text, false, 2, true});
+      QTest::mouseClick(second.connect_page()->connect_button(), Qt::LeftButton);
+      QTRY_VERIFY(!second.connect_page()->error_text().isEmpty());
+    }
+    MainWindow third(o);
+    QVERIFY(third.connect_page()->saved().auto_connect);
+    QVERIFY(!third.connect_page()->saved().conflux);
+    QTRY_VERIFY(third.connect_page()->error_text().contains(QStringLiteral("cannot start")));
+  }
 };
 
 QTEST_MAIN(ValidationTest)
