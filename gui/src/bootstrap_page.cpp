@@ -12,11 +12,9 @@ QString phase_in_words(const BootstrapPhase& phase) {
 
 QString stuck_advice(const BootstrapPhase& phase, const QString& last_warning) {
   QString where;
-  if (phase.progress < 50)
-    where = QObject::tr("The proxy has not reached the directory through your bridges yet: the bridges may be "
-                        "down, blocked, or the lines mistyped.");
-  else if (phase.progress < 90)
-    where = QObject::tr("The proxy reached the directory but has not learned enough relays yet.");
+  if (phase.progress < 75)
+    where = QObject::tr("The proxy has not reached enough of the network through your bridges: they may be down "
+                        "or blocked, or a line may be mistyped.");
   else
     where = QObject::tr("The proxy knows the network but cannot build a circuit through your bridges.");
   QString text = QObject::tr("Stuck at: %1.\n%2").arg(phase_in_words(phase), where);

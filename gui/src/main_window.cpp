@@ -42,12 +42,19 @@ void MainWindow::wire_session() {
     bootstrap_->set_warning(w);
   });
   connect(&session_, &ProxySession::log_line, connected_, &ConnectedPage::append_log);
-  // Start-up errors (a port in use, a bad option) come before the control port: from the log.
+  // Start-up errors (a port in use, a bad option) come before the control port: from the log. A
+  // warning's further lines are indented.
   connect(&session_, &ProxySession::log_line, this, [this](const QString& line) {
     if (line.contains(QLatin1String("[warn]")) || line.contains(QLatin1String("[err]"))) {
       last_warning_ = line.section(QLatin1Char(']'), 1).trimmed();
-      bootstrap_->set_warning(last_warning_);
+      warning_continues_ = true;
+    } else if (warning_continues_ && line.startsWith(QLatin1Char(' '))) {
+      last_warning_ += QLatin1Char(' ') + line.trimmed();
+    } else {
+      warning_continues_ = false;
+      return;
     }
+    bootstrap_->set_warning(last_warning_);
   });
   connect(&session_, &ProxySession::socks_ready, connected_, &ConnectedPage::set_socks);
   connect(&session_, &ProxySession::legs, connected_, &ConnectedPage::set_legs);

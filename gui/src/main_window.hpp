@@ -45,6 +45,7 @@ class MainWindow : public QMainWindow {
   BootstrapPage* bootstrap_;
   ConnectedPage* connected_;
   QString last_warning_;
+  bool warning_continues_ = false;
 };
 
 }  // namespace conflux::gui

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cerrno>
@@ -91,6 +92,7 @@ class NetworkTest : public QObject {
 
   void connects_through_two_bridges_and_downloads();
   void owner_gone_stops_the_proxy();
+  void unreachable_bridge_is_explained();
 
  private:
   [[nodiscard]] QString net_dir() const { return dir_.filePath("net"); }
@@ -218,6 +220,37 @@ void NetworkTest::owner_gone_stops_the_proxy() {
   QVERIFY2(out.contains("Owning controller: process " + QByteArray::number(owner_pid) +
                         " has vanished -- exiting now."), out.constData());
   QCOMPARE(proxy.exitCode(), 0);
+}
+
+// A bridge line whose port nothing listens on: the bootstrap stops, and the page says
+// where and what to try.
+void NetworkTest::unreachable_bridge_is_explained() {
+  QTcpServer closed;  // a free port, then closed again
+  QVERIFY(closed.listen(QHostAddress::LocalHost));
+  const quint16 port = closed.serverPort();
+  closed.close();
+  const QJsonObject bridge = process("obfsA");
+  const QString line = QStringLiteral("Bridge 127.0.0.1:%1 %2").arg(port).arg(bridge["identity"].toString());
+  AppOptions o = options();
+  o.launch.data_dir = dir_.filePath("gui-stuck");
+  QDir().mkpath(o.launch.data_dir);
+  MainWindow w(o);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.bootstrap_page()->set_stuck_after(std::chrono::seconds(8));
+  w.connect_page()->set_bridge_text(line);
+  QTest::mouseClick(w.connect_page()->connect_button(), Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(!w.bootstrap_page()->stuck_text().isEmpty(), 60000);
+  QCOMPARE(w.current_page(), static_cast<QWidget*>(w.bootstrap_page()));
+  QVERIFY(w.bootstrap_page()->progress() < 100);
+  const QString stuck = w.bootstrap_page()->stuck_text();
+  QVERIFY2(stuck.startsWith(QStringLiteral("Stuck at: ")) && stuck.contains(QStringLiteral("What to try")),
+           qPrintable(stuck));
+  screenshot(w, "stuck.png");
+  const qint64 pid = w.session().proxy_pid();
+  QTest::mouseClick(w.bootstrap_page()->cancel_button(), Qt::LeftButton);
+  QCOMPARE(w.current_page(), static_cast<QWidget*>(w.connect_page()));
+  QVERIFY(process_gone(pid));
 }
 
 QTEST_MAIN(NetworkTest)
