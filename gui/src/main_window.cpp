@@ -72,6 +72,7 @@ void MainWindow::start(const ProxySettings& settings) {
   bootstrap_->reset();
   connected_->set_bridges(settings);
   stack_->setCurrentWidget(bootstrap_);
+  ++attempt_;
   session_.start(settings);
 }
 
@@ -80,8 +81,13 @@ void MainWindow::fail(const QString& why) {
   if (!last_warning_.isEmpty()) text += tr("\nThe proxy's last warning: %1").arg(last_warning_);
   connect_->show_error(text);
   stack_->setCurrentWidget(connect_);
-  // Not from inside the signal of the process or controller being torn down.
-  QMetaObject::invokeMethod(this, [this] { session_.shutdown(); }, Qt::QueuedConnection);
+  // Not from inside the signal of the process or controller being torn down, and not a newer attempt.
+  QMetaObject::invokeMethod(
+      this,
+      [this, attempt = attempt_] {
+        if (attempt == attempt_) session_.shutdown();
+      },
+      Qt::QueuedConnection);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -46,6 +46,7 @@ class MainWindow : public QMainWindow {
   ConnectedPage* connected_;
   QString last_warning_;
   bool warning_continues_ = false;
+  quint64 attempt_ = 0;  // Connect presses, so a failure tears down only its own attempt
 };
 
 }  // namespace conflux::gui
