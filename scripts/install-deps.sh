@@ -14,6 +14,7 @@ PACKAGES=(
   chromium  # tests/system: the headless-browser test through the proxy
   tor  # tests/stocktor: a private network of stock tor 0.4.9 relays, our reference peer (tests/stocktor/tornet)
   obfs4proxy  # pluggable transports: tests/unit/test_ptnet_* launch it as a managed proxy (issue 19)
+  qt6-base-dev  # conflux-gui (Qt 6 Widgets and Network; its tests use QtTest and the offscreen platform)
   python3-stem  # the stock-tor tests read tor's control ports and descriptors with Debian's /usr/bin/python3
 )
 

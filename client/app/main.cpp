@@ -1,11 +1,13 @@
 // conflux-proxy: the SOCKS onion proxy end users run.
 #include <csignal>
 #include <iostream>
+#include <optional>
 
 #include "conflux/client/proxy_runtime.hpp"
 #include "conflux/log/log.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
+#include "owning_controller.hpp"
 #include "proxy_config.hpp"
 
 using namespace conflux;
@@ -14,6 +16,7 @@ int main(int argc, char** argv) {
   auto decision = proxy::decide_startup(argc, argv);
   if (!decision.run) return decision.exit_status;
   config::ProxyOptions options = std::move(*decision.run);
+  const std::uint32_t owner = options.owning_controller_process;
   options.control.version = proxy::control_version();
 
   try {
@@ -63,6 +66,9 @@ int main(int argc, char** argv) {
         });
       };
       arm_heartbeat();
+      // As SIGTERM once the owning controller is gone.
+      std::optional<proxy::OwningControllerWatch> owner_watch;
+      if (owner != 0) owner_watch.emplace(io, owner, [] { std::raise(SIGTERM); });
       io.run();
     }
   }

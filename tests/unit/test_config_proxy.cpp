@@ -118,6 +118,8 @@ TEST_CASE("proxy options: each option's errors carry its line", "[config][proxy]
       {"MaxClientCircuitsPending 0", "MaxClientCircuitsPending"},
       {"MaxClientCircuitsPending 1025", "MaxClientCircuitsPending"},
       {"TestingTorNetwork on", "TestingTorNetwork"},
+      {"__OwningControllerProcess 0", "__OwningControllerProcess: integer out of range"},
+      {"__OwningControllerProcess gui", "__OwningControllerProcess"},
   };
   for (const auto& c : cases) {
     INFO(c.line);
@@ -185,6 +187,12 @@ TEST_CASE("proxy options: DirAuthority rules", "[config][proxy]") {
   CHECK(mixed.message.find("cannot be mixed") != std::string::npos);
   auto fallback = proxy_bad("FallbackDir 192.0.2.9 orport=9001 id=1A25C6358DB91342AA51720A5038B72742732498\n");
   CHECK(fallback.message.find("tor network's cache") != std::string::npos);
+}
+
+TEST_CASE("proxy options: __OwningControllerProcess names the process the proxy must not outlive", "[config][proxy]") {
+  CHECK(proxy_ok("").owning_controller_process == 0);
+  CHECK(proxy_ok("__OwningControllerProcess 4242\n").owning_controller_process == 4242);
+  CHECK(proxy_ok("__owningcontrollerprocess 7\n").owning_controller_process == 7);
 }
 
 TEST_CASE("proxy options: TestingTorNetwork lets hops share a subnet unless the torrc says otherwise", "[config][proxy]") {

@@ -110,6 +110,10 @@ constexpr ProxyOptionSpec kOptions[] = {
   {"TestingTorNetwork", "", false, set_value<&P::testing_tor_network, parse_bool>,
    reset_value<&P::testing_tor_network>, "0|1", "0", Restricted,
    "a test network that just started: relaxed checks and timings"},
+  {"__OwningControllerProcess", "", false,
+   set_value<&P::owning_controller_process, bounded<std::uint32_t, 1, 0x7fffffff>>,
+   reset_value<&P::owning_controller_process>, "PID", "(none)", Same,
+   "exit when this process is gone (a controller that owns the proxy, such as conflux-gui)"},
   // The control port (control_option_rows.hpp; the same rows in both tables).
   {"ControlPort", "", true, add_control_port<P>, reset_control_ports<P>, "[ADDR:]PORT|auto", "(none)", Restricted,
    "control-protocol listener (docs/CONTROL.md); address defaults to 127.0.0.1; no flags"},

@@ -1,0 +1,35 @@
+#pragma once
+// One bridge on the connected screen: its address and transport, the
+// nickname its descriptor gave, whether the proxy reached it and how many
+// circuits and Conflux legs start there, and the smallest RTT of those legs.
+#include <QFrame>
+#include <QLabel>
+#include <QString>
+
+namespace conflux::gui {
+
+struct BridgeCardState {
+  QString nickname;       // "" until its descriptor was fetched
+  int circuits = 0;       // open or building circuits whose first hop it is
+  int legs = 0;           // Conflux legs through it
+  double best_rtt_ms = 0; // the smallest smoothed RTT of its legs
+  bool seen_alive = false;  // it had circuits or its descriptor once
+};
+
+class BridgeCard : public QFrame {
+  Q_OBJECT
+ public:
+  BridgeCard(QString address, QString transport, QWidget* parent = nullptr);
+  void update_state(const BridgeCardState& s);
+
+  [[nodiscard]] const QString& address() const noexcept { return address_; }
+  [[nodiscard]] QString status_text() const { return status_->text(); }
+
+ private:
+  QString address_;
+  QString base_title_;
+  QLabel* title_;
+  QLabel* status_;
+};
+
+}  // namespace conflux::gui

@@ -1,0 +1,136 @@
+#include "connected_page.hpp"
+
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <algorithm>
+
+#include "config_words.hpp"
+
+namespace conflux::gui {
+
+namespace {
+
+QLabel* heading(const QString& text, QWidget* parent) { return new QLabel(QStringLiteral("<b>%1</b>").arg(text), parent); }
+
+QString kib(quint64 bytes) { return QString::number(static_cast<double>(bytes) / 1024.0, 'f', 1); }
+
+}  // namespace
+
+ConnectedPage::ConnectedPage(QWidget* parent)
+    : QWidget(parent),
+      socks_(new QLineEdit(this)),
+      copy_(new QPushButton(tr("Copy"), this)),
+      cards_layout_(new QVBoxLayout),
+      legs_(new QTableWidget(0, 6, this)),
+      throughput_(new QLabel(this)),
+      log_(new QPlainTextEdit(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(new QLabel(tr("<h2>Connected</h2>"), this));
+  auto* socks_row = new QHBoxLayout;
+  socks_row->addWidget(new QLabel(tr("SOCKS5 proxy for your applications:"), this));
+  socks_->setReadOnly(true);
+  socks_row->addWidget(socks_, 1);
+  socks_row->addWidget(copy_);
+  layout->addLayout(socks_row);
+  layout->addWidget(heading(tr("Bridges"), this));
+  layout->addLayout(cards_layout_);
+  layout->addWidget(heading(tr("Conflux legs"), this));
+  legs_->setHorizontalHeaderLabels({tr("Set"), tr("Circuit"), tr("Path"), tr("State"), tr("RTT (ms)"), tr("Cells sent")});
+  legs_->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+  legs_->verticalHeader()->hide();
+  legs_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  legs_->setMinimumHeight(150);
+  legs_->setMaximumHeight(190);
+  layout->addWidget(legs_);
+  throughput_->setText(tr("Throughput: waiting for the first second"));
+  layout->addWidget(throughput_);
+  auto* log_row = new QHBoxLayout;
+  log_row->addWidget(heading(tr("Log"), this));
+  log_row->addStretch(1);
+  auto* copy_log = new QPushButton(tr("Copy log"), this);
+  log_row->addWidget(copy_log);
+  layout->addLayout(log_row);
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(kMaxLogLines);
+  layout->addWidget(log_, 1);
+  auto* disconnect = new QPushButton(tr("Disconnect"), this);
+  layout->addWidget(disconnect, 0, Qt::AlignRight);
+  connect(copy_, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(socks_->text()); });
+  connect(copy_log, &QPushButton::clicked, this,
+          [this] { QGuiApplication::clipboard()->setText(log_->toPlainText()); });
+  connect(disconnect, &QPushButton::clicked, this, &ConnectedPage::disconnect_requested);
+}
+
+void ConnectedPage::set_bridges(const ProxySettings& settings) {
+  for (auto* c : cards_) c->deleteLater();
+  cards_.clear();
+  card_state_.clear();
+  for (const auto& b : settings.bridges) {
+    const auto [transport, address] = bridge_transport_and_address(b);
+    auto* card = new BridgeCard(QString::fromStdString(address), QString::fromStdString(transport), this);
+    cards_layout_->addWidget(card);
+    cards_.push_back(card);
+  }
+}
+
+void ConnectedPage::set_socks(const QString& address) { socks_->setText(address); }
+
+void ConnectedPage::set_bridge_name(const QString& address, const QString& nickname) {
+  auto& s = card_state_[address];
+  s.nickname = nickname;
+  s.seen_alive = true;
+  refresh_cards();
+}
+
+void ConnectedPage::set_circuits(const std::map<std::uint32_t, std::vector<std::string>>& paths) {
+  paths_ = paths;
+  refresh_cards();
+}
+
+void ConnectedPage::set_legs(const std::vector<LegView>& legs) {
+  legs_now_ = legs;
+  legs_->setRowCount(static_cast<int>(legs.size()));
+  for (int row = 0; row < static_cast<int>(legs.size()); ++row) {
+    const auto& l = legs[static_cast<std::size_t>(row)];
+    QStringList path;
+    for (const auto& hop : l.path) path << QString::fromStdString(hop);
+    const QStringList cells{QString::number(l.leg.set),        QString::number(l.leg.circuit),
+                            path.join(QStringLiteral(" → ")), QString::fromStdString(l.leg.state),
+                            QString::number(l.leg.srtt_ms, 'f', 1), QString::number(l.leg.share * 100, 'f', 0) + "%"};
+    for (int col = 0; col < cells.size(); ++col) legs_->setItem(row, col, new QTableWidgetItem(cells[col]));
+  }
+  refresh_cards();
+}
+
+void ConnectedPage::refresh_cards() {
+  for (auto* card : cards_) {
+    auto& s = card_state_[card->address()];
+    s.circuits = 0;
+    s.legs = 0;
+    s.best_rtt_ms = 0;
+    if (!s.nickname.isEmpty()) {
+      const auto name = s.nickname.toStdString();
+      for (const auto& [id, hops] : paths_)
+        if (!hops.empty() && hops.front() == name) ++s.circuits;
+      for (const auto& l : legs_now_) {
+        if (l.path.empty() || l.path.front() != name) continue;
+        ++s.legs;
+        if (l.leg.srtt_ms > 0 && (s.best_rtt_ms == 0 || l.leg.srtt_ms < s.best_rtt_ms)) s.best_rtt_ms = l.leg.srtt_ms;
+      }
+    }
+    card->update_state(s);
+  }
+}
+
+void ConnectedPage::add_bandwidth(quint64 read, quint64 written) {
+  total_read_ += read;
+  total_written_ += written;
+  throughput_->setText(tr("Throughput: ↓ %1 KiB/s  ↑ %2 KiB/s   (since connecting: ↓ %3 KiB, ↑ %4 KiB)")
+                           .arg(kib(read), kib(written), kib(total_read_), kib(total_written_)));
+}
+
+void ConnectedPage::append_log(const QString& line) { log_->appendPlainText(line); }
+
+}  // namespace conflux::gui

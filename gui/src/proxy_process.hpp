@@ -1,0 +1,57 @@
+#pragma once
+// The conflux-proxy process the app owns (QProcess): its torrc written into
+// the app's data directory, started with -f (and --defaults-torrc when the
+// app was given one), its log lines passed on, the control port it wrote to
+// ControlPortWriteToFile announced once there. Stopping is the session's
+// SIGNAL SHUTDOWN first; stop() then waits and terminates, kills last.
+#include <QObject>
+#include <QProcess>
+#include <QString>
+#include <QTimer>
+
+#include "proxy_torrc.hpp"
+
+namespace conflux::gui {
+
+struct ProxyLaunch {
+  QString program;         // conflux-proxy
+  QString data_dir;        // the app's data directory: torrc, proxy-data/, control files
+  QString defaults_torrc;  // optional: --defaults-torrc (a test network's DirAuthority lines)
+};
+
+class ProxyProcess : public QObject {
+  Q_OBJECT
+ public:
+  explicit ProxyProcess(ProxyLaunch launch, QObject* parent = nullptr);
+  ~ProxyProcess() override;
+  ProxyProcess(const ProxyProcess&) = delete;
+  ProxyProcess& operator=(const ProxyProcess&) = delete;
+
+  // Writes the torrc and starts the proxy; false with `error` set when it cannot.
+  bool start(const ProxySettings& settings, QString& error);
+  // Waits up to `grace_ms` for the proxy to exit (after SIGNAL SHUTDOWN), then
+  // terminates it (SIGTERM), then kills it. Blocks; returns once it is gone.
+  void stop(int grace_ms);
+  [[nodiscard]] bool running() const { return process_.state() != QProcess::NotRunning; }
+  [[nodiscard]] qint64 pid() const { return process_.processId(); }
+  [[nodiscard]] QString torrc_path() const;
+  [[nodiscard]] QString cookie_path() const;
+
+ signals:
+  void control_port_ready(quint16 port, const QString& cookie_file);
+  void output_line(const QString& line);
+  void exited(const QString& why);  // it ended without being asked to
+
+ private:
+  [[nodiscard]] QString port_file() const;
+  void poll_port_file();
+  void read_output();
+
+  ProxyLaunch launch_;
+  QProcess process_;
+  QTimer port_poll_;
+  QByteArray partial_;
+  bool stopping_ = false;
+};
+
+}  // namespace conflux::gui

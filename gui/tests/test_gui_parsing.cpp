@@ -1,0 +1,110 @@
+// The pieces of conflux-gui without a window: control replies read in any
+// chunking, the proxy's status lines (docs/CONTROL.md formats), the torrc the
+// app writes (accepted by conflux-proxy --verify-config).
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "proxy_torrc.hpp"
+#include "reply_reader.hpp"
+#include "status_parsing.hpp"
+
+using namespace conflux::gui;
+
+class ParsingTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void replies_in_any_chunks() {
+    const std::string bytes =
+        "250-version=0.4.9.0-conflux\r\n250+circuit-status=\r\n1 BUILT a,b\r\n..dot\r\n.\r\n250 OK\r\n"
+        "650 BW 10 20\r\n515 Authentication failed\r\n";
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{7}, bytes.size()}) {
+      ReplyReader r;
+      std::vector<ControlReplyMsg> got;
+      for (std::size_t at = 0; at < bytes.size(); at += chunk)
+        for (auto& m : r.feed(std::string_view(bytes).substr(at, chunk))) got.push_back(std::move(m));
+      QVERIFY(r.ok());
+      QCOMPARE(got.size(), std::size_t{3});
+      QVERIFY(got[0].ok());
+      QCOMPARE(getinfo_value(got[0], "version"), std::string("0.4.9.0-conflux"));
+      QCOMPARE(getinfo_value(got[0], "circuit-status"), std::string("1 BUILT a,b\n.dot"));
+      QVERIFY(got[1].is_event());
+      QCOMPARE(got[1].lines.front().text, std::string("BW 10 20"));
+      QCOMPARE(got[2].code, 515);
+      QCOMPARE(got[2].status_text(), std::string("Authentication failed"));
+    }
+  }
+
+  void broken_replies_end_the_stream() {
+    ReplyReader a;
+    (void)a.feed("hello\r\n");
+    QVERIFY(!a.ok());
+    ReplyReader b;
+    (void)b.feed(std::string(ReplyReader::kMaxBuffered + 10, 'x'));
+    QVERIFY(!b.ok());
+    ReplyReader c;
+    (void)c.feed("250-a\r\n551 b\r\n");
+    QVERIFY(!c.ok());
+  }
+
+  void bootstrap_phase() {
+    const auto p = parse_bootstrap_phase("NOTICE BOOTSTRAP PROGRESS=50 TAG=loading_descriptors SUMMARY=\"Loading relay descriptors\"");
+    QVERIFY(p.has_value());
+    QCOMPARE(p->progress, 50);
+    QCOMPARE(p->tag, std::string("loading_descriptors"));
+    QCOMPARE(p->summary, std::string("Loading relay descriptors"));
+    QVERIFY(!parse_bootstrap_phase("NOTICE CIRCUIT_ESTABLISHED").has_value());
+    QVERIFY(!parse_bootstrap_phase("NOTICE BOOTSTRAP PROGRESS=150 TAG=x").has_value());
+  }
+
+  void legs_paths_bw_listeners() {
+    const auto legs = parse_conflux_sets(
+        "SET=1 STATE=OPEN CIRC=7 SRTT_MS=12.5 MIN_RTT_MS=10.25 CWND=124 INFLIGHT=0 SHARE=0.6\n"
+        "SET=1 STATE=OPEN CIRC=9 SRTT_MS=30 MIN_RTT_MS=28 CWND=124 INFLIGHT=3 SHARE=0.4\n"
+        "SET=2 STATE=LINKING LEGS=0");
+    QCOMPARE(legs.size(), std::size_t{2});
+    QCOMPARE(legs[0].circuit, 7u);
+    QCOMPARE(legs[0].srtt_ms, 12.5);
+    QCOMPARE(legs[1].share, 0.4);
+    const auto paths = parse_circuit_paths(
+        "7 BUILT $AAAA~obfsA,$BBBB~relay1,$CCCC~exit1 BUILD_FLAGS=NEED_CAPACITY PURPOSE=CONFLUX_LINKED\n"
+        "8 LAUNCHED BUILD_FLAGS=NEED_CAPACITY PURPOSE=GENERAL\n9 EXTENDED bridgeB BUILD_FLAGS=NEED_CAPACITY");
+    QCOMPARE(paths.size(), std::size_t{3});
+    QCOMPARE(paths.at(7), (std::vector<std::string>{"obfsA", "relay1", "exit1"}));
+    QVERIFY(paths.at(8).empty());
+    QCOMPARE(paths.at(9), std::vector<std::string>{"bridgeB"});
+    const auto bw = parse_bw_event("BW 1024 77");
+    QVERIFY(bw && bw->read == 1024 && bw->written == 77);
+    QVERIFY(!parse_bw_event("BW x 1"));
+    QCOMPARE(first_socks_listener("\"127.0.0.1:41234\" \"[::1]:41235\""), std::string("127.0.0.1:41234"));
+    const auto named = parse_bridge_descriptor_notice(
+        "Nov 26 11:00:00.000 [notice] Bridge obfsA (127.0.0.1:4100): descriptor fetched and verified.");
+    QVERIFY(named && named->first == "127.0.0.1:4100" && named->second == "obfsA");
+  }
+
+  void written_torrc_passes_verify_config() {
+    QTemporaryDir dir;
+    ProxySettings s;
+    s.bridges = {"127.0.0.1:9001 aa4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4",
+                 "obfs4 127.0.0.1:9002 bb4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4 cert=AAAA iat-mode=0"};
+    s.uses_transport = true;
+    const ProxyPaths paths{dir.filePath("data").toStdString(), dir.filePath("port").toStdString(),
+                           dir.filePath("cookie").toStdString()};
+    const auto text = proxy_torrc(s, paths, 4242);
+    QVERIFY(text.find("__OwningControllerProcess 4242\n") != std::string::npos);
+    QVERIFY(text.find("ClientTransportPlugin obfs4 exec /usr/bin/obfs4proxy\n") != std::string::npos);
+    QVERIFY(text.find("ConfluxEnabled 1\nConfluxNumLegs 2\n") != std::string::npos);
+    QFile f(dir.filePath("torrc"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(text));
+    f.close();
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(QStringLiteral(CONFLUX_PROXY_BINARY), {QStringLiteral("--verify-config"), QStringLiteral("-f"), f.fileName()});
+    QVERIFY(p.waitForFinished(30000));
+    QVERIFY2(p.exitCode() == 0, p.readAll().constData());
+  }
+};
+
+QTEST_MAIN(ParsingTest)
+#include "test_gui_parsing.moc"

@@ -1,0 +1,179 @@
+// The connect page checks bridge lines as the user types them, with the
+// messages conflux-proxy --verify-config gives for the same lines in a torrc.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "main_window.hpp"
+
+using conflux::gui::ConnectPage;
+using conflux::gui::MainWindow;
+
+namespace {
+
+const QString kId = QStringLiteral("aa4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4");
+
+// What `conflux-proxy --verify-config` prints for a torrc with these Bridge lines.
+QString verify_config(const QStringList& lines, const QTemporaryDir& dir) {
+  QFile torrc(dir.filePath(QStringLiteral("torrc")));
+  if (!torrc.open(QIODevice::WriteOnly)) return {};
+  QString text = QStringLiteral("DataDirectory %1\nUseBridges 1\nClientTransportPlugin obfs4 exec /usr/bin/obfs4proxy\n")
+                     .arg(dir.filePath(QStringLiteral("data")));
+  for (const auto& l : lines) text += QStringLiteral("Bridge ") + l + QStringLiteral("\n");
+  torrc.write(text.toUtf8());
+  torrc.close();
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(QStringLiteral(CONFLUX_PROXY_BINARY), {QStringLiteral("--verify-config"), QStringLiteral("-f"), torrc.fileName()});
+  p.waitForFinished(30000);
+  return QString::fromUtf8(p.readAll());
+}
+
+}  // namespace
+
+class ValidationTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void empty_box_cannot_connect() {
+    ConnectPage page(QStringLiteral("/usr/bin/obfs4proxy"));
+    QVERIFY(page.validation_messages().isEmpty());
+    QVERIFY(!page.connect_button()->isEnabled());
+  }
+
+  void typed_valid_lines_are_accepted() {
+    ConnectPage page(QStringLiteral("/usr/bin/obfs4proxy"));
+    page.show();
+    QTest::keyClicks(page.bridge_edit(), QStringLiteral("Bridge 127.0.0.1:9001 ") + kId);
+    QTest::keyClick(page.bridge_edit(), Qt::Key_Return);
+    QTest::keyClicks(page.bridge_edit(), QStringLiteral("obfs4 127.0.0.1:9002 ") + kId.left(63) + QStringLiteral("b"));
+    QTest::keyClicks(page.bridge_edit(), QStringLiteral(" cert=AAAA iat-mode=0"));
+    const auto m = page.validation_messages();
+    QCOMPARE(m.size(), 2);
+    QCOMPARE(m[0], QStringLiteral("Line 1: ✓ bridge at 127.0.0.1:9001"));
+    QCOMPARE(m[1], QStringLiteral("Line 2: ✓ obfs4 bridge at 127.0.0.1:9002"));
+    QVERIFY(page.connect_button()->isEnabled());
+  }
+
+  void message_follows_typing() {
+    ConnectPage page(QStringLiteral("/usr/bin/obfs4proxy"));
+    page.show();
+    // Half-typed: the address alone, then the identity arrives.
+    QTest::keyClicks(page.bridge_edit(), QStringLiteral("127.0.0.1:9001"));
+    QCOMPARE(page.validation_messages().value(0),
+             QStringLiteral("Line 1: Bridge: the bridge's Ed25519 identity is missing after ADDRESS:PORT"));
+    QVERIFY(!page.connect_button()->isEnabled());
+    QTest::keyClicks(page.bridge_edit(), QStringLiteral(" ") + kId);
+    QCOMPARE(page.validation_messages().value(0), QStringLiteral("Line 1: ✓ bridge at 127.0.0.1:9001"));
+    QVERIFY(page.connect_button()->isEnabled());
+  }
+
+  void broken_lines_get_verify_config_messages() {
+    const QStringList lines{
+        QStringLiteral("127.0.0.1:9001 ") + kId,                                 // fine
+        QStringLiteral("127.0.0.1 ") + kId,                                      // no port
+        QStringLiteral("127.0.0.1:9003 0123456789ABCDEF0123456789ABCDEF01234567"),  // an RSA fingerprint
+        QStringLiteral("snowflake 127.0.0.1:9004 ") + kId.left(62) + QStringLiteral("cc"),  // no such transport
+        QStringLiteral("127.0.0.1:9005 ") + kId.left(62) + QStringLiteral("dd extra"),      // junk after the id
+    };
+    ConnectPage page(QStringLiteral("/usr/bin/obfs4proxy"));
+    page.set_bridge_text(lines.join(QLatin1Char('\n')));
+    const auto m = page.validation_messages();
+    QCOMPARE(m.size(), 5);
+    QVERIFY(m[0].startsWith(QStringLiteral("Line 1: ✓")));
+    QVERIFY(!page.connect_button()->isEnabled());
+    QTemporaryDir dir;
+    const QString verify = verify_config(lines, dir);
+    QVERIFY2(verify.contains(QStringLiteral("Bridge")), qPrintable(verify));
+    for (int i = 1; i < 5; ++i) {
+      const QString prefix = QStringLiteral("Line %1: ").arg(i + 1);
+      QVERIFY2(m[i].startsWith(prefix) && !m[i].contains(QStringLiteral("✓")), qPrintable(m[i]));
+      // The same words; a line's own parse error at that line of the torrc (its line 3 + i).
+      const QString message = m[i].mid(prefix.size());
+      const QString expected = i == 3 ? QStringLiteral(": %1").arg(message) : QStringLiteral(":%1: %2").arg(i + 4).arg(message);
+      QVERIFY2(verify.contains(expected), qPrintable(m[i] + QStringLiteral("\n--verify-config said:\n") + verify));
+    }
+    QVERIFY(m[2].contains(QStringLiteral("RSA fingerprint")));
+    QVERIFY(m[3].contains(QStringLiteral("snowflake pluggable transport")));
+  }
+
+  void duplicate_identity_is_refused() {
+    ConnectPage page(QStringLiteral("/usr/bin/obfs4proxy"));
+    page.set_bridge_text(QStringLiteral("127.0.0.1:9001 %1\n\n# a comment\nBridge 127.0.0.1:9002 %1\n").arg(kId));
+    const auto m = page.validation_messages();
+    QCOMPARE(m.size(), 2);
+    QVERIFY(m[0].startsWith(QStringLiteral("Line 1: ")));
+    QVERIFY(m[1].startsWith(QStringLiteral("Line 4: ")));
+    QVERIFY2(m.join('\n').contains(QStringLiteral("Bridge: two lines give the same identity")), qPrintable(m.join('\n')));
+    QVERIFY(!page.connect_button()->isEnabled());
+  }
+
+  // Errors are shown, never swallowed: a proxy that cannot start, one that exits at once.
+  void proxy_failures_come_back_to_the_connect_page() {
+    QTemporaryDir dir;
+    const QString line = QStringLiteral("127.0.0.1:9 ") + kId;
+    conflux::gui::AppOptions o;
+    o.launch = {dir.filePath(QStringLiteral("no-such-proxy")), dir.filePath(QStringLiteral("data")), {}};
+    MainWindow missing(o);
+    missing.show();
+    missing.connect_page()->set_bridge_text(line);
+    QTest::mouseClick(missing.connect_page()->connect_button(), Qt::LeftButton);
+    QTRY_VERIFY(!missing.connect_page()->error_text().isEmpty());
+    QCOMPARE(missing.current_page(), static_cast<QWidget*>(missing.connect_page()));
+    QVERIFY2(missing.connect_page()->error_text().contains(QStringLiteral("cannot start")),
+             qPrintable(missing.connect_page()->error_text()));
+    QTRY_VERIFY(!missing.session().running());
+
+    // The real proxy, given a defaults file with a bad line: it exits, and its error is shown.
+    QFile bad(dir.filePath(QStringLiteral("bad.torrc")));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("NotAnOption 1\n");
+    bad.close();
+    o.launch = {QStringLiteral(CONFLUX_PROXY_BINARY), dir.filePath(QStringLiteral("data")), bad.fileName()};
+    MainWindow exits(o);
+    exits.show();
+    exits.connect_page()->set_bridge_text(line);
+    QTest::mouseClick(exits.connect_page()->connect_button(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!exits.connect_page()->error_text().isEmpty(), 30000);
+    QCOMPARE(exits.current_page(), static_cast<QWidget*>(exits.connect_page()));
+    const QString error = exits.connect_page()->error_text();
+    QVERIFY2(error.contains(QStringLiteral("exited with status 1")) && error.contains(QStringLiteral("NotAnOption")),
+             qPrintable(error));
+  }
+
+  // The connect page is remembered; "connect automatically next time" connects at start.
+  void settings_are_kept_and_auto_connect_connects() {
+    QTemporaryDir dir;
+    conflux::gui::AppOptions o;
+    o.launch = {dir.filePath(QStringLiteral("no-such-proxy")), dir.filePath(QStringLiteral("data")), {}};
+    const QString text = QStringLiteral("# mine\n127.0.0.1:9 ") + kId + QStringLiteral("\n");
+    {
+      MainWindow first(o);
+      first.show();
+      QVERIFY(first.connect_page()->bridge_edit()->toPlainText().isEmpty());
+      first.connect_page()->load({text, true, 3, false});
+      QTest::mouseClick(first.connect_page()->connect_button(), Qt::LeftButton);
+      QTRY_VERIFY(!first.connect_page()->error_text().isEmpty());
+      QTest::qWait(100);  // a start would have come by now
+    }
+    {
+      MainWindow second(o);
+      const auto s = second.connect_page()->saved();
+      QCOMPARE(s.bridge_text, text);
+      QCOMPARE(s.legs, 3);
+      QVERIFY(!s.auto_connect);
+      QTest::qWait(200);
+      QVERIFY(second.connect_page()->error_text().isEmpty());  // it did not connect by itself
+      second.show();
+      second.connect_page()->load({text, false, 2, true});
+      QTest::mouseClick(second.connect_page()->connect_button(), Qt::LeftButton);
+      QTRY_VERIFY(!second.connect_page()->error_text().isEmpty());
+    }
+    MainWindow third(o);
+    QVERIFY(third.connect_page()->saved().auto_connect);
+    QVERIFY(!third.connect_page()->saved().conflux);
+    QTRY_VERIFY(third.connect_page()->error_text().contains(QStringLiteral("cannot start")));
+  }
+};
+
+QTEST_MAIN(ValidationTest)
+#include "test_gui_validation.moc"
