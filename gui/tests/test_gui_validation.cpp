@@ -47,10 +47,14 @@ class ValidationTest : public QObject {
     QTest::keyClick(page.bridge_edit(), Qt::Key_Return);
     QTest::keyClicks(page.bridge_edit(), QStringLiteral("obfs4 127.0.0.1:9002 ") + kId.left(63) + QStringLiteral("b"));
     QTest::keyClicks(page.bridge_edit(), QStringLiteral(" cert=AAAA iat-mode=0"));
+    QTest::keyClick(page.bridge_edit(), Qt::Key_Return);
+    // tor's form: the RSA fingerprint.
+    QTest::keyClicks(page.bridge_edit(), QStringLiteral("127.0.0.1:9003 $0123456789ABCDEF0123456789ABCDEF01234567"));
     const auto m = page.validation_messages();
-    QCOMPARE(m.size(), 2);
+    QCOMPARE(m.size(), 3);
     QCOMPARE(m[0], QStringLiteral("Line 1: ✓ bridge at 127.0.0.1:9001"));
     QCOMPARE(m[1], QStringLiteral("Line 2: ✓ obfs4 bridge at 127.0.0.1:9002"));
+    QCOMPARE(m[2], QStringLiteral("Line 3: ✓ bridge at 127.0.0.1:9003"));
     QVERIFY(page.connect_button()->isEnabled());
   }
 
@@ -60,7 +64,8 @@ class ValidationTest : public QObject {
     // Half-typed: the address alone, then the identity arrives.
     QTest::keyClicks(page.bridge_edit(), QStringLiteral("127.0.0.1:9001"));
     QCOMPARE(page.validation_messages().value(0),
-             QStringLiteral("Line 1: Bridge: the bridge's Ed25519 identity is missing after ADDRESS:PORT"));
+             QStringLiteral("Line 1: Bridge: the bridge's identity is missing after ADDRESS:PORT (its RSA "
+                            "fingerprint, 40 hex digits, or its Ed25519 identity)"));
     QVERIFY(!page.connect_button()->isEnabled());
     QTest::keyClicks(page.bridge_edit(), QStringLiteral(" ") + kId);
     QCOMPARE(page.validation_messages().value(0), QStringLiteral("Line 1: ✓ bridge at 127.0.0.1:9001"));
@@ -71,7 +76,7 @@ class ValidationTest : public QObject {
     const QStringList lines{
         QStringLiteral("127.0.0.1:9001 ") + kId,                                 // fine
         QStringLiteral("127.0.0.1 ") + kId,                                      // no port
-        QStringLiteral("127.0.0.1:9003 0123456789ABCDEF0123456789ABCDEF01234567"),  // an RSA fingerprint
+        QStringLiteral("127.0.0.1:9003 0123456789ABCDEF0123456789ABCDEF012345"),  // an RSA fingerprint too short
         QStringLiteral("snowflake 127.0.0.1:9004 ") + kId.left(62) + QStringLiteral("cc"),  // no such transport
         QStringLiteral("127.0.0.1:9005 ") + kId.left(62) + QStringLiteral("dd extra"),      // junk after the id
     };
@@ -92,7 +97,7 @@ class ValidationTest : public QObject {
       const QString expected = i == 3 ? QStringLiteral(": %1").arg(message) : QStringLiteral(":%1: %2").arg(i + 4).arg(message);
       QVERIFY2(verify.contains(expected), qPrintable(m[i] + QStringLiteral("\n--verify-config said:\n") + verify));
     }
-    QVERIFY(m[2].contains(QStringLiteral("RSA fingerprint")));
+    QVERIFY(m[2].contains(QStringLiteral("Key digest for Bridge is wrong length")));
     QVERIFY(m[3].contains(QStringLiteral("snowflake pluggable transport")));
   }
 

@@ -16,6 +16,16 @@ std::size_t data_taken(Fixture& f, CircuitHandle leg) {
     if (is<cell::DataMsg>(s.msg)) ++n;
   return n;
 }
+// Legs 1 and 2 on congestion-controlled circuits linked into one set (the
+// throughput UX), whose stream 3 is connected; returns the set's handle.
+CircuitHandle two_cc_legs(Fixture& f) {
+  f.rt.cc_circuits = true;
+  const proto::SetId id = f.link_raw(1, kChanA, 7);
+  REQUIRE(f.link_raw(2, kChanB, 7) == id);
+  const CircuitHandle h = ConfluxJoin::set_handle(id);
+  REQUIRE(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
+  return h;
+}
 }  // namespace
 
 TEST_CASE("a Conflux set on a congestion-controlled leg sends up to the leg's cwnd and follows its SENDMEs",
@@ -63,11 +73,7 @@ TEST_CASE("a Conflux set on two congestion-controlled legs fills one leg's cwnd,
   // the other leg's goes now, so DATA goes there (issue 14: before, the set
   // kept to one leg).
   Fixture f;
-  f.rt.cc_circuits = true;
-  const proto::SetId id = f.link_raw(1, kChanA, 7);
-  REQUIRE(f.link_raw(2, kChanB, 7) == id);
-  const CircuitHandle h = ConfluxJoin::set_handle(id);
-  REQUIRE(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
+  const CircuitHandle h = two_cc_legs(f);
   std::uint32_t sent = 0;
   while (f.join->can_send_data(h)) REQUIRE(f.join->send_to_client(h, StreamId{3}, data_of(++sent)));
   auto data_on = [&f](CircuitHandle leg) { return data_taken(f, leg); };
@@ -89,11 +95,7 @@ TEST_CASE("a Conflux leg blocked on its channel takes no new DATA, and the set r
   // client's channel is no candidate; the set's streams wait when every leg
   // with window is blocked, and hear on_circuit_writable once one drains.
   Fixture f;
-  f.rt.cc_circuits = true;
-  const proto::SetId id = f.link_raw(1, kChanA, 7);
-  REQUIRE(f.link_raw(2, kChanB, 7) == id);
-  const CircuitHandle h = ConfluxJoin::set_handle(id);
-  REQUIRE(f.join->send_to_client(h, StreamId{3}, cell::ConnectedMsg{}));
+  const CircuitHandle h = two_cc_legs(f);
   auto data_on = [&f](CircuitHandle leg) { return data_taken(f, leg); };
   (void)data_on(1);
   (void)data_on(2);
