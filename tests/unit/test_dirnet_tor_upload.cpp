@@ -17,12 +17,14 @@
 #include "conflux/dirnet/descriptor_publisher.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/keys/relay_keys.hpp"
+#include "test_net_processes_support.hpp"
 
 using namespace conflux;
 using namespace conflux::dirnet;
 using namespace std::chrono_literals;
 namespace asio = net::asio;
 using net::use_nothrow;
+using test::procs::run_until;
 
 namespace {
 
@@ -58,15 +60,6 @@ struct TorDirPort {
   }
 };
 
-bool run_until(asio::io_context& io, const std::function<bool()>& done, std::chrono::milliseconds bound) {
-  const auto deadline = std::chrono::steady_clock::now() + bound;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    io.restart();
-    io.run_for(20ms);
-  }
-  return true;
-}
 
 }  // namespace
 
