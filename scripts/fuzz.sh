@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets built by the 'fuzz' preset.
-#   scripts/fuzz.sh --smoke SECONDS       every target for SECONDS each (CI)
+#   scripts/fuzz.sh --smoke SECONDS       every target for SECONDS each (CI), JOBS (default: the cores) at once
 #   scripts/fuzz.sh TARGET SECONDS         one target, e.g. fuzz_relay_msg 600
 # Corpora live in fuzz-corpus/TARGET (ignored by git); seeds in tests/fuzz/seeds/TARGET if present.
 set -euo pipefail
@@ -21,11 +21,26 @@ run_one() {
 }
 
 if [ "${1:-}" = "--smoke" ]; then
+  # One target per core at once (each libFuzzer run is single-threaded); each one's lines are printed
+  # together, in the targets' order, once all have run.
   secs=${2:-15}
-  status=0
+  jobs="${JOBS:-$(nproc)}"
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+  names=()
   for t in "$BIN"/fuzz_*; do
-    [ -x "$t" ] || continue
-    run_one "$(basename "$t")" "$secs" || status=1
+    [ -x "$t" ] && names+=("$(basename "$t")")
+  done
+  [ ${#names[@]} -gt 0 ] || { echo "no fuzz targets in $BIN (build the 'fuzz' preset)" >&2; exit 1; }
+  export -f run_one
+  export BIN
+  printf '%s\n' "${names[@]}" |
+    xargs -P "$jobs" -I{} bash -c 'run_one "$1" "$2" > "$3/$1.log" 2>&1; echo $? > "$3/$1.rc"' _ {} "$secs" "$out"
+  status=0
+  for n in "${names[@]}"; do
+    cat "$out/$n.log"
+    rc=$(cat "$out/$n.rc" 2>/dev/null || echo 1)
+    [ "$rc" = 0 ] || { echo "FAILED: $n (exit status $rc)"; status=1; }
   done
   exit $status
 fi
