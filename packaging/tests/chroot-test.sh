@@ -100,7 +100,9 @@ grep -qx "Configuration was valid" <<<"$out" || fail "no 'Configuration was vali
 step "as $user: $start"
 log="$ROOT/tmp/relay.log"
 # shellcheck disable=SC2086
-in_root setpriv --reuid="$user" --regid="$user" --init-groups $start > "$log" 2>&1 &
+# exec all the way (subshell, chroot, env, setpriv): the background job is the relay itself.
+(exec chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+   setpriv --reuid="$user" --regid="$user" --init-groups $start) > "$log" 2>&1 &
 RELAY_PID=$!
 for _ in $(seq 1 300); do
   grep -q "Opened OR listener on 127.0.0.1:$ORPORT" "$log" && break
@@ -113,7 +115,6 @@ keys=$(ls "$ROOT/var/lib/conflux/keys" | tr '\n' ' ')
 [ -n "$keys" ] || fail "no keys in /var/lib/conflux/keys"
 [ "$(in_root stat -c %U /var/lib/conflux/keys)" = "$user" ] || fail "keys/ is not $user's"
 step "running; keys: $keys"
-# chroot, env and setpriv exec: the background job is the relay itself.
 kill -TERM "$RELAY_PID"
 status=0
 wait "$RELAY_PID" || status=$?
