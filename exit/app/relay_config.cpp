@@ -65,7 +65,7 @@ std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, con
 // The torrc (with the command line's overrides) and the exit policy built from it.
 std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, const ErrorSink& report) {
   config::RealFileSource files;
-  auto options = config::load_relay_options(cl, files);
+  auto options = config::load_relay_options(cl, files, config::user_environment());
   if (!options) {
     report(options.error());
     return std::nullopt;

@@ -13,10 +13,10 @@ constexpr const char* kAuthId = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo";
 // The two lines every relay config needs; tests add theirs after them.
 const std::string kBase = "DataDirectory /var/lib/conflux\nORPort 9001\n";
 
-conflux::Result<RelayOptions, ConfigErrors> build(const std::string& text) {
+conflux::Result<RelayOptions, ConfigErrors> build(const std::string& text, const UserEnvironment& env = {}) {
   auto entries = parse_torrc_text(text, "torrc");
   if (!entries) FAIL("parse error: " << entries.error().to_string());
-  return relay_options_from_entries(*entries, "torrc");
+  return relay_options_from_entries(*entries, "torrc", env);
 }
 
 RelayOptions ok(const std::string& extra) {
@@ -201,12 +201,27 @@ TEST_CASE("relay options: unknown options are rejected with their line", "[confi
   CHECK(inc.error()[0].line == 3);
 }
 
+TEST_CASE("relay options: DataDirectory defaults as tor's, with our name in tor's place", "[config][relay]") {
+  CHECK(default_relay_data_directory({true, "/root"}) == "/var/lib/conflux");
+  CHECK(default_relay_data_directory({false, "/home/u"}) == "/home/u/.conflux");
+  CHECK(default_relay_data_directory({false, "/home/u/"}) == "/home/u/.conflux");
+  CHECK(default_relay_data_directory({false, ""}).empty());
+  // The relay's default never meets the proxy's: both can run on one machine.
+  CHECK(default_relay_data_directory({true, ""}) != default_proxy_data_directory({true, ""}));
+  CHECK(build("ORPort 9001\n", UserEnvironment{true, "/root"})->data_directory == "/var/lib/conflux");
+  CHECK(build("ORPort 9001\n", UserEnvironment{false, "/home/u"})->data_directory == "/home/u/.conflux");
+  // An empty value restores the default (tor's rule); a given one wins.
+  CHECK(build(kBase + "DataDirectory\n", UserEnvironment{false, "/home/u"})->data_directory == "/home/u/.conflux");
+  CHECK(build(kBase, UserEnvironment{true, "/root"})->data_directory == "/var/lib/conflux");
+  CHECK(build("DataDirectory /srv/r\nORPort 9001\n", UserEnvironment{true, "/root"})->data_directory == "/srv/r");
+}
+
 TEST_CASE("relay options: required options and cross-option rules", "[config][relay]") {
   SECTION("DataDirectory and ORPort are required") {
     auto r = build("Nickname x\n");
     REQUIRE_FALSE(r);
     REQUIRE(r.error().size() == 2);
-    CHECK(r.error()[0].to_string() == "torrc: DataDirectory is required");
+    CHECK(r.error()[0].to_string() == "torrc: DataDirectory is required: there is no default without HOME");
     CHECK(r.error()[1].message.find("ORPort is required") != std::string::npos);
     auto off = build("DataDirectory /d\nORPort 0\n");
     REQUIRE_FALSE(off);

@@ -16,12 +16,20 @@ std::vector<FallbackDirLine> default_fallback_dirs() {
   return out;
 }
 
-std::string default_proxy_data_directory(const UserEnvironment& env) {
-  if (env.is_root) return "/var/lib/conflux-proxy";
+namespace {
+
+std::string data_directory(const UserEnvironment& env, std::string_view name) {
+  if (env.is_root) return "/var/lib/" + std::string(name);
   if (env.home.empty()) return {};
   std::string dir = env.home;
   if (dir.back() != '/') dir += '/';
-  return dir + ".conflux-proxy";
+  return dir + "." + std::string(name);
 }
+
+}  // namespace
+
+std::string default_proxy_data_directory(const UserEnvironment& env) { return data_directory(env, "conflux-proxy"); }
+
+std::string default_relay_data_directory(const UserEnvironment& env) { return data_directory(env, "conflux"); }
 
 }  // namespace conflux::config

@@ -105,7 +105,7 @@ constexpr OptionSpec kOptions[] = {
   {"DirPort", "", true, add_value<&R::dir_ports, listener_port>, reset_value<&R::dir_ports>,
    "[ADDR:]PORT|auto [flags]", "0", Same, "directory listener (required for an authority)"},
   {"DataDirectory", "", false, set_value<&R::data_directory, any_text>, reset_value<&R::data_directory>,
-   "path", "(required)", Restricted, "keys and state; no default, unlike tor"},
+   "path", "/var/lib/conflux (root), ~/.conflux", Same, "keys and state; tor's rule with our name"},
   {"Log", "", true, add_value<&R::logs, parse_log>, reset_value<&R::logs>,
    "SEV[-SEV] stdout|stderr|syslog|file PATH", "notice stdout", Restricted, "no per-domain severities"},
   {"ExitRelay", "", false, set_value<&R::exit_relay, parse_autobool>, reset_value<&R::exit_relay>,

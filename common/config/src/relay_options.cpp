@@ -41,9 +41,10 @@ void check_server_transports(OptionBuilder& b, RelayOptions& o) {
 
 // Cross-option checks. Each error points at the line most likely to need the
 // fix, or at the configuration as a whole when no line is involved.
-void validate(OptionBuilder& b, RelayOptions& o) {
+void validate(OptionBuilder& b, RelayOptions& o, const UserEnvironment& env) {
   auto error = [&b](std::string_view option, std::string message) { b.error(option, std::move(message)); };
-  if (o.data_directory.empty()) error("DataDirectory", "DataDirectory is required");
+  if (o.data_directory.empty()) o.data_directory = default_relay_data_directory(env);
+  if (o.data_directory.empty()) error("DataDirectory", "DataDirectory is required: there is no default without HOME");
   if (std::none_of(o.or_ports.begin(), o.or_ports.end(), [](const PortConfig& p) { return p.enabled(); }))
     error("ORPort", "an ORPort is required: conflux-relay always relays");
   std::size_t v4 = 0, v6 = 0;
@@ -75,22 +76,24 @@ void validate(OptionBuilder& b, RelayOptions& o) {
 
 }  // namespace
 
-Result<RelayOptions, ConfigErrors> relay_options_from_entries(const Entries& entries, std::string_view main_source) {
+Result<RelayOptions, ConfigErrors> relay_options_from_entries(const Entries& entries, std::string_view main_source,
+                                                              const UserEnvironment& env) {
   RelayOptions options;
   OptionBuilder b(main_source);
   auto merged = single_layer(entries);
   for (const auto& e : merged) b.entry(options, relay_option_table(), e);
-  validate(b, options);
+  validate(b, options, env);
   options.config_lines = std::move(merged);
   auto errors = b.take_errors();
   if (!errors.empty()) return Unexpected{std::move(errors)};
   return options;
 }
 
-Result<RelayOptions, ConfigErrors> load_relay_options(const CommandLine& cl, const FileSource& files) {
+Result<RelayOptions, ConfigErrors> load_relay_options(const CommandLine& cl, const FileSource& files,
+                                                      const UserEnvironment& env) {
   auto merged = load_layers(cl, files);
   if (!merged) return Unexpected{merged.error()};
-  auto options = relay_options_from_entries(*merged, main_source(cl));
+  auto options = relay_options_from_entries(*merged, main_source(cl), env);
   if (options) options->control.config_file = cl.torrc_path.value_or("");
   return options;
 }

@@ -34,5 +34,10 @@ struct UserEnvironment {
 // our name: /var/lib/conflux-proxy for root, else $HOME/.conflux-proxy; ""
 // when neither applies (no HOME), and DataDirectory must then be given.
 [[nodiscard]] std::string default_proxy_data_directory(const UserEnvironment& env);
+// conflux-relay's, which is tor's rule with tor's place taken: /var/lib/conflux
+// for root (the packaged service sets it in its defaults torrc, as Debian's tor
+// does), else $HOME/.conflux. The relay is what /etc/conflux/torrc configures;
+// the proxy keeps names of its own so that both can run on one machine.
+[[nodiscard]] std::string default_relay_data_directory(const UserEnvironment& env);
 
 }  // namespace conflux::config

@@ -24,6 +24,7 @@
 #include "conflux/config/address.hpp"
 #include "conflux/config/consensus_params.hpp"
 #include "conflux/config/control_options.hpp"
+#include "conflux/config/default_directories.hpp"
 #include "conflux/config/command_line.hpp"
 #include "conflux/config/error.hpp"
 #include "conflux/config/file_source.hpp"
@@ -109,13 +110,16 @@ using OptionSpec = BasicOptionSpec<RelayOptions>;
 // Builds options from entries (ops Append/Clear are applied as a single
 // layer). `main_source` names the configuration in errors that belong to no
 // line (e.g. a missing required option). Every error found is returned.
+// `env` gives DataDirectory's default (default_relay_data_directory(); none
+// with the default `env`, so DataDirectory must then be given).
 [[nodiscard]] Result<RelayOptions, ConfigErrors> relay_options_from_entries(
-    const Entries& entries, std::string_view main_source = kStringSource);
+    const Entries& entries, std::string_view main_source = kStringSource, const UserEnvironment& env = {});
 
 // Reads --defaults-torrc and the torrc (with includes) through `files`,
 // applies the command-line overrides, and builds the options. A missing
 // torrc is an error when it was given with -f (unless
 // --ignore-missing-torrc), and is skipped when it is only the default path.
-[[nodiscard]] Result<RelayOptions, ConfigErrors> load_relay_options(const CommandLine& cl, const FileSource& files);
+[[nodiscard]] Result<RelayOptions, ConfigErrors> load_relay_options(const CommandLine& cl, const FileSource& files,
+                                                                  const UserEnvironment& env = {});
 
 }  // namespace conflux::config
