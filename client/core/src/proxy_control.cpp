@@ -60,13 +60,8 @@ std::string control_long_name(const PathHop& hop) {
 
 ProxyControl::ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log)
     : io_(io), src_(std::move(sources)), version_(std::move(version)), log_(std::move(log)),
-      program_({"CIRC", "STREAM", "BW", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT"},
-               config::control_config_view<config::ProxyOptions>(
-                   config::proxy_option_table(), src_.options.config_lines,
-                   [this](std::string_view name) -> std::optional<std::string> {
-                     if (name == "DataDirectory") return src_.options.data_directory;
-                     return std::nullopt;
-                   })),
+      program_({"CIRC", "STREAM", "BW", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "CONF_CHANGED"},
+               config_view()),
       shutdown_timer_(io) {
   add_info();
   add_signals();

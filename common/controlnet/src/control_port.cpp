@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "conflux/control/control_reply.hpp"
 #include "conflux/crypto/random.hpp"
 #include "conflux/log/log.hpp"
 
@@ -121,6 +122,14 @@ void ControlPort::stop() {
   bw_timer_.cancel();
   for (auto& s : servers_) s->stop();
   servers_.clear();
+}
+
+void ControlPort::publish_lines(std::string_view event, const std::vector<std::string>& lines) {
+  if (stopped_ || servers_.empty() || lines.empty()) return;
+  control::ControlReply r;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) r.mid(650, lines[i]);
+  const std::string bytes = r.end(650, lines.back());
+  for (auto& s : servers_) s->publish(event, bytes);
 }
 
 void ControlPort::publish(std::string_view event, std::string_view body) {

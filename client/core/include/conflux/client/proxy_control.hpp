@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "conflux/client/circuit_pool.hpp"
 #include "conflux/client/conflux_pool.hpp"
@@ -32,6 +33,10 @@ class ProxyControl {
     std::function<void()> newnym;                   // new streams get new circuits
     std::function<void()> heartbeat;                // DUMP, HEARTBEAT: the heartbeat line
     std::function<void()> shutdown;                 // SHUTDOWN, HALT: as SIGTERM
+    // SETCONF/RESETCONF/LOADCONF: the runtime applies `next` (valid; the
+    // options whose lines differ are `changed`) or refuses it whole.
+    std::function<control::ConfigOutcome(config::ProxyOptions next, const std::vector<std::string>& changed)>
+        reconfigure;
   };
 
   ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log);
@@ -49,6 +54,8 @@ class ProxyControl {
   void circuit(const Circuit& c, std::string_view status, std::string_view why);
   // A STREAM event (SocksContext::on_stream).
   void stream(const StreamReport& r);
+  // The Conflux pool SETCONF ConfluxEnabled 1 made.
+  void set_conflux(const ConfluxPool* conflux) { src_.conflux = conflux; }
 
  private:
   struct StreamRow {
@@ -57,6 +64,11 @@ class ProxyControl {
     std::string target;
   };
   void add_info();
+  [[nodiscard]] control::ConfigView config_view();
+  // Validates `lines` as --verify-config would, then hands them to the
+  // runtime; CONF_CHANGED when they changed something.
+  [[nodiscard]] control::ConfigOutcome try_lines(const config::Entries& lines, bool loadconf);
+  [[nodiscard]] control::ConfigOutcome save(bool force) const;
   void add_signals();
   [[nodiscard]] std::string circuit_status() const;
   [[nodiscard]] std::string stream_status() const;

@@ -19,6 +19,7 @@ struct ControlOptions {
   std::string cookie_auth_file;             // CookieAuthFile; empty = DataDirectory/control_auth_cookie
   std::vector<std::string> hashed_passwords;  // HashedControlPassword, repeatable
   std::string config_file;                  // not an option: the torrc read (GETINFO config-file); empty: none
+  std::string defaults_file;                // not an option: --defaults-torrc's file (SAVECONF leaves its lines out)
   std::string version;                      // not an option: GETINFO version, set by the program
 
   [[nodiscard]] bool enabled() const noexcept {

@@ -47,6 +47,9 @@ class ControlPort {
   // `body` is the event without "650 " ("CIRC 5 BUILT ..."); sent to the
   // controllers that asked for `event`.
   void publish(std::string_view event, std::string_view body);
+  // A multi-line event (CONF_CHANGED): "650-" before each line but the
+  // last, "650 " before it.
+  void publish_lines(std::string_view event, const std::vector<std::string>& lines);
 
   [[nodiscard]] std::vector<tcp::endpoint> endpoints() const;
 
