@@ -50,6 +50,57 @@ TEST_CASE("control program: SETCONF is refused, 552 for an unknown option and 55
   CHECK(run(p, "SETCONF", "").starts_with("512 "));
 }
 
+TEST_CASE("control program: SETCONF and RESETCONF hand the settings to the program, its answer is the reply", "[control]") {
+  auto view = test_config();
+  std::vector<ConfigSetting> seen;
+  bool seen_reset = false;
+  ConfigOutcome answer;
+  view.set = [&](const std::vector<ConfigSetting>& s, bool reset) {
+    seen = s;
+    seen_reset = reset;
+    return answer;
+  };
+  ControlProgram p({}, view);
+  CHECK(run(p, "SETCONF", "SocksPort=9150 SocksPort=\"127.0.0.1:9151 IsolateDestPort\" Nickname") == "250 OK\r\n");
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0] == ConfigSetting{"SocksPort", "9150"});
+  CHECK(seen[1] == ConfigSetting{"SocksPort", "127.0.0.1:9151 IsolateDestPort"});
+  CHECK(seen[2] == ConfigSetting{"Nickname", std::nullopt});
+  CHECK_FALSE(seen_reset);
+  CHECK(run(p, "RESETCONF", "ConfluxEnabled") == "250 OK\r\n");
+  CHECK(seen_reset);
+  answer = {513, "Unacceptable option value: ConfluxEnabled: expected 0, 1 or auto"};
+  CHECK(run(p, "SETCONF", "ConfluxEnabled=2") == "513 Unacceptable option value: ConfluxEnabled: expected 0, 1 or auto\r\n");
+  // An unknown key fails before the program is asked.
+  seen.clear();
+  CHECK(run(p, "SETCONF", "Frob=1 ConfluxEnabled=0").starts_with("552 Unrecognized option: Unknown option 'Frob'."));
+  CHECK(seen.empty());
+  CHECK(run(p, "SETCONF", "\"SocksPort\"").starts_with("512 "));
+}
+
+TEST_CASE("control program: SAVECONF [FORCE] and LOADCONF's data block", "[control]") {
+  auto view = test_config();
+  std::optional<bool> forced;
+  std::string loaded;
+  view.save = [&](bool force) {
+    forced = force;
+    return ConfigOutcome{};
+  };
+  view.load = [&](std::string_view text) {
+    loaded = text;
+    return ConfigOutcome{552, "Invalid config file: torrc: bad"};
+  };
+  ControlProgram p({}, view);
+  CHECK(run(p, "SAVECONF", "") == "250 OK\r\n");
+  CHECK(forced == false);
+  CHECK(run(p, "SAVECONF", "force") == "250 OK\r\n");
+  CHECK(forced == true);
+  CHECK(p.on_command(ControlCommand{"LOADCONF", "", std::string("SocksPort 9150\nBridge x")}).reply ==
+        "552 Invalid config file: torrc: bad\r\n");
+  CHECK(loaded == "SocksPort 9150\nBridge x");
+  CHECK(run(p, "LOADCONF", "").starts_with("512 "));
+}
+
 TEST_CASE("control program: SIGNAL runs the action through the deferral, 552 for unknown names", "[control]") {
   ControlProgram p({}, test_config());
   int newnym = 0;
@@ -80,7 +131,8 @@ TEST_CASE("control program: GETINFO names, USEFEATURE, unknown commands", "[cont
   CHECK(names.find("events/names -- ") != std::string::npos);
   CHECK(run(p, "USEFEATURE", "VERBOSE_NAMES extended_events") == "250 OK\r\n");
   CHECK(run(p, "USEFEATURE", "FROB") == "552 Unrecognized feature \"FROB\"\r\n");
-  CHECK(run(p, "SAVECONF", "") == "510 Unrecognized command \"SAVECONF\"\r\n");
+  CHECK(run(p, "SAVECONF", "") == "551 Unable to write configuration to disk.\r\n");
+  CHECK(run(p, "MAPADDRESS", "") == "510 Unrecognized command \"MAPADDRESS\"\r\n");
 }
 
 TEST_CASE("control program: bootstrap status and events", "[control]") {

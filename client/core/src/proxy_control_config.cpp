@@ -28,21 +28,23 @@ control::ConfigView ProxyControl::config_view() {
 
 control::ConfigOutcome ProxyControl::try_lines(const config::Entries& lines, bool loadconf) {
   const auto table = config::proxy_option_table();
-  auto next = config::proxy_options_from_entries(lines, config::kControlSource);
-  if (!next) {
-    const std::string& why = next.error().front().message;
-    net::emit(log_, net::LogLevel::Warn, "Controller gave us config lines that didn't validate: " + why);
-    return {loadconf ? 552 : 513, (loadconf ? "Invalid config file: " : "Unacceptable option value: ") + why};
-  }
-  const auto changed = config::changed_options(table, src_.options.config_lines, next->config_lines);
-  if (changed.empty()) return {};
-  if (!src_.reconfigure) return {553, "Transition not allowed: While Tor is running, changing " + changed.front() + " is not allowed."};
-  auto outcome = src_.reconfigure(std::move(*next), changed);
+  std::vector<std::string> changed;
+  auto outcome = config::trial_assign(
+      table, src_.options.config_lines, lines, loadconf,
+      [this](const config::Entries& e) {
+        return config::proxy_options_from_entries(e, config::kControlSource, src_.options.environment);
+      },
+      [this](config::ProxyOptions next, const std::vector<std::string>& names) -> control::ConfigOutcome {
+        if (!src_.reconfigure)
+          return {553, "Transition not allowed: While Tor is running, changing " + names.front() + " is not allowed."};
+        return src_.reconfigure(std::move(next), names);
+      },
+      changed);
   if (outcome.code != 250) {
-    net::emit(log_, net::LogLevel::Warn, "Controller gave us config lines that could not be applied: " + outcome.message);
+    net::emit(log_, net::LogLevel::Warn, "Controller gave us config lines that didn't validate: " + outcome.message);
     return outcome;
   }
-  if (port_) {
+  if (port_ && !changed.empty()) {
     auto body = config::conf_changed_lines(table, src_.options.config_lines, changed);
     body.insert(body.begin(), "CONF_CHANGED");
     body.emplace_back("OK");
@@ -52,21 +54,14 @@ control::ConfigOutcome ProxyControl::try_lines(const config::Entries& lines, boo
 }
 
 control::ConfigOutcome ProxyControl::save(bool force) const {
-  const auto& c = src_.options.control;
-  if (c.config_file.empty()) return {551, "Unable to write configuration to disk."};
-  if (!force && config::include_used(src_.options.config_lines, c.config_file, c.defaults_file)) {
-    net::emit(log_, net::LogLevel::Warn,
-              "Not saving the configuration: it was read with %include (SAVECONF FORCE overwrites it).");
-    return {551, "Unable to write configuration to disk."};
-  }
   std::string why;
-  if (!config::write_torrc_file(c.config_file, config::saved_torrc_text(src_.options.config_lines, c.defaults_file),
-                                why)) {
+  auto outcome = config::save_running_config(src_.options.config_lines, src_.options.control, force, why);
+  if (outcome.code != 250) {
     net::emit(log_, net::LogLevel::Warn, why);
-    return {551, "Unable to write configuration to disk."};
+  } else {
+    net::emit(log_, net::LogLevel::Notice, "Saved the configuration to \"" + src_.options.control.config_file + "\" (SAVECONF).");
   }
-  net::emit(log_, net::LogLevel::Notice, "Saved the configuration to \"" + c.config_file + "\" (SAVECONF).");
-  return {};
+  return outcome;
 }
 
 }  // namespace conflux::client

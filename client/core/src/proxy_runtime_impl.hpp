@@ -408,6 +408,7 @@ struct ProxyRuntime::Impl {
     } else {
       check_ready();
     }
+    if (control) control->tick();
     tick_timer.expires_after(std::chrono::seconds(1));
     tick_timer.async_wait([this, alive = std::weak_ptr<int>(life)](const boost::system::error_code& ec) {
       if (!ec && !alive.expired()) tick();

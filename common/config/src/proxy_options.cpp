@@ -118,6 +118,7 @@ Result<ProxyOptions, ConfigErrors> proxy_options_from_entries(const Entries& ent
   for (const auto& e : merged) b.entry(options, proxy_option_table(), e);
   validate(b, options, merged, env);
   options.config_lines = std::move(merged);
+  options.environment = env;
   auto errors = b.take_errors();
   if (!errors.empty()) return Unexpected{std::move(errors)};
   return options;

@@ -76,4 +76,19 @@ bool write_torrc_file(const std::string& path, std::string_view text, std::strin
   return true;
 }
 
+control::ConfigOutcome save_running_config(const Entries& lines, const ControlOptions& control, bool force,
+                                           std::string& why) {
+  const control::ConfigOutcome failed{551, "Unable to write configuration to disk."};
+  if (control.config_file.empty()) {
+    why = "Not saving the configuration: it was not read from a torrc.";
+    return failed;
+  }
+  if (!force && include_used(lines, control.config_file, control.defaults_file)) {
+    why = "Not saving the configuration: it was read with %include (SAVECONF FORCE overwrites it).";
+    return failed;
+  }
+  if (!write_torrc_file(control.config_file, saved_torrc_text(lines, control.defaults_file), why)) return failed;
+  return {};
+}
+
 }  // namespace conflux::config

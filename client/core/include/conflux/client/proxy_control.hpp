@@ -54,6 +54,9 @@ class ProxyControl {
   void circuit(const Circuit& c, std::string_view status, std::string_view why);
   // A STREAM event (SocksContext::on_stream).
   void stream(const StreamReport& r);
+  // Once a second (the runtime's tick): CIRC_BW per circuit that moved
+  // bytes, CONFLUX_LEG and CIRC_MINOR PURPOSE_CHANGED as legs link and close.
+  void tick();
   // The Conflux pool SETCONF ConfluxEnabled 1 made.
   void set_conflux(const ConfluxPool* conflux) { src_.conflux = conflux; }
 
@@ -75,6 +78,9 @@ class ProxyControl {
   [[nodiscard]] std::string conflux_sets() const;
   [[nodiscard]] std::string circuit_line(const Circuit& c, std::string_view status, std::size_t hops) const;
   void signal_event(std::string_view name);
+  void circ_bw(const std::map<std::uint64_t, const Circuit*>& circuits);
+  void leg_events(const std::map<std::uint64_t, const Circuit*>& circuits);
+  [[nodiscard]] std::map<std::uint64_t, const Circuit*> circuits_by_serial() const;
 
   net::asio::io_context& io_;
   Sources src_;
@@ -84,6 +90,13 @@ class ProxyControl {
   std::unique_ptr<controlnet::ControlPort> port_;
   std::map<std::uint64_t, std::size_t> hops_built_;  // circuits not closed: hops built so far
   std::map<std::uint64_t, StreamRow> streams_;       // streams not closed (one per SOCKS connection)
+  struct LegRow {
+    std::uint64_t set = 0;
+    double rtt_ms = 0;
+    CircuitBytes bytes{};
+  };
+  std::map<std::uint64_t, CircuitBytes> circ_bw_last_;  // live circuits: bytes at the last CIRC_BW
+  std::map<std::uint64_t, LegRow> legs_linked_;          // linked legs by circuit serial
   std::string bootstrap_ = control::bootstrap_status(0, "starting", "Starting");
   bool circuit_established_ = false;
   net::asio::steady_timer shutdown_timer_;

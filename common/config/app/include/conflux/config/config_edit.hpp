@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conflux/config/control_options.hpp"
 #include "conflux/config/option_spec.hpp"
 #include "conflux/control/control_program.hpp"
 
@@ -78,6 +79,25 @@ template <class Options>
   return out;
 }
 
+// tor's options_trial_assign: `next_lines` built by `parse` (the parser
+// --verify-config uses: Entries -> Result<Options, ConfigErrors>); a bad
+// one is 513 (552 for LOADCONF) with the first error's message; no change is
+// 250 with `changed` empty; else `apply(Options, changed)` answers, all or
+// nothing.
+template <class Options, class Parse, class Apply>
+[[nodiscard]] control::ConfigOutcome trial_assign(std::span<const BasicOptionSpec<Options>> table,
+                                                  const Entries& current, const Entries& next_lines, bool loadconf,
+                                                  Parse&& parse, Apply&& apply, std::vector<std::string>& changed) {
+  changed.clear();
+  auto next = parse(next_lines);
+  if (!next)
+    return {loadconf ? 552 : 513,
+            std::string(loadconf ? "Invalid config file: " : "Unacceptable option value: ") + next.error().front().message};
+  changed = changed_options(table, current, next->config_lines);
+  if (changed.empty()) return {};
+  return apply(std::move(*next), changed);
+}
+
 // tor's header (GENERATED_FILE_PREFIX, which marks a file SAVECONF may
 // overwrite without a backup, and GENERATED_FILE_COMMENT).
 inline constexpr std::string_view kGeneratedTorrcPrefix =
@@ -97,5 +117,10 @@ inline constexpr std::string_view kGeneratedTorrcComment =
 // tor's write_configuration_file: a torrc that SAVECONF did not write (no
 // prefix) is kept as PATH.orig.1 first. False, with `why`, when a step fails.
 [[nodiscard]] bool write_torrc_file(const std::string& path, std::string_view text, std::string& why);
+
+// SAVECONF [FORCE] of a program's running `lines` to control.config_file:
+// 250, or 551 with `why` set for the log.
+[[nodiscard]] control::ConfigOutcome save_running_config(const Entries& lines, const ControlOptions& control,
+                                                         bool force, std::string& why);
 
 }  // namespace conflux::config
