@@ -370,7 +370,7 @@ def check_bridges(checks, c, net, socks, url):
     name = [p["name"] for p in net["processes"] if p["role"] == "bridge" and str(p["ports"]["or"]) == port][0]
     c.set_options({"UseBridges": "1", "Bridge": lines[0]})
     got = c.get_conf("Bridge")
-    checks.add(c.get_conf("UseBridges") == "1" and got.strip('"') == lines[0],
+    checks.add(c.get_conf("UseBridges") == "1" and got == lines[0],
                "SETCONF UseBridges 1 + Bridge: GETCONF Bridge gives %s" % got)
     r, circ = stream_circuit(c, socks, url, "bridged")
     wait_for(lambda: [x for x in c.get_circuits() if x.id == circ], 3)
@@ -469,9 +469,13 @@ def main():
         except subprocess.TimeoutExpired:
             checks.add(False, "%s: the proxy did not exit in 20 s" % how)
         if "--single" in sys.argv:
-            with open(os.path.join(tmp, "proxy-output.log"), errors="replace") as f:
-                checks.add("Owning controller connection has closed -- exiting now." in f.read(),
-                           "the proxy logged tor's words for its owner leaving")
+            logged = ""
+            for path in (os.path.join(tmp, "proxy-output.log"), ctl.get("log") or ""):
+                if path and os.path.exists(path):
+                    with open(path, errors="replace") as f:
+                        logged += f.read()
+            checks.add("Owning controller connection has closed -- exiting now." in logged,
+                       "the proxy logged tor's words for its owner leaving")
     except netload.NetError as e:
         checks.add(False, "conflux-net up: %s" % e)
     except Exception as e:  # report, then tear down

@@ -34,9 +34,9 @@ std::string run(ControlProgram& p, std::string keyword, std::string args) {
 TEST_CASE("control program: GETCONF as tor words it", "[control]") {
   ControlProgram p({"BW", "CIRC"}, test_config());
   CHECK(run(p, "GETCONF", "confluxenabled") == "250 ConfluxEnabled=1\r\n");
-  // Every line of a repeated option; a value with spaces quoted.
+  // Every line of a repeated option; values raw, spaces and all (tor's KV_RAW).
   CHECK(run(p, "GETCONF", "SocksPort Nickname") ==
-        "250-SocksPort=9050\r\n250-SocksPort=\"127.0.0.1:9150 IsolateDestPort\"\r\n250 Nickname\r\n");
+        "250-SocksPort=9050\r\n250-SocksPort=127.0.0.1:9150 IsolateDestPort\r\n250 Nickname\r\n");
   CHECK(run(p, "GETCONF", "Frob SocksPort Zap") ==
         "552-Unrecognized configuration key \"Frob\"\r\n552 Unrecognized configuration key \"Zap\"\r\n");
   CHECK(run(p, "GETCONF", "") == "250 OK\r\n");

@@ -22,14 +22,6 @@ std::string join(const std::set<std::string>& names) {
   return out;
 }
 
-// A GETCONF value as tor writes it: bare when it is a plain word, else quoted.
-std::string conf_value(std::string_view v) {
-  const bool plain = !v.empty() && std::none_of(v.begin(), v.end(), [](char c) {
-    return c == ' ' || c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-  });
-  return plain ? std::string(v) : quote_control_string(v);
-}
-
 }  // namespace
 
 ControlProgram::ControlProgram(std::set<std::string> events, ConfigView config)
@@ -79,7 +71,7 @@ ControlAnswer ControlProgram::getconf(std::string_view args) const {
       continue;
     }
     if (v->values.empty()) lines.push_back(v->name);
-    for (const auto& value : v->values) lines.push_back(v->name + "=" + conf_value(value));
+    for (const auto& value : v->values) lines.push_back(v->name + "=" + value);  // raw, as tor's KV_RAW
   }
   if (!unknown.empty()) {
     ControlReply r;
