@@ -23,6 +23,8 @@ controlnet::ControlPortConfig port_config(const config::RelayOptions& o) {
     auto addr = net::asio::ip::make_address(p.address->to_string(), ec);
     if (!ec) c.listen.emplace_back(addr, p.is_auto ? 0 : p.port);
   }
+  for (const auto& s : o.control.sockets)
+    c.sockets.push_back({s.path, s.group_writable, s.world_writable, s.relax_dir_mode_check});
   c.write_to_file = o.control.port_write_to_file;
   c.cookie_authentication = o.control.cookie_authentication;
   c.cookie_file = o.control.cookie_auth_file.empty() ? o.data_directory + "/control_auth_cookie"
@@ -36,14 +38,7 @@ controlnet::ControlPortConfig port_config(const config::RelayOptions& o) {
 
 RelayControl::RelayControl(net::asio::io_context& io, Sources sources)
     : io_(io), src_(std::move(sources)),
-      program_({"BW", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT"},
-               config::control_config_view<config::RelayOptions>(
-                   config::relay_option_table(), src_.options.config_lines,
-                   [this](std::string_view name) -> std::optional<std::string> {
-                     if (name == "DataDirectory") return src_.options.data_directory;
-                     if (name == "Nickname") return src_.options.nickname;
-                     return std::nullopt;
-                   })),
+      program_({"BW", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "CONF_CHANGED"}, config_view()),
       shutdown_timer_(io) {
   add_info();
   add_signals();
@@ -53,7 +48,9 @@ RelayControl::~RelayControl() { stop(); }
 
 bool RelayControl::start() {
   auto log = [](log::Severity s, std::string_view m) { log::write(s, m); };
-  port_ = std::make_unique<controlnet::ControlPort>(io_, port_config(src_.options), program_, src_.traffic, log);
+  auto config = port_config(src_.options);
+  config.owner_closed = [] { std::raise(SIGTERM); };  // main's handler: log, stop, leave the loop
+  port_ = std::make_unique<controlnet::ControlPort>(io_, std::move(config), program_, src_.traffic, log);
   return port_->start();
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "conflux/config/relay_options.hpp"
 #include "conflux/control/control_program.hpp"
@@ -24,6 +25,10 @@ class RelayControl {
     std::function<std::pair<std::uint64_t, std::uint64_t>()> traffic;  // bytes read, written
     std::function<void()> reload;         // RELOAD, HUP
     std::function<void()> heartbeat;      // DUMP, HEARTBEAT
+    // SETCONF/RESETCONF/LOADCONF: the relay applies `next` (valid; the
+    // options whose lines differ are `changed`) or refuses it whole.
+    std::function<control::ConfigOutcome(config::RelayOptions next, const std::vector<std::string>& changed)>
+        reconfigure;
   };
 
   RelayControl(net::asio::io_context& io, Sources sources);
@@ -38,6 +43,8 @@ class RelayControl {
 
  private:
   void add_info();
+  [[nodiscard]] control::ConfigView config_view();
+  [[nodiscard]] control::ConfigOutcome try_lines(const config::Entries& lines, bool loadconf);
   void add_signals();
   void signal_event(std::string_view name);
 

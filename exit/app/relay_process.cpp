@@ -181,8 +181,24 @@ void RelayProcess::reload() {
     log::write(log::Severity::Warn, "Reloading config failed (errors above); keeping the running configuration.");
     return;
   }
+  (void)apply_runtime_options(fresh->options);
+  log::write(log::Severity::Notice,
+             "Config reloaded: CircuitPriorityHalflife and SchedulerTraceFile apply now; other changes take effect "
+             "at the next start.");
+}
+
+control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, const std::vector<std::string>& changed) {
+  for (const auto& name : changed)
+    if (name != "CircuitPriorityHalflife" && name != "SchedulerTraceFile")
+      return {553, "Transition not allowed: While Tor is running, changing " + name + " is not allowed."};
+  if (!apply_runtime_options(next)) return {553, "Unable to set option: cannot open SchedulerTraceFile"};
+  config_.options.config_lines = std::move(next.config_lines);
+  return {};
+}
+
+bool RelayProcess::apply_runtime_options(const config::RelayOptions& fresh) {
   const double was = config_.options.circuit_priority_halflife;
-  const double now = fresh->options.circuit_priority_halflife;
+  const double now = fresh.circuit_priority_halflife;
   if (now != was) {
     manager_.set_circuit_priority(proto::CircuitPriority{now});
     config_.options.circuit_priority_halflife = now;
@@ -190,19 +206,19 @@ void RelayProcess::reload() {
   }
   // A trace can start or stop on a running relay (an experiment that
   // must not restart it).
-  const std::string& trace = fresh->options.scheduler_trace_file;
+  const std::string& trace = fresh.scheduler_trace_file;
+  bool ok = true;
   if (trace != manager_.scheduler().trace_file()) {
     if (manager_.scheduler().set_trace_file(trace)) {
       log::write(log::Severity::Notice, trace.empty() ? std::string("Scheduler trace stopped.")
                                                       : "Scheduler trace now written to " + trace + ".");
     } else {
       log::write(log::Severity::Warn, "Cannot open SchedulerTraceFile " + trace + "; no scheduler trace.");
+      ok = false;
     }
     config_.options.scheduler_trace_file = trace;
   }
-  log::write(log::Severity::Notice,
-             "Config reloaded: CircuitPriorityHalflife and SchedulerTraceFile apply now; other changes take effect "
-             "at the next start.");
+  return ok;
 }
 
 bool RelayProcess::start() {
@@ -464,12 +480,15 @@ bool RelayProcess::start_metrics() {
 
 bool RelayProcess::start_control() {
   if (!config_.options.control.enabled()) return true;
-  RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true), {}, {}, {}};
+  RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true), {}, {}, {}, {}};
   s.traffic = [this] {
     const auto c = manager_.counters();
     return std::make_pair(c.bytes_in, c.bytes_out);
   };
   s.reload = [this] { reload(); };
+  s.reconfigure = [this](config::RelayOptions next, const std::vector<std::string>& changed) {
+    return reconfigure(std::move(next), changed);
+  };
   s.heartbeat = [this] { log_counters(log::Severity::Notice); };
   control_ = std::make_unique<RelayControl>(io_, std::move(s));
   return control_->start();

@@ -49,8 +49,13 @@ class RelayProcess {
   // SIGHUP: the torrc read again. What can change while running changes
   // now (CircuitPriorityHalflife); the rest takes effect at the next start.
   void reload();
+  // SETCONF over the ControlPort: only what reload() applies at once may
+  // change (CircuitPriorityHalflife, SchedulerTraceFile); else 553.
+  control::ConfigOutcome reconfigure(config::RelayOptions next, const std::vector<std::string>& changed);
 
  private:
+  // What can change while running: false when the trace file cannot open.
+  bool apply_runtime_options(const config::RelayOptions& fresh);
   void arm_heartbeat();
   void arm_conflux_tick();
   bool start_or_ports();

@@ -23,6 +23,8 @@ void BridgeCard::update_state(const BridgeCardState& s) {
     text = tr("Reachable: %n circuit(s)", "", s.circuits);
     if (s.legs > 0)
       text += tr(", %n Conflux leg(s), RTT %1 ms", "", s.legs).arg(s.best_rtt_ms, 0, 'f', 1);
+    if (s.share >= 0)
+      text += tr("; %1% of the traffic, %2 KiB/s now").arg(s.share * 100, 0, 'f', 0).arg(s.kib_s, 0, 'f', 1);
   } else if (s.seen_alive) {
     text = tr("No circuit through it now (it answered before): it may be down");
   } else {

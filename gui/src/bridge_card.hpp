@@ -1,7 +1,8 @@
 #pragma once
 // One bridge on the connected screen: its address and transport, the
 // nickname its descriptor gave, whether the proxy reached it and how many
-// circuits and Conflux legs start there, and the smallest RTT of those legs.
+// circuits and Conflux legs start there, the smallest RTT of those legs, and
+// its share of the traffic the legs carried (with its KiB/s now).
 #include <QFrame>
 #include <QLabel>
 #include <QString>
@@ -14,6 +15,8 @@ struct BridgeCardState {
   int legs = 0;           // Conflux legs through it
   double best_rtt_ms = 0; // the smallest smoothed RTT of its legs
   bool seen_alive = false;  // it had circuits or its descriptor once
+  double share = -1;        // its legs' part of all legs' bytes since connecting; < 0: none yet
+  double kib_s = 0;         // its legs' KiB/s in the last second
 };
 
 class BridgeCard : public QFrame {

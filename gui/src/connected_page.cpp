@@ -24,6 +24,7 @@ ConnectedPage::ConnectedPage(QWidget* parent)
       copy_(new QPushButton(tr("Copy"), this)),
       cards_layout_(new QVBoxLayout),
       legs_(new QTableWidget(0, 6, this)),
+      graph_(new LegGraph(this)),
       throughput_(new QLabel(this)),
       log_(new QPlainTextEdit(this)) {
   auto* layout = new QVBoxLayout(this);
@@ -44,6 +45,7 @@ ConnectedPage::ConnectedPage(QWidget* parent)
   legs_->setMinimumHeight(150);
   legs_->setMaximumHeight(190);
   layout->addWidget(legs_);
+  layout->addWidget(graph_);
   throughput_->setText(tr("Throughput: waiting for the first second"));
   layout->addWidget(throughput_);
   auto* log_row = new QHBoxLayout;
@@ -89,8 +91,27 @@ void ConnectedPage::set_circuits(const std::map<std::uint32_t, std::vector<std::
   refresh_cards();
 }
 
+void ConnectedPage::count_leg_bytes(const std::vector<LegView>& legs) {
+  std::map<std::uint32_t, std::uint64_t> now;
+  std::map<std::uint32_t, double> kib_s;
+  bridge_kib_s_.clear();
+  for (const auto& l : legs) {
+    const std::uint64_t bytes = l.leg.read + l.leg.written;
+    now[l.leg.circuit] = bytes;
+    const auto before = leg_bytes_.find(l.leg.circuit);
+    const std::uint64_t delta = before != leg_bytes_.end() && bytes >= before->second ? bytes - before->second : 0;
+    kib_s[l.leg.circuit] = static_cast<double>(delta) / 1024.0;  // polled once a second
+    if (l.path.empty()) continue;
+    bridge_bytes_[l.path.front()] += delta;
+    bridge_kib_s_[l.path.front()] += static_cast<double>(delta) / 1024.0;
+  }
+  leg_bytes_ = std::move(now);
+  graph_->add_second(kib_s);
+}
+
 void ConnectedPage::set_legs(const std::vector<LegView>& legs) {
   legs_now_ = legs;
+  count_leg_bytes(legs);
   legs_->setRowCount(static_cast<int>(legs.size()));
   for (int row = 0; row < static_cast<int>(legs.size()); ++row) {
     const auto& l = legs[static_cast<std::size_t>(row)];
@@ -110,8 +131,17 @@ void ConnectedPage::refresh_cards() {
     s.circuits = 0;
     s.legs = 0;
     s.best_rtt_ms = 0;
+    s.share = -1;
     if (!s.nickname.isEmpty()) {
       const auto name = s.nickname.toStdString();
+      std::uint64_t all = 0;
+      for (const auto& [bridge, bytes] : bridge_bytes_) all += bytes;
+      if (all > 0) {
+        const auto mine = bridge_bytes_.find(name);
+        s.share = mine == bridge_bytes_.end() ? 0.0 : static_cast<double>(mine->second) / static_cast<double>(all);
+        const auto rate = bridge_kib_s_.find(name);
+        s.kib_s = rate == bridge_kib_s_.end() ? 0.0 : rate->second;
+      }
       for (const auto& [id, hops] : paths_)
         if (!hops.empty() && hops.front() == name) ++s.circuits;
       for (const auto& l : legs_now_) {

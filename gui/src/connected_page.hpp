@@ -1,7 +1,10 @@
 #pragma once
 // The third screen, once the proxy reached 100%: the SOCKS address to give
 // applications (with a copy button), one card per bridge, the Conflux legs
-// with their RTTs, the total throughput from BW events, and the proxy's log.
+// with their RTTs, a graph of each leg's throughput (from the legs' byte
+// counts in conflux/sets, polled each second), the total throughput from BW
+// events, and the proxy's log. Each bridge card shows its share of the
+// legs' bytes since connecting and its KiB/s now.
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "bridge_card.hpp"
+#include "leg_graph.hpp"
 #include "proxy_session.hpp"
 #include "proxy_torrc.hpp"
 
@@ -35,6 +39,7 @@ class ConnectedPage : public QWidget {
   [[nodiscard]] QString socks_text() const { return socks_->text(); }
   [[nodiscard]] QString throughput_text() const { return throughput_->text(); }
   [[nodiscard]] QTableWidget* legs_table() const noexcept { return legs_; }
+  [[nodiscard]] const LegGraph* leg_graph() const noexcept { return graph_; }
   [[nodiscard]] const std::vector<BridgeCard*>& cards() const noexcept { return cards_; }
   [[nodiscard]] QPushButton* copy_button() const noexcept { return copy_; }
 
@@ -43,6 +48,9 @@ class ConnectedPage : public QWidget {
 
  private:
   void refresh_cards();
+  // Each leg's bytes since the last poll: the graph's next second and the
+  // bridges' running totals.
+  void count_leg_bytes(const std::vector<LegView>& legs);
 
   QLineEdit* socks_;
   QPushButton* copy_;
@@ -50,10 +58,14 @@ class ConnectedPage : public QWidget {
   std::vector<BridgeCard*> cards_;
   std::map<QString, BridgeCardState> card_state_;  // by address
   QTableWidget* legs_;
+  LegGraph* graph_;
   QLabel* throughput_;
   QPlainTextEdit* log_;
   std::map<std::uint32_t, std::vector<std::string>> paths_;
   std::vector<LegView> legs_now_;
+  std::map<std::uint32_t, std::uint64_t> leg_bytes_;  // live legs: READ+WRITTEN at the last poll
+  std::map<std::string, std::uint64_t> bridge_bytes_;  // by bridge nickname: leg bytes since connecting
+  std::map<std::string, double> bridge_kib_s_;        // by bridge nickname: in the last second
   quint64 total_read_ = 0;
   quint64 total_written_ = 0;
 };

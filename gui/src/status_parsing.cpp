@@ -61,6 +61,8 @@ std::vector<ConfluxLeg> parse_conflux_sets(std::string_view text) {
       if (key == "SRTT_MS") (void)number(value, leg.srtt_ms);
       if (key == "MIN_RTT_MS") (void)number(value, leg.min_rtt_ms);
       if (key == "SHARE") (void)number(value, leg.share);
+      if (key == "READ") (void)number(value, leg.read);
+      if (key == "WRITTEN") (void)number(value, leg.written);
     }
     if (have_circ) out.push_back(leg);
   }

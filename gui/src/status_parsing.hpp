@@ -30,6 +30,8 @@ struct ConfluxLeg {
   double srtt_ms = 0;
   double min_rtt_ms = 0;
   double share = 0;
+  std::uint64_t read = 0;     // bytes its circuit read so far (READ=, 509 per cell)
+  std::uint64_t written = 0;  // and wrote (WRITTEN=)
   bool operator==(const ConfluxLeg&) const = default;
 };
 // GETINFO conflux/sets: one leg per line; lines of sets without legs are skipped.

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -166,6 +167,19 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
   QTRY_VERIFY_WITH_TIMEOUT(w.connected_page()->throughput_text().contains(QStringLiteral("since connecting")), 5000);
   for (auto* card : w.connected_page()->cards())
     QVERIFY2(card->status_text().startsWith(QStringLiteral("Reachable")), qPrintable(card->status_text()));
+  // Per-leg throughput (conflux/sets' byte counts): two legs drawn, the
+  // download seen in the total, and each bridge's share of it on its card.
+  const LegGraph* graph = w.connected_page()->leg_graph();
+  QVERIFY2(graph->line_count() >= 2, qPrintable(QString::number(graph->line_count())));
+  QVERIFY2(graph->total_peak() > 100, qPrintable(QString::number(graph->total_peak())));
+  double shares = 0;
+  for (auto* card : w.connected_page()->cards()) {
+    const QRegularExpression share(QStringLiteral("; (\\d+)% of the traffic, [0-9.]+ KiB/s now"));
+    const auto m = share.match(card->status_text());
+    QVERIFY2(m.hasMatch(), qPrintable(card->status_text()));
+    shares += m.captured(1).toDouble();
+  }
+  QVERIFY2(shares >= 98 && shares <= 102, qPrintable(QString::number(shares)));
   screenshot(w, "connected.png");
 
   // One bridge dies: its card says so, and downloads go on through the other.

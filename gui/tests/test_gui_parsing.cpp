@@ -59,13 +59,16 @@ class ParsingTest : public QObject {
 
   void legs_paths_bw_listeners() {
     const auto legs = parse_conflux_sets(
-        "SET=1 STATE=OPEN CIRC=7 SRTT_MS=12.5 MIN_RTT_MS=10.25 CWND=124 INFLIGHT=0 SHARE=0.6\n"
+        "SET=1 STATE=OPEN CIRC=7 SRTT_MS=12.5 MIN_RTT_MS=10.25 CWND=124 INFLIGHT=0 SHARE=0.6 READ=5090 WRITTEN=1018\n"
         "SET=1 STATE=OPEN CIRC=9 SRTT_MS=30 MIN_RTT_MS=28 CWND=124 INFLIGHT=3 SHARE=0.4\n"
         "SET=2 STATE=LINKING LEGS=0");
     QCOMPARE(legs.size(), std::size_t{2});
     QCOMPARE(legs[0].circuit, 7u);
     QCOMPARE(legs[0].srtt_ms, 12.5);
     QCOMPARE(legs[1].share, 0.4);
+    QCOMPARE(legs[0].read, std::uint64_t{5090});
+    QCOMPARE(legs[0].written, std::uint64_t{1018});
+    QCOMPARE(legs[1].read, std::uint64_t{0});  // an older proxy gives no bytes
     const auto paths = parse_circuit_paths(
         "7 BUILT $AAAA~obfsA,$BBBB~relay1,$CCCC~exit1 BUILD_FLAGS=NEED_CAPACITY PURPOSE=CONFLUX_LINKED\n"
         "8 LAUNCHED BUILD_FLAGS=NEED_CAPACITY PURPOSE=GENERAL\n9 EXTENDED bridgeB BUILD_FLAGS=NEED_CAPACITY");

@@ -10,8 +10,11 @@
 //    that is CRLF-terminated lines, and never authenticates without the
 //    cookie or the password (which no input here can know);
 //  - a program's commands (ControlProgram: GETINFO, GETCONF, SETCONF,
-//    SIGNAL, USEFEATURE, anything else) answer every command with lines
-//    that start with a three-digit code and end with CRLF.
+//    RESETCONF, SAVECONF, LOADCONF, SIGNAL, USEFEATURE, anything else)
+//    answer every command with lines that start with a three-digit code and
+//    end with CRLF; SETCONF's settings (parse_config_settings) reach the
+//    program only when every key is an option, never an empty list, and a
+//    setting without a value always has a key.
 #include <cctype>
 #include <cstdint>
 #include <string>
@@ -88,13 +91,24 @@ void program_commands(const std::vector<ControlCommand>& commands) {
     if (key != "SocksPort") return std::nullopt;
     return ConfigValue{"SocksPort", {"9050", "a \"quoted\"\nvalue"}};
   };
+  view.set = [](const std::vector<ConfigSetting>& settings, bool) {
+    check(!settings.empty());
+    for (const auto& st : settings) check(st.key == "SocksPort");
+    return ConfigOutcome{513, "Unacceptable option value: " + settings.front().value.value_or("")};
+  };
+  view.save = [](bool force) { return force ? ConfigOutcome{} : ConfigOutcome{551, "Unable to write configuration to disk."}; };
+  view.load = [](std::string_view text) { return ConfigOutcome{552, "Invalid config file: " + std::string(text)}; };
   ControlProgram program({"BW", "CIRC"}, view);
   program.info().add("multi", "two lines", [](std::string_view) { return std::optional<std::string>("a\n.b"); });
   program.info().add_prefix("ns/id/", "an argument", [](std::string_view arg) {
     return arg.empty() ? std::nullopt : std::optional<std::string>(std::string(arg));
   });
   program.add_signal("NEWNYM", [] {});
-  for (const auto& cmd : commands) check_reply(program.on_command(cmd).reply);
+  for (const auto& cmd : commands) {
+    if (auto settings = parse_config_settings(cmd.args))
+      for (const auto& st : *settings) check(st.value.has_value() || !st.key.empty());  // a bare word is a key
+    check_reply(program.on_command(cmd).reply);
+  }
 }
 
 }  // namespace

@@ -9,13 +9,23 @@ A conflux-net network whose relays all have `ControlPort auto` and `CookieAuthen
 Conflux proxy started here with ControlPort auto, ControlPortWriteToFile, a cookie and a
 HashedControlPassword. With Debian's python3-stem (this must run under /usr/bin/python3) it checks:
   - cookie, SAFECOOKIE and password authentication, each on its own connection; a wrong password fails;
+  - ControlSocket: the socket's mode is 0600 and a controller authenticates and reads over it;
   - version (stem parses it) and status/bootstrap-phase reaching PROGRESS=100 TAG=done;
-  - GETCONF of options as the proxy holds them, SETCONF refused with 553, SIGNAL of an unknown name 552;
+  - GETCONF of options as the proxy holds them, SIGNAL of an unknown name 552;
   - during a 5 MiB download: circuit-status with paths of $FINGERPRINT~nickname (each the fingerprint
     the relay named so reports on its own ControlPort), stream-status with the stream on one of them;
   - BW events about once a second, CIRC events LAUNCHED/EXTENDED/BUILT as circuits are built and
     CLOSED after SIGNAL NEWNYM, and a download after NEWNYM on circuits that did not exist before;
-  - the relays' GETINFO fingerprint and BW events; SIGNAL SHUTDOWN ends the proxy.
+  - the relays' GETINFO fingerprint and BW events; SIGNAL SHUTDOWN ends the proxy (with --single: TAKEOWNERSHIP
+    and the connection closing end it, and TAKEOWNERSHIP then DROPOWNERSHIP on another connection does not);
+  - SETCONF (drive_config): a bad value is 513 with the message --verify-config prints and changes nothing,
+    an option that cannot change while running 553, a SocksPort already in use 553 "Failed to bind";
+    ConfluxEnabled switched takes effect for the next download (a single circuit, absent from
+    conflux/sets, or a Conflux leg), CONF_CHANGED for each change, CIRC_BW per circuit during a download,
+    CIRC_MINOR PURPOSE_CHANGED and CONFLUX_LEG LINKED as legs link; SocksPort moved (the old port closes,
+    the new serves); UseBridges 1 with one of the network's Bridge lines: the next circuit starts at that
+    bridge; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
+    `conflux-proxy --verify-config -f` accepts the file; LOADCONF of that file's text is OK.
 Exit status 0 when every check passed, 1 otherwise, 77 when stem is missing (skip).
 """
 
@@ -23,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -86,12 +97,26 @@ def control_port_from_log(log_path, timeout=30):
     return wait_for(find, timeout)
 
 
+def control_socket_path(workdir):
+    return os.path.join(workdir, "sock", "control")
+
+
+def check_socket(checks, workdir):
+    path = control_socket_path(workdir)
+    mode = os.stat(path).st_mode & 0o777
+    with Controller.from_socket_file(path) as c:
+        c.authenticate(password=PASSWORD)
+        checks.add(mode == 0o600 and c.get_info("process/pid").isdigit(),
+                   "ControlSocket: mode %o, password authentication and GETINFO over it" % mode)
+
+
 def start_proxy(proc, workdir):
     torrc = proc["torrc"]
     port_file = os.path.join(workdir, "proxy-control.port")
+    os.makedirs(os.path.join(workdir, "sock"), mode=0o700)
     with open(torrc, "a") as f:
         f.write("\nControlPort auto\nControlPortWriteToFile %s\nCookieAuthentication 1\nHashedControlPassword %s\n"
-                % (port_file, hash_password(PASSWORD)))
+                "ControlSocket %s\n" % (port_file, hash_password(PASSWORD), control_socket_path(workdir)))
     out = open(os.path.join(workdir, "proxy-output.log"), "wb")
     p = subprocess.Popen([proc["binary"]] + proc["args"], stdin=subprocess.DEVNULL, stdout=out,
                          stderr=subprocess.STDOUT, cwd=proc["dir"])
@@ -131,6 +156,17 @@ def download(socks, url, user):
                           capture_output=True, text=True)
 
 
+def check_relay_setconf(checks, c):
+    changed = []
+    c.add_event_listener(lambda e: changed.append(e), EventType.CONF_CHANGED)
+    c.set_conf("CircuitPriorityHalflife", "7.5")
+    checks.add(c.get_conf("CircuitPriorityHalflife") == "7.5" and
+               wait_for(lambda: [e for e in changed if e.changed.get("CircuitPriorityHalflife") == ["7.5"]], 5),
+               "relay: SETCONF CircuitPriorityHalflife applied, CONF_CHANGED")
+    reply = c.msg("SETCONF Nickname=renamed").content()[-1]
+    checks.add(reply[0] == "553" and "Nickname" in reply[2], "relay: SETCONF Nickname is 553: %s %s" % (reply[0], reply[2]))
+
+
 def relay_fingerprints(checks, net):
     """{nickname: fingerprint} from every relay's own ControlPort (cookie authentication)."""
     fps = {}
@@ -151,6 +187,7 @@ def relay_fingerprints(checks, net):
                 time.sleep(2.5)
                 bw_seen = checks.add(len(got) >= 2, "relay %s: BW events (%d in 2.5 s)" % (proc["name"], len(got)))
                 checks.add(c.get_version() >= stem.version.Version("0.4.9.0-conflux"), "relay version")
+                check_relay_setconf(checks, c)
     checks.add(fps and all(re.fullmatch(r"[0-9A-F]{40}", f) for f in fps.values()),
                "every relay's GETINFO fingerprint is 40 hex digits (%d relays)" % len(fps))
     return fps
@@ -170,11 +207,6 @@ def drive_proxy(checks, c, net, fps, socks, url):
     checks.add(phase and 'TAG=done SUMMARY="Done"' in phase, "status/bootstrap-phase: %s" % phase)
     checks.add(c.get_conf("ControlPort") == "auto" and c.get_conf("CookieAuthentication") == "1",
                "GETCONF ControlPort / CookieAuthentication as configured")
-    try:
-        c.set_conf("ConfluxEnabled", "0")
-        checks.add(False, "SETCONF ConfluxEnabled refused")
-    except stem.InvalidRequest as e:
-        checks.add("553" in str(getattr(e, "code", "")) or "Transition" in str(e), "SETCONF answered 553: %s" % e)
     try:
         reply = c.msg("SIGNAL NOSUCHSIGNAL")
         checks.add(reply.content()[0][0] == "552", "SIGNAL of an unknown name: 552")
@@ -196,7 +228,7 @@ def drive_proxy(checks, c, net, fps, socks, url):
         checks.add(sets == "", "GETINFO conflux/sets is empty without Conflux")
     else:
         checks.add(re.search(r"^SET=\d+ STATE=OPEN CIRC=\d+ SRTT_MS=[0-9.]+ MIN_RTT_MS=[0-9.]+ CWND=\d+ INFLIGHT=\d+ "
-                             r"SHARE=[0-9.]+$", sets, re.M), "GETINFO conflux/sets during the download:\n%s" % sets)
+                             r"SHARE=[0-9.]+ READ=\d+ WRITTEN=\d+$", sets, re.M), "GETINFO conflux/sets during the download:\n%s" % sets)
     if checks.add(seen, "stream-status shows the download's stream SUCCEEDED during the download"):
         s = seen[0]
         checks.add(s.target_port == int(url.split(":")[2].split("/")[0]), "its target is the file server's port")
@@ -235,6 +267,162 @@ def drive_proxy(checks, c, net, fps, socks, url):
     check_paths(checks, [e for e in circ_events if e.status == "BUILT"], fps, "CIRC BUILT events")
 
 
+def stream_circuit(c, socks, url, user):
+    """Downloads `url`; returns (curl's answer, the circuit id of its SUCCEEDED stream or None)."""
+    events = []
+    listener = lambda e: events.append(e)  # noqa: E731
+    c.add_event_listener(listener, EventType.STREAM)
+    r = download(socks, url, user)
+    wait_for(lambda: [e for e in events if e.status == "SUCCEEDED"], 3)
+    c.remove_event_listener(listener)
+    ok = [e.circ_id for e in events if e.status == "SUCCEEDED"]
+    return r, (ok[0] if ok else None)
+
+
+def setconf_error(c, params):
+    """The 5xx reply to SETCONF `params` as "CODE message", or None when it was accepted."""
+    reply = c.msg("SETCONF " + params)
+    code, _, message = reply.content()[-1]
+    return None if code == "250" else "%s %s" % (code, message)
+
+
+def check_refusals(checks, c, net, ctl, socks):
+    verify = subprocess.run([ctl["binary"], "--verify-config", "-f", ctl["torrc"], "--ConfluxEnabled", "2"],
+                            capture_output=True, text=True, cwd=ctl["dir"])
+    before = c.get_conf("ConfluxEnabled")
+    err = setconf_error(c, "ConfluxEnabled=2 SocksTimeout=60")
+    msg = err.split(": ", 1)[1] if err and ": " in err else "?"
+    checks.add(err and err.startswith("513 Unacceptable option value: ") and msg in verify.stderr,
+               "SETCONF ConfluxEnabled=2: %s (--verify-config: %s)" % (err, verify.stderr.strip()))
+    checks.add(c.get_conf("ConfluxEnabled") == before and c.get_conf("SocksTimeout") != "60",
+               "after the 513 nothing changed (all or nothing)")
+    err = setconf_error(c, "DataDirectory=/tmp/elsewhere")
+    checks.add(err and err.startswith("553 Transition not allowed"), "SETCONF DataDirectory: %s" % err)
+    taken = [p["ports"]["or"] for p in net["processes"] if p["role"] == "relay"][0]
+    listeners = c.get_info("net/listeners/socks")
+    err = setconf_error(c, "SocksPort=%s SocksPort=127.0.0.1:%d" % (socks, taken))
+    checks.add(err == "553 Unable to set option: Failed to bind one of the listener ports.",
+               "SETCONF SocksPort with a port in use (a relay's ORPort): %s" % err)
+    checks.add(c.get_info("net/listeners/socks") == listeners and c.get_conf("SocksPort") != str(taken),
+               "the SOCKS listeners are as before the failed SETCONF: %s" % listeners)
+
+
+def check_conflux_switch(checks, c, socks, url, single):
+    changed, minor, circ_bw, legs = [], [], [], []
+    c.add_event_listener(lambda e: changed.append(e), EventType.CONF_CHANGED)
+    c.add_event_listener(lambda e: minor.append(e), EventType.CIRC_MINOR)
+    c.add_event_listener(lambda e: circ_bw.append(e), EventType.CIRC_BW)
+    try:
+        c.add_event_listener(lambda e: legs.append(str(e)), "CONFLUX_LEG")
+    except Exception as e:  # stem may refuse a name it does not know
+        checks.add(False, "SETEVENTS CONFLUX_LEG through stem: %s" % e)
+    # Away from the mode the proxy started in, then back.
+    for on in ([True, False] if single else [False, True]):
+        value = "1" if on else "0"
+        c.set_conf("ConfluxEnabled", value)
+        checks.add(wait_for(lambda: [e for e in changed if e.changed.get("ConfluxEnabled") == [value]], 5),
+                   "CONF_CHANGED ConfluxEnabled=%s" % value)
+        r, circ = stream_circuit(c, socks, url, "switch" + value)
+        sets = c.get_info("conflux/sets")
+        leg_circs = re.findall(r"CIRC=(\d+)", sets)
+        purpose = [x.purpose for x in c.get_circuits() if x.id == circ]
+        if on:
+            checks.add(r.stdout.startswith("200 1048576") and circ in leg_circs,
+                       "ConfluxEnabled 1: the download (%s) rode Conflux leg %s (%s)" % (r.stdout, circ, sets))
+        else:
+            checks.add(r.stdout.startswith("200 1048576") and circ and circ not in leg_circs and
+                       purpose == ["GENERAL"],
+                       "ConfluxEnabled 0: the download (%s) rode single circuit %s %s, not in conflux/sets (%s)"
+                       % (r.stdout, circ, purpose, sets))
+        if on:
+            checks.add(wait_for(lambda: [e for e in minor if e.event == "PURPOSE_CHANGED"], 5),
+                       "CIRC_MINOR PURPOSE_CHANGED as legs link: %s" % [str(e) for e in minor[:2]])
+            checks.add(wait_for(lambda: [x for x in legs if " STATUS=LINKED " in x], 3),
+                       "CONFLUX_LEG LINKED: %s" % [x for x in legs if "LINKED" in x][:2])
+            checks.add(re.search(r" READ=[1-9]\d* WRITTEN=[1-9]\d*$", sets, re.M),
+                       "conflux/sets gives each leg's bytes")
+    checks.add([e for e in circ_bw if e.read > 0 and e.written > 0],
+               "CIRC_BW events during the downloads (%d): %s" % (len(circ_bw), [str(e) for e in circ_bw[:1]]))
+
+
+def check_socks_move(checks, c, ctl, socks, url):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        new_port = s.getsockname()[1]
+    c.set_conf("SocksPort", "127.0.0.1:%d" % new_port)
+    listeners = c.get_info("net/listeners/socks")
+    r = download("127.0.0.1:%d" % new_port, url, "moved")
+    old = download(socks, url, "old")
+    checks.add(listeners == '"127.0.0.1:%d"' % new_port and r.stdout.startswith("200 1048576")
+               and not old.stdout.startswith("200"),
+               "SETCONF SocksPort: %s serves (%s), the old port closed (%s)" % (listeners, r.stdout, old.stdout))
+    return "127.0.0.1:%d" % new_port
+
+
+def check_bridges(checks, c, net, socks, url):
+    brs = [p for p in net["processes"] if p["name"] == "brs"][0]
+    with open(brs["torrc"]) as f:
+        lines = [line.split(" ", 1)[1].strip() for line in f if line.startswith("Bridge ")]
+    bridges = [p["name"] for p in net["processes"] if p["role"] == "bridge"]
+    if not checks.add(lines and bridges, "the network's Bridge lines: %s" % lines):
+        return
+    port = re.search(r":(\d+) ", lines[0]).group(1)
+    name = [p["name"] for p in net["processes"] if p["role"] == "bridge" and str(p["ports"]["or"]) == port][0]
+    c.set_options({"UseBridges": "1", "Bridge": lines[0]})
+    got = c.get_conf("Bridge")
+    checks.add(c.get_conf("UseBridges") == "1" and got == lines[0],
+               "SETCONF UseBridges 1 + Bridge: GETCONF Bridge gives %s" % got)
+    r, circ = stream_circuit(c, socks, url, "bridged")
+    wait_for(lambda: [x for x in c.get_circuits() if x.id == circ], 3)
+    first = [x.path[0][1] for x in c.get_circuits() if x.id == circ and x.path]
+    checks.add(r.stdout.startswith("200 1048576") and first == [name],
+               "after SETCONF Bridge the download (%s) went through bridge %s (first hop %s)" % (r.stdout, name, first))
+
+
+def check_saveconf(checks, c, ctl):
+    with open(ctl["torrc"]) as f:
+        hand_written = f.read()
+    c.save_conf()
+    with open(ctl["torrc"]) as f:
+        saved = f.read()
+    try:
+        with open(ctl["torrc"] + ".orig.1") as f:
+            kept = f.read() == hand_written
+    except OSError:
+        kept = False
+    checks.add(saved.startswith("# This file was generated by Tor; if you edit it, comments will not be preserved\n")
+               and "UseBridges 1" in saved and kept,
+               "SAVECONF wrote tor's header and the running options; the old torrc is torrc.orig.1")
+    verify = subprocess.run([ctl["binary"], "--verify-config", "-f", ctl["torrc"]], capture_output=True, text=True,
+                            cwd=ctl["dir"])
+    checks.add(verify.returncode == 0, "--verify-config accepts the saved torrc: %s" % verify.stdout.strip())
+    try:
+        c.load_conf(saved)
+        checks.add(True, "LOADCONF of the saved torrc")
+    except stem.ControllerError as e:
+        checks.add(False, "LOADCONF of the saved torrc: %s" % e)
+
+
+def check_ownership(checks, c, port):
+    with Controller.from_port(port=port) as side:
+        side.authenticate(password=PASSWORD)
+        took = side.msg("TAKEOWNERSHIP").content()[-1][0]
+        dropped = side.msg("DROPOWNERSHIP").content()[-1][0]
+    time.sleep(1)
+    checks.add(took == "250" and dropped == "250" and c.get_info("process/pid").isdigit(),
+               "TAKEOWNERSHIP then DROPOWNERSHIP on another connection, closed: the proxy runs on")
+
+
+def drive_config(checks, c, net, ctl, socks, url, port):
+    url = url.replace("5MiB", "1MiB")
+    check_refusals(checks, c, net, ctl, socks)
+    check_conflux_switch(checks, c, socks, url, "--single" in sys.argv)
+    socks = check_socks_move(checks, c, ctl, socks, url)
+    check_bridges(checks, c, net, socks, url)
+    check_saveconf(checks, c, ctl)
+    check_ownership(checks, c, port)
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -245,9 +433,10 @@ def main():
     checks = Checks()
     tmp = tempfile.mkdtemp(prefix="conflux-control-")
     netdir = os.path.join(tmp, "net")
-    spec = {"relays": 4, "exits": 2, "bridges": [],
+    spec = {"relays": 4, "exits": 2, "bridges": [{"name": "brA"}, {"name": "brB"}],
             "relay_options": ["ControlPort auto", "CookieAuthentication 1"],
-            "proxies": [{"name": "ctl", "start": False, "conflux": "--single" not in sys.argv}]}
+            "proxies": [{"name": "ctl", "start": False, "conflux": "--single" not in sys.argv},
+                        {"name": "brs", "start": False, "use_bridges": True}]}
     proxy = None
     try:
         net = netload.net_up(net_bin, netdir, spec)
@@ -260,17 +449,33 @@ def main():
         checks.add(os.stat(cookie).st_size == 32 and (os.stat(cookie).st_mode & 0o777) == 0o600,
                    "the cookie file: 32 bytes, mode 0600")
         check_auth(checks, port, cookie)
+        check_socket(checks, tmp)
         socks = "127.0.0.1:%d" % ctl["ports"]["socks"]
         url = [f["url"] for f in net["files"] if f["name"] == "5MiB.bin"][0]
         with Controller.from_port(port=port) as c:
             c.authenticate(password=PASSWORD)
             drive_proxy(checks, c, net, fps, socks, url)
-            c.signal(stem.Signal.SHUTDOWN)
+            drive_config(checks, c, net, ctl, socks, url, port)
+            # --single: the controller takes ownership and leaves; else SIGNAL SHUTDOWN.
+            how = "TAKEOWNERSHIP, then the connection closed" if "--single" in sys.argv else "SIGNAL SHUTDOWN"
+            if "--single" in sys.argv:
+                checks.add(c.msg("TAKEOWNERSHIP").content()[-1][0] == "250", "TAKEOWNERSHIP: 250")
+            else:
+                c.signal(stem.Signal.SHUTDOWN)
         try:
             proxy.wait(timeout=20)
-            checks.add(proxy.returncode == 0, "SIGNAL SHUTDOWN: the proxy exited with status %d" % proxy.returncode)
+            checks.add(proxy.returncode == 0, "%s: the proxy exited with status %d" % (how, proxy.returncode))
+            checks.add(not os.path.exists(control_socket_path(tmp)), "the ControlSocket file is gone after exit")
         except subprocess.TimeoutExpired:
-            checks.add(False, "SIGNAL SHUTDOWN: the proxy did not exit in 20 s")
+            checks.add(False, "%s: the proxy did not exit in 20 s" % how)
+        if "--single" in sys.argv:
+            logged = ""
+            for path in (os.path.join(tmp, "proxy-output.log"), ctl.get("log") or ""):
+                if path and os.path.exists(path):
+                    with open(path, errors="replace") as f:
+                        logged += f.read()
+            checks.add("Owning controller connection has closed -- exiting now." in logged,
+                       "the proxy logged tor's words for its owner leaving")
     except netload.NetError as e:
         checks.add(False, "conflux-net up: %s" % e)
     except Exception as e:  # report, then tear down

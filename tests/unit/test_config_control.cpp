@@ -1,5 +1,5 @@
 // The control-port options (control_options.hpp) in both option tables:
-// ControlPort, ControlPortWriteToFile, CookieAuthentication, CookieAuthFile,
+// ControlPort, ControlSocket, ControlPortWriteToFile, CookieAuthentication, CookieAuthFile,
 // HashedControlPassword; errors with their file and line; the effective
 // lines kept for GETCONF.
 #include <catch2/catch.hpp>
@@ -61,6 +61,21 @@ TEST_CASE("control options: ControlPort 0 opens none; a public one is warned abo
   CHECK(o.control.enabled());
   CHECK(std::any_of(o.warnings.begin(), o.warnings.end(),
                     [](const ConfigError& w) { return w.message.find("ControlPort listens beyond") != std::string::npos; }));
+}
+
+TEST_CASE("control options: ControlSocket with tor's flags, 0 for none", "[config][control]") {
+  auto o = proxy_ok("ControlSocket /run/me/control\nControlSocket /run/me/g groupwritable RelaxDirModeCheck\n");
+  CHECK(o.control.enabled());
+  REQUIRE(o.control.sockets.size() == 2);
+  CHECK(o.control.sockets[0] == ControlSocketLine{"/run/me/control", false, false, false});
+  CHECK(o.control.sockets[1] == ControlSocketLine{"/run/me/g", true, false, true});
+  CHECK_FALSE(proxy_ok("ControlSocket 0\n").control.enabled());
+  CHECK(proxy_bad("ControlSocket relative/path\n").message.find("absolute") != std::string::npos);
+  CHECK(proxy_bad("ControlSocket /run/me/c Frob\n").message.find("unknown flag 'Frob'") != std::string::npos);
+  auto r = relay("ControlSocket /run/me/relay WorldWritable\n");
+  REQUIRE(r);
+  REQUIRE(r->control.sockets.size() == 1);
+  CHECK(r->control.sockets[0].world_writable);
 }
 
 TEST_CASE("control options: bad values are errors with their line", "[config][control]") {

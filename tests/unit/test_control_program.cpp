@@ -34,9 +34,9 @@ std::string run(ControlProgram& p, std::string keyword, std::string args) {
 TEST_CASE("control program: GETCONF as tor words it", "[control]") {
   ControlProgram p({"BW", "CIRC"}, test_config());
   CHECK(run(p, "GETCONF", "confluxenabled") == "250 ConfluxEnabled=1\r\n");
-  // Every line of a repeated option; a value with spaces quoted.
+  // Every line of a repeated option; values raw, spaces and all (tor's KV_RAW).
   CHECK(run(p, "GETCONF", "SocksPort Nickname") ==
-        "250-SocksPort=9050\r\n250-SocksPort=\"127.0.0.1:9150 IsolateDestPort\"\r\n250 Nickname\r\n");
+        "250-SocksPort=9050\r\n250-SocksPort=127.0.0.1:9150 IsolateDestPort\r\n250 Nickname\r\n");
   CHECK(run(p, "GETCONF", "Frob SocksPort Zap") ==
         "552-Unrecognized configuration key \"Frob\"\r\n552 Unrecognized configuration key \"Zap\"\r\n");
   CHECK(run(p, "GETCONF", "") == "250 OK\r\n");
@@ -48,6 +48,57 @@ TEST_CASE("control program: SETCONF is refused, 552 for an unknown option and 55
   CHECK(run(p, "RESETCONF", "ConfluxEnabled").starts_with("553 "));
   CHECK(run(p, "SETCONF", "ConfluxEnabled=0 Frob=1") == "552 Unrecognized option: Unknown option 'Frob'.  Failing.\r\n");
   CHECK(run(p, "SETCONF", "").starts_with("512 "));
+}
+
+TEST_CASE("control program: SETCONF and RESETCONF hand the settings to the program, its answer is the reply", "[control]") {
+  auto view = test_config();
+  std::vector<ConfigSetting> seen;
+  bool seen_reset = false;
+  ConfigOutcome answer;
+  view.set = [&](const std::vector<ConfigSetting>& s, bool reset) {
+    seen = s;
+    seen_reset = reset;
+    return answer;
+  };
+  ControlProgram p({}, view);
+  CHECK(run(p, "SETCONF", "SocksPort=9150 SocksPort=\"127.0.0.1:9151 IsolateDestPort\" Nickname") == "250 OK\r\n");
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0] == ConfigSetting{"SocksPort", "9150"});
+  CHECK(seen[1] == ConfigSetting{"SocksPort", "127.0.0.1:9151 IsolateDestPort"});
+  CHECK(seen[2] == ConfigSetting{"Nickname", std::nullopt});
+  CHECK_FALSE(seen_reset);
+  CHECK(run(p, "RESETCONF", "ConfluxEnabled") == "250 OK\r\n");
+  CHECK(seen_reset);
+  answer = {513, "Unacceptable option value: ConfluxEnabled: expected 0, 1 or auto"};
+  CHECK(run(p, "SETCONF", "ConfluxEnabled=2") == "513 Unacceptable option value: ConfluxEnabled: expected 0, 1 or auto\r\n");
+  // An unknown key fails before the program is asked.
+  seen.clear();
+  CHECK(run(p, "SETCONF", "Frob=1 ConfluxEnabled=0").starts_with("552 Unrecognized option: Unknown option 'Frob'."));
+  CHECK(seen.empty());
+  CHECK(run(p, "SETCONF", "\"SocksPort\"").starts_with("512 "));
+}
+
+TEST_CASE("control program: SAVECONF [FORCE] and LOADCONF's data block", "[control]") {
+  auto view = test_config();
+  std::optional<bool> forced;
+  std::string loaded;
+  view.save = [&](bool force) {
+    forced = force;
+    return ConfigOutcome{};
+  };
+  view.load = [&](std::string_view text) {
+    loaded = text;
+    return ConfigOutcome{552, "Invalid config file: torrc: bad"};
+  };
+  ControlProgram p({}, view);
+  CHECK(run(p, "SAVECONF", "") == "250 OK\r\n");
+  CHECK(forced == false);
+  CHECK(run(p, "SAVECONF", "force") == "250 OK\r\n");
+  CHECK(forced == true);
+  CHECK(p.on_command(ControlCommand{"LOADCONF", "", std::string("SocksPort 9150\nBridge x")}).reply ==
+        "552 Invalid config file: torrc: bad\r\n");
+  CHECK(loaded == "SocksPort 9150\nBridge x");
+  CHECK(run(p, "LOADCONF", "").starts_with("512 "));
 }
 
 TEST_CASE("control program: SIGNAL runs the action through the deferral, 552 for unknown names", "[control]") {
@@ -80,7 +131,8 @@ TEST_CASE("control program: GETINFO names, USEFEATURE, unknown commands", "[cont
   CHECK(names.find("events/names -- ") != std::string::npos);
   CHECK(run(p, "USEFEATURE", "VERBOSE_NAMES extended_events") == "250 OK\r\n");
   CHECK(run(p, "USEFEATURE", "FROB") == "552 Unrecognized feature \"FROB\"\r\n");
-  CHECK(run(p, "SAVECONF", "") == "510 Unrecognized command \"SAVECONF\"\r\n");
+  CHECK(run(p, "SAVECONF", "") == "551 Unable to write configuration to disk.\r\n");
+  CHECK(run(p, "MAPADDRESS", "") == "510 Unrecognized command \"MAPADDRESS\"\r\n");
 }
 
 TEST_CASE("control program: bootstrap status and events", "[control]") {

@@ -249,6 +249,23 @@ TEST_CASE("control session: the gate first, SETEVENTS kept, the rest to the prog
   CHECK(feed(s, "GETINFO more\r\n").empty());
 }
 
+TEST_CASE("control session: TAKEOWNERSHIP and DROPOWNERSHIP are the connection's own", "[control]") {
+  EchoCommands program;
+  ControlSession s(ControlAuthConfig{}, [] { return fill(1); }, program);
+  bool closed = false;
+  // Not before authentication (514, and the connection closes).
+  ControlAuthConfig password;
+  password.hashed_passwords = {"16:00"};
+  ControlSession stranger(password, [] { return fill(1); }, program);
+  CHECK(feed(stranger, "TAKEOWNERSHIP\r\n", &closed).starts_with("514 "));
+  CHECK_FALSE(stranger.owner());
+  CHECK(feed(s, "AUTHENTICATE\r\nTAKEOWNERSHIP\r\n") == "250 OK\r\n250 OK\r\n");
+  CHECK(s.owner());
+  CHECK(feed(s, "DROPOWNERSHIP\r\n") == "250 OK\r\n");
+  CHECK_FALSE(s.owner());
+  CHECK(program.seen.empty());
+}
+
 TEST_CASE("control session: unreadable input is answered, then the connection closes", "[control]") {
   EchoCommands program;
   ControlSession s(ControlAuthConfig{}, [] { return fill(1); }, program);

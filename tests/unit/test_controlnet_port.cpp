@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -96,6 +97,72 @@ TEST_CASE("control port: cookie, port file, BW each second, log events, deferred
   port.stop();
   REQUIRE(run_until(io, [&] { return c.eof; }));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("control port: ControlSocket, mode 0600 (0660 GroupWritable), a private directory, removed at stop",
+          "[controlnet]") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("conflux-csock-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  asio::io_context io;
+  control::ControlProgram program({"BW"}, control::ConfigView{});
+  controlnet::ControlPortConfig config;
+  const std::string path = (dir / "control").string();
+  { std::ofstream(dir / "group"); }
+  config.sockets = {{path, false, false, false}, {(dir / "group").string(), true, false, false}};
+  {
+    // A stale socket of an earlier run is replaced; a plain file is not.
+    controlnet::ControlPort refused(io, config, program, {}, {});
+    CHECK_FALSE(refused.start());
+    refused.stop();
+    fs::remove(dir / "group");
+  }
+  controlnet::ControlPort port(io, config, program, {}, {});
+  REQUIRE(port.start());
+  CHECK(port.endpoints().empty());
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK(S_ISSOCK(st.st_mode));
+  CHECK((st.st_mode & 0777) == 0600);
+  REQUIRE(::stat((dir / "group").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0660);
+
+  asio::local::stream_protocol::socket s(io);
+  s.connect(asio::local::stream_protocol::endpoint(path));
+  asio::write(s, asio::buffer(std::string("AUTHENTICATE\r\nGETINFO events/names\r\n")));
+  std::string got;
+  bool closed = false;
+  std::array<char, 256> buf{};
+  std::function<void()> read_more = [&] {
+    s.async_read_some(asio::buffer(buf), [&](boost::system::error_code ec, std::size_t n) {
+      if (ec) {
+        closed = true;
+        return;
+      }
+      got.append(buf.data(), n);
+      read_more();
+    });
+  };
+  read_more();
+  REQUIRE(run_until(io, [&] { return got == "250 OK\r\n250-events/names=BW\r\n250 OK\r\n"; }));
+  port.stop();
+  REQUIRE(run_until(io, [&] { return closed; }));
+  CHECK_FALSE(fs::exists(path));
+  CHECK_FALSE(fs::exists(dir / "group"));
+
+  // A directory others may enter is refused (tor's check), unless RelaxDirModeCheck.
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::others_exec, fs::perm_options::replace);
+  config.sockets = {{path, false, false, false}};
+  controlnet::ControlPort open_dir(io, config, program, {}, {});
+  CHECK_FALSE(open_dir.start());
+  open_dir.stop();
+  config.sockets = {{path, false, false, true}};
+  controlnet::ControlPort relaxed(io, config, program, {}, {});
+  CHECK(relaxed.start());
+  relaxed.stop();
+  fs::remove_all(dir);
 }
 
 TEST_CASE("control port: a wrong cookie is refused and closed; a port in use fails start", "[controlnet]") {

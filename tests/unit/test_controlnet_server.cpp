@@ -99,6 +99,39 @@ TEST_CASE("control server: replies in order, events to subscribers, the gate clo
   REQUIRE(run_until(io, [&] { return a.eof; }));
 }
 
+TEST_CASE("control server: the owner's connection closing calls the hook, others' do not", "[controlnet]") {
+  asio::io_context io;
+  Commands commands;
+  control::ControlCookie nonce{};
+  auto server = controlnet::ControlServer::create(io.get_executor(), {asio::ip::address_v4::loopback(), 0}, [&] {
+    return std::make_unique<control::ControlSession>(control::ControlAuthConfig{}, [&] { return nonce; }, commands);
+  });
+  REQUIRE(server);
+  int owner_gone = 0;
+  (*server)->set_owner_closed([&] { ++owner_gone; });
+  (*server)->start();
+  const auto at = (*server)->local_endpoint();
+  {
+    Controller dropped(io, at);
+    dropped.send("AUTHENTICATE\r\nTAKEOWNERSHIP\r\nDROPOWNERSHIP\r\nQUIT\r\n");
+    REQUIRE(run_until(io, [&] { return dropped.eof; }));
+  }
+  REQUIRE(run_until(io, [&] { return (*server)->active_connections() == 0; }));
+  CHECK(owner_gone == 0);
+  Controller owner(io, at);
+  owner.send("AUTHENTICATE\r\nTAKEOWNERSHIP\r\n");
+  REQUIRE(run_until(io, [&] { return owner.got == "250 OK\r\n250 OK\r\n"; }));
+  owner.socket.close();  // its pending read ends (eof) before the test ends
+  REQUIRE(run_until(io, [&] { return owner_gone == 1 && owner.eof; }));
+  // stop() is not a controller leaving.
+  Controller last(io, at);
+  last.send("AUTHENTICATE\r\nTAKEOWNERSHIP\r\n");
+  REQUIRE(run_until(io, [&] { return last.got.size() == 16; }));
+  (*server)->stop();
+  REQUIRE(run_until(io, [&] { return last.eof; }));
+  CHECK(owner_gone == 1);
+}
+
 TEST_CASE("control server: connections beyond the limit are closed at accept", "[controlnet]") {
   asio::io_context io;
   Commands commands;

@@ -39,7 +39,7 @@ TEST_CASE("socks: a stream nothing can serve gets an error at SocksTimeout, and 
   client::ProxyCounters counters;
   std::vector<std::string> lines;
   std::vector<std::string> reports;  // what a controller sees (STREAM events)
-  client::SocksContext ctx{pool, clock, counters,
+  client::SocksContext ctx{&pool, clock, counters,
                            [&](net::LogLevel, std::string_view line) { lines.emplace_back(line); },
                            client::SocksLimits{},
                            [&](const client::StreamReport& r) {

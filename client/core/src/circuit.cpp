@@ -11,7 +11,10 @@ Circuit::Circuit(CircuitInfo info, CircId id, net::CircuitCellSink sink, Hooks h
       clock_(clock),
       inner_(id, proto::ClientCircuitConfig{info_.congestion_control.value_or(proto::CcParams{}),
                                             [&clock] { return clock.now(); }, nullptr, hooks.channel_state}),
-      sink_(std::move(sink)),
+      sink_([this, s = std::move(sink)](CircId cid, cell::CellCommand cmd, bytes::ByteSpan body) {
+        bytes_.written += CircuitBytes::kCellPayload;
+        return s(cid, cmd, body);
+      }),
       hooks_(std::move(hooks)),
       launched_(clock.now()) {}
 
@@ -48,6 +51,7 @@ void Circuit::extend_next() {
 void Circuit::on_cell(const cell::CellView& c) {
   if (phase_ == Phase::Closed) return;
   const std::size_t hops_before = inner_.hops();
+  bytes_.read += CircuitBytes::kCellPayload;
   inner_.on_cell(c);
   run();
   if (phase_ == Phase::Building && inner_.hops() > hops_before && inner_.state() == proto::ClientCircuit::State::Ready)
@@ -108,6 +112,7 @@ void Circuit::on_event(proto::ClientCircuitAction& action) {
 }
 
 void Circuit::deliver(HopNum hop, StreamId stream, const cell::RelayMsg& msg) {
+  if (const auto* d = std::get_if<cell::DataMsg>(&msg)) bytes_.delivered_read += d->data.size();
   if (leg_owner_ != nullptr) {
     // The set checks the hop itself (only the join point may speak for it).
     return leg_owner_->on_leg_msg(info_.serial, hop, stream, msg);
@@ -175,6 +180,7 @@ void Circuit::detach(StreamId id) { streams_.erase(id.value()); }
 
 bool Circuit::send(StreamId id, const cell::RelayMsg& msg) {
   if (phase_ != Phase::Open) return false;
+  if (const auto* d = std::get_if<cell::DataMsg>(&msg)) bytes_.delivered_written += d->data.size();
   bool ok = inner_.send(last_hop(), id, msg);
   run();
   ok = ok && inner_.state() != proto::ClientCircuit::State::Closed;

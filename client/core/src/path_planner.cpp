@@ -128,6 +128,8 @@ void PathPlanner::set_bridges(const std::vector<BridgeStatus>& list) {
   impl_->bridges.set_bridges(std::move(infos));
 }
 
+void PathPlanner::set_use_bridges(bool use) { impl_->use_bridges = use; }
+
 bool PathPlanner::ready() const {
   const auto& m = *impl_;
   if (!m.have_consensus || m.net.empty()) return false;

@@ -35,6 +35,8 @@ controlnet::ControlPortConfig port_config(const config::ProxyOptions& o, std::st
     auto addr = net::asio::ip::make_address(a.to_string(), ec);
     if (!ec) c.listen.emplace_back(addr, p.is_auto ? 0 : p.port);
   }
+  for (const auto& s : o.control.sockets)
+    c.sockets.push_back({s.path, s.group_writable, s.world_writable, s.relax_dir_mode_check});
   c.write_to_file = o.control.port_write_to_file;
   c.cookie_authentication = o.control.cookie_authentication;
   c.cookie_file = o.control.cookie_auth_file.empty() ? o.data_directory + "/control_auth_cookie"
@@ -60,13 +62,9 @@ std::string control_long_name(const PathHop& hop) {
 
 ProxyControl::ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log)
     : io_(io), src_(std::move(sources)), version_(std::move(version)), log_(std::move(log)),
-      program_({"CIRC", "STREAM", "BW", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT"},
-               config::control_config_view<config::ProxyOptions>(
-                   config::proxy_option_table(), src_.options.config_lines,
-                   [this](std::string_view name) -> std::optional<std::string> {
-                     if (name == "DataDirectory") return src_.options.data_directory;
-                     return std::nullopt;
-                   })),
+      program_({"CIRC", "CIRC_MINOR", "CIRC_BW", "CONFLUX_LEG", "STREAM", "BW", "NOTICE", "WARN", "ERR", "SIGNAL",
+                "STATUS_CLIENT", "CONF_CHANGED"},
+               config_view()),
       shutdown_timer_(io) {
   add_info();
   add_signals();
@@ -75,8 +73,12 @@ ProxyControl::ProxyControl(net::asio::io_context& io, Sources sources, std::stri
 ProxyControl::~ProxyControl() { stop(); }
 
 bool ProxyControl::start() {
+  auto config = port_config(src_.options, version_);
+  config.owner_closed = [this] {
+    if (src_.shutdown) src_.shutdown();
+  };
   port_ = std::make_unique<controlnet::ControlPort>(
-      io_, port_config(src_.options, version_), program_,
+      io_, std::move(config), program_,
       [this] { return std::make_pair(src_.counters.bytes_from_network, src_.counters.bytes_to_network); }, log_);
   return port_->start();
 }
@@ -110,7 +112,7 @@ void ProxyControl::add_info() {
            [](std::string_view) { return V(std::to_string(::getpid())); });
   info.add("process/user", "Username under which the tor process is running.",
            [](std::string_view) { return V(user_name()); });
-  info.add("conflux/sets", "Conflux sets and their legs: RTT, window, share of the cells sent (CONTROL.md).",
+  info.add("conflux/sets", "Conflux sets and their legs: RTT, window, share of the cells sent, bytes (CONTROL.md).",
            [this](std::string_view) { return V(conflux_sets()); });
 }
 
@@ -167,7 +169,7 @@ std::string ProxyControl::circuit_line(const Circuit& c, std::string_view status
   if (!path.empty()) line += " " + path;
   line += c.info().path.size() == 1 ? " BUILD_FLAGS=ONEHOP_TUNNEL,IS_INTERNAL" : " BUILD_FLAGS=NEED_CAPACITY";
   if (c.is_leg()) {
-    line += c.phase() == Circuit::Phase::Open ? " PURPOSE=CONFLUX_LINKED" : " PURPOSE=CONFLUX_UNLINKED";
+    line += legs_linked_.count(c.info().serial) != 0 ? " PURPOSE=CONFLUX_LINKED" : " PURPOSE=CONFLUX_UNLINKED";
   } else {
     line += " PURPOSE=GENERAL";
   }
@@ -227,9 +229,10 @@ std::string ProxyControl::stream_status() const {
 namespace {
 
 // One line per live leg: "SET=N STATE=OPEN|LINKING CIRC=serial SRTT_MS=x
-// MIN_RTT_MS=x CWND=n INFLIGHT=n SHARE=f"; a set without live legs yet is
+// MIN_RTT_MS=x CWND=n INFLIGHT=n SHARE=f READ=n WRITTEN=n" (the leg
+// circuit's bytes, CircuitBytes); a set without live legs yet is
 // "SET=N STATE=LINKING LEGS=0".
-std::string conflux_sets_text(const ConfluxPool& pool) {
+std::string conflux_sets_text(const ConfluxPool& pool, const std::map<std::uint64_t, const Circuit*>& circuits) {
   std::string out;
   auto add = [&out](const std::string& line) { out += (out.empty() ? "" : "\n") + line; };
   for (const ConfluxTunnel* t : pool.sets()) {
@@ -247,9 +250,12 @@ std::string conflux_sets_text(const ConfluxPool& pool) {
       char share[32];
       std::snprintf(share, sizeof share, "%.3f",
                     total == 0 ? 0.0 : static_cast<double>(l.cells_sent) / static_cast<double>(total));
-      add(head + " CIRC=" + std::to_string(t->leg_serial(l.id)) +
-          " SRTT_MS=" + millis(l.srtt) + " MIN_RTT_MS=" + millis(l.min_rtt) +
-          " CWND=" + std::to_string(l.cwnd) + " INFLIGHT=" + std::to_string(l.inflight) + " SHARE=" + share);
+      const std::uint64_t serial = t->leg_serial(l.id);
+      auto it = circuits.find(serial);
+      const CircuitBytes b = it != circuits.end() ? it->second->bytes() : CircuitBytes{};
+      add(head + " CIRC=" + std::to_string(serial) + " SRTT_MS=" + millis(l.srtt) + " MIN_RTT_MS=" + millis(l.min_rtt) +
+          " CWND=" + std::to_string(l.cwnd) + " INFLIGHT=" + std::to_string(l.inflight) + " SHARE=" + share +
+          " READ=" + std::to_string(b.read) + " WRITTEN=" + std::to_string(b.written));
     }
   }
   return out;
@@ -258,7 +264,7 @@ std::string conflux_sets_text(const ConfluxPool& pool) {
 }  // namespace
 
 std::string ProxyControl::conflux_sets() const {
-  return src_.conflux ? conflux_sets_text(*src_.conflux) : std::string();
+  return src_.conflux ? conflux_sets_text(*src_.conflux, circuits_by_serial()) : std::string();
 }
 
 }  // namespace conflux::client

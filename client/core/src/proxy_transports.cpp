@@ -57,6 +57,12 @@ void ProxyTransports::stop() {
   for (auto& r : running_) r.process->stop();
 }
 
+void ProxyTransports::restart() {
+  stop();
+  running_.clear();
+  start();
+}
+
 bool ProxyTransports::ready() const {
   return std::all_of(running_.begin(), running_.end(), [](const Running& r) { return r.process->ready(); });
 }

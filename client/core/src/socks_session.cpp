@@ -249,12 +249,13 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   if (isolation.dest_port) needs.isolation += "\x1f" + std::to_string(request->port);
   if (isolation.dest_addr) needs.isolation += "\x1f" + socks::to_string(request->address);
 
+  StreamPool& pool = *ctx.pool;
   const auto deadline = ctx.clock.now() + ctx.limits.socks_timeout;
   std::optional<cell::EndReason> last_end;
   std::string failure = "no circuit (or Conflux set) could be had in time";
   bool no_exit = false;
   for (unsigned attempt = 0; attempt < ctx.limits.max_attempts && !session->stream; ++attempt) {
-    StreamCarrier* circ = co_await ctx.pool.acquire(needs, deadline, &no_exit);
+    StreamCarrier* circ = co_await pool.acquire(needs, deadline, &no_exit);
     if (circ == nullptr) {
       if (no_exit) failure = "no exit allows the port";
       break;
@@ -263,7 +264,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
         sock.get_executor(), resolving ? proto::StreamKind::Resolve : proto::StreamKind::Connect, ctx.clock);
     const cell::RelayMsg opening = opening_message(*request);
     if (!stream->open_on(*circ, opening)) continue;
-    ctx.pool.claim(*circ, needs.isolation);
+    pool.claim(*circ, needs.isolation);
     const std::uint64_t circ_id = circ->control_circuit_id();
     report(resolving ? "SENTRESOLVE" : "SENTCONNECT", circ_id);
     net::emit(ctx.log, net::LogLevel::Info,
@@ -293,7 +294,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
       // Tor's answer to a silent exit: the circuit takes no new streams,
       // the stream tries another circuit.
       failure = "the exit did not answer in time";
-      if (StreamCarrier* slow = stream->circuit()) ctx.pool.retire(*slow);
+      if (StreamCarrier* slow = stream->circuit()) pool.retire(*slow);
       stream->close(cell::EndReason::Timeout);
     }
     ++ctx.counters.stream_retries;
@@ -326,7 +327,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   StreamCarrier* circ = st.circuit();
   report("CLOSED", circ != nullptr ? circ->control_circuit_id() : 0, st.peer_end() ? reason_text(*st.peer_end()) : "DONE");
   st.close(cell::EndReason::Done);
-  if (circ != nullptr) ctx.pool.stream_done(*circ);
+  if (circ != nullptr) pool.stream_done(*circ);
 }
 
 }  // namespace conflux::client

@@ -21,6 +21,16 @@ template <class Options>
 void reset_control_ports(Options& o) { o.control.ports.clear(); }
 
 template <class Options>
+Applied add_control_socket(Options& o, const ConfigEntry& e) {
+  auto v = parse_control_socket(e.value);
+  if (!v) return v.error();
+  if (*v) o.control.sockets.push_back(std::move(**v));
+  return std::nullopt;
+}
+template <class Options>
+void reset_control_sockets(Options& o) { o.control.sockets.clear(); }
+
+template <class Options>
 Applied set_control_port_file(Options& o, const ConfigEntry& e) {
   o.control.port_write_to_file = e.value;
   return std::nullopt;

@@ -12,6 +12,30 @@ ValueResult<PortConfig> parse_control_port(std::string_view text) {
   return pc;
 }
 
+ValueResult<std::optional<ControlSocketLine>> parse_control_socket(std::string_view text) {
+  const auto words = split_words(text);
+  if (words.empty()) return Unexpected{std::string("a path is required")};
+  if (words.size() == 1 && words[0] == "0") return std::optional<ControlSocketLine>{};
+  ControlSocketLine line;
+  line.path = std::string(words[0]);
+  if (!line.path.starts_with('/')) return Unexpected{"the path must be absolute, got '" + line.path + "'"};
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    std::string flag(words[i]);
+    std::transform(flag.begin(), flag.end(), flag.begin(),
+                   [](char ch) { return static_cast<char>(std::tolower(static_cast<unsigned char>(ch))); });
+    if (flag == "groupwritable") {
+      line.group_writable = true;
+    } else if (flag == "worldwritable") {
+      line.world_writable = true;
+    } else if (flag == "relaxdirmodecheck") {
+      line.relax_dir_mode_check = true;
+    } else {
+      return Unexpected{"unknown flag '" + std::string(words[i]) + "' (GroupWritable, WorldWritable, RelaxDirModeCheck)"};
+    }
+  }
+  return std::optional<ControlSocketLine>(std::move(line));
+}
+
 ValueResult<std::string> parse_hashed_control_password(std::string_view text) {
   // "16:" + hex(8 bytes of salt, 1 count byte, 20 bytes of SHA-1).
   constexpr std::size_t kHexDigits = 2 * (8 + 1 + 20);

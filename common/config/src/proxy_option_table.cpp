@@ -117,6 +117,8 @@ constexpr ProxyOptionSpec kOptions[] = {
   // The control port (control_option_rows.hpp; the same rows in both tables).
   {"ControlPort", "", true, add_control_port<P>, reset_control_ports<P>, "[ADDR:]PORT|auto", "(none)", Restricted,
    "control-protocol listener (docs/CONTROL.md); address defaults to 127.0.0.1; no flags"},
+  {"ControlSocket", "", true, add_control_socket<P>, reset_control_sockets<P>, "PATH [flags]|0", "(none)", Restricted,
+   "control protocol on a unix socket, mode 0600 (GroupWritable 0660, WorldWritable 0666; RelaxDirModeCheck)"},
   {"ControlPortWriteToFile", "", false, set_control_port_file<P>, reset_control_port_file<P>, "path", "(none)", Same,
    "write \"PORT=127.0.0.1:N\" for each ControlPort here once bound (for ControlPort auto)"},
   {"CookieAuthentication", "", false, set_cookie_authentication<P>, reset_cookie_authentication<P>, "0|1", "0",

@@ -118,6 +118,7 @@ Result<ProxyOptions, ConfigErrors> proxy_options_from_entries(const Entries& ent
   for (const auto& e : merged) b.entry(options, proxy_option_table(), e);
   validate(b, options, merged, env);
   options.config_lines = std::move(merged);
+  options.environment = env;
   auto errors = b.take_errors();
   if (!errors.empty()) return Unexpected{std::move(errors)};
   return options;
@@ -128,7 +129,10 @@ Result<ProxyOptions, ConfigErrors> load_proxy_options(const CommandLine& cl, con
   auto merged = load_layers(cl, files);
   if (!merged) return Unexpected{merged.error()};
   auto options = proxy_options_from_entries(*merged, main_source(cl), env);
-  if (options) options->control.config_file = cl.torrc_path.value_or("");
+  if (options) {
+    options->control.config_file = cl.torrc_path.value_or("");
+    options->control.defaults_file = cl.defaults_torrc_path.value_or("");
+  }
   return options;
 }
 

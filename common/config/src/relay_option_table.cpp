@@ -184,6 +184,8 @@ constexpr OptionSpec kOptions[] = {
   // The control port (control_option_rows.hpp; the same rows in both tables).
   {"ControlPort", "", true, add_control_port<R>, reset_control_ports<R>, "[ADDR:]PORT|auto", "(none)", Restricted,
    "control-protocol listener (docs/CONTROL.md); address defaults to 127.0.0.1; no flags"},
+  {"ControlSocket", "", true, add_control_socket<R>, reset_control_sockets<R>, "PATH [flags]|0", "(none)", Restricted,
+   "control protocol on a unix socket, mode 0600 (GroupWritable 0660, WorldWritable 0666; RelaxDirModeCheck)"},
   {"ControlPortWriteToFile", "", false, set_control_port_file<R>, reset_control_port_file<R>, "path", "(none)", Same,
    "write \"PORT=127.0.0.1:N\" for each ControlPort here once bound (for ControlPort auto)"},
   {"CookieAuthentication", "", false, set_cookie_authentication<R>, reset_cookie_authentication<R>, "0|1", "0",

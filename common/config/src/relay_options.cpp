@@ -94,7 +94,10 @@ Result<RelayOptions, ConfigErrors> load_relay_options(const CommandLine& cl, con
   auto merged = load_layers(cl, files);
   if (!merged) return Unexpected{merged.error()};
   auto options = relay_options_from_entries(*merged, main_source(cl), env);
-  if (options) options->control.config_file = cl.torrc_path.value_or("");
+  if (options) {
+    options->control.config_file = cl.torrc_path.value_or("");
+    options->control.defaults_file = cl.defaults_torrc_path.value_or("");
+  }
   return options;
 }
 

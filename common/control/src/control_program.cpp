@@ -22,14 +22,6 @@ std::string join(const std::set<std::string>& names) {
   return out;
 }
 
-// A GETCONF value as tor writes it: bare when it is a plain word, else quoted.
-std::string conf_value(std::string_view v) {
-  const bool plain = !v.empty() && std::none_of(v.begin(), v.end(), [](char c) {
-    return c == ' ' || c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-  });
-  return plain ? std::string(v) : quote_control_string(v);
-}
-
 }  // namespace
 
 ControlProgram::ControlProgram(std::set<std::string> events, ConfigView config)
@@ -58,7 +50,9 @@ void ControlProgram::add_signal(std::string name, std::function<void()> action) 
 ControlAnswer ControlProgram::on_command(const ControlCommand& cmd) {
   if (cmd.keyword == "GETINFO") return info_.getinfo(cmd.args);
   if (cmd.keyword == "GETCONF") return getconf(cmd.args);
-  if (cmd.keyword == "SETCONF" || cmd.keyword == "RESETCONF") return setconf(cmd.args);
+  if (cmd.keyword == "SETCONF" || cmd.keyword == "RESETCONF") return setconf(cmd.args, cmd.keyword == "RESETCONF");
+  if (cmd.keyword == "SAVECONF") return saveconf(cmd.args);
+  if (cmd.keyword == "LOADCONF") return loadconf(cmd);
   if (cmd.keyword == "SIGNAL") return signal(cmd.args);
   if (cmd.keyword == "USEFEATURE") return usefeature(cmd.args);
   return {control_line(510, "Unrecognized command \"" + cmd.keyword + "\""), false};
@@ -77,7 +71,7 @@ ControlAnswer ControlProgram::getconf(std::string_view args) const {
       continue;
     }
     if (v->values.empty()) lines.push_back(v->name);
-    for (const auto& value : v->values) lines.push_back(v->name + "=" + conf_value(value));
+    for (const auto& value : v->values) lines.push_back(v->name + "=" + value);  // raw, as tor's KV_RAW
   }
   if (!unknown.empty()) {
     ControlReply r;
@@ -91,18 +85,54 @@ ControlAnswer ControlProgram::getconf(std::string_view args) const {
   return {r.end(250, lines.back()), false};
 }
 
-ControlAnswer ControlProgram::setconf(std::string_view args) const {
+std::optional<std::vector<ConfigSetting>> parse_config_settings(std::string_view args) {
   auto parsed = parse_control_args(args);
-  if (!parsed || parsed->empty()) return {control_line(512, "Bad arguments to SETCONF"), false};
-  for (const auto& a : *parsed) {
-    const std::string key = a.key ? *a.key : a.value;
-    if (!config_.lookup || !config_.lookup(key))
-      return {control_line(552, "Unrecognized option: Unknown option '" + key + "'.  Failing."), false};
+  if (!parsed || parsed->empty()) return std::nullopt;
+  std::vector<ConfigSetting> out;
+  for (auto& a : *parsed) {
+    if (a.key) {
+      out.push_back({std::move(*a.key), std::move(a.value)});
+    } else {
+      if (a.quoted) return std::nullopt;  // a key is a bare word
+      out.push_back({std::move(a.value), std::nullopt});
+    }
   }
-  const std::string first = parsed->front().key ? *parsed->front().key : parsed->front().value;
-  return {control_line(553, "Transition not allowed: " + config_.lookup(first)->name +
-                                " cannot be changed while running (docs/CONTROL.md)"),
-          false};
+  return out;
+}
+
+namespace {
+
+ControlAnswer outcome_answer(const ConfigOutcome& o) { return {control_line(o.code, o.message), false}; }
+
+}  // namespace
+
+ControlAnswer ControlProgram::setconf(std::string_view args, bool reset) const {
+  const char* what = reset ? "RESETCONF" : "SETCONF";
+  auto settings = parse_config_settings(args);
+  if (!settings) return {control_line(512, std::string("Bad arguments to ") + what), false};
+  for (const auto& s : *settings)
+    if (!config_.lookup || !config_.lookup(s.key))
+      return {control_line(552, "Unrecognized option: Unknown option '" + s.key + "'.  Failing."), false};
+  if (!config_.set)
+    return {control_line(553, "Transition not allowed: " + config_.lookup(settings->front().key)->name +
+                                  " cannot be changed while running (docs/CONTROL.md)"),
+            false};
+  return outcome_answer(config_.set(*settings, reset));
+}
+
+ControlAnswer ControlProgram::saveconf(std::string_view args) const {
+  auto parsed = parse_control_args(args);
+  if (!parsed) return {control_line(512, "Bad arguments to SAVECONF"), false};
+  bool force = false;
+  for (const auto& a : *parsed) force = force || (!a.key && upper(a.value) == "FORCE");
+  if (!config_.save) return {control_line(551, "Unable to write configuration to disk."), false};
+  return outcome_answer(config_.save(force));
+}
+
+ControlAnswer ControlProgram::loadconf(const ControlCommand& cmd) const {
+  if (!cmd.data) return {control_line(512, "LOADCONF needs a data block (+LOADCONF)"), false};
+  if (!config_.load) return {control_line(510, "Unrecognized command \"LOADCONF\""), false};
+  return outcome_answer(config_.load(*cmd.data));
 }
 
 ControlAnswer ControlProgram::signal(std::string_view args) {

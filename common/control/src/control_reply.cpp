@@ -7,7 +7,9 @@ namespace {
 void put_line(std::string& out, int code, char sep, std::string_view text) {
   out += std::to_string(code);
   out.push_back(sep);
-  out.append(text);
+  // A value echoed in a message (a bad SETCONF value may hold "\n") never
+  // breaks the line.
+  for (char c : text) out.push_back(c == '\r' || c == '\n' ? ' ' : c);
   out += "\r\n";
 }
 

@@ -18,6 +18,9 @@ ControlOutput ControlSession::on_bytes(std::span<const std::uint8_t> bytes) {
       a = ControlAnswer{std::move(gate->reply), gate->close};
     } else if (cmd.keyword == "SETEVENTS") {
       a = setevents(cmd);
+    } else if (cmd.keyword == "TAKEOWNERSHIP" || cmd.keyword == "DROPOWNERSHIP") {
+      owner_ = cmd.keyword == "TAKEOWNERSHIP";
+      a = {control_line(250, "OK"), false};
     } else {
       a = commands_.on_command(cmd);
     }

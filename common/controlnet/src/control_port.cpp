@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "conflux/control/control_reply.hpp"
 #include "conflux/crypto/random.hpp"
 #include "conflux/log/log.hpp"
 
@@ -93,24 +94,37 @@ bool ControlPort::start() {
   auth_.hashed_passwords = config_.hashed_passwords;
   auth_.version = config_.version;
   for (const auto& at : config_.listen) {
-    auto factory = [this] {
-      return std::make_unique<control::ControlSession>(
-          auth_, [] { return crypto::random_array<control::kCookieLen>(); }, program_);
-    };
-    auto server = ControlServer::create(io_.get_executor(), at, factory);
+    auto server = ControlServer::create(io_.get_executor(), at, session_factory());
     if (!server) {
       if (log_) log_(log::Severity::Err, "Could not bind ControlPort " + endpoint_text(at) + ": " + server.error().message());
       return false;
     }
-    (*server)->start();
-    if (log_) log_(log::Severity::Notice, "Opened Control listener on " + endpoint_text((*server)->local_endpoint()));
-    servers_.push_back(std::move(*server));
+    serve(*server, endpoint_text((*server)->local_endpoint()));
   }
+  for (const auto& s : config_.sockets)
+    if (!open_socket(s)) return false;
   if (!write_port_file()) return false;
   if (traffic_) last_traffic_ = traffic_();
   arm_bw();
   observe_log();
   return true;
+}
+
+ControlServer::SessionFactory ControlPort::session_factory() {
+  return [this] {
+    return std::make_unique<control::ControlSession>(
+        auth_, [] { return crypto::random_array<control::kCookieLen>(); }, program_);
+  };
+}
+
+void ControlPort::serve(const std::shared_ptr<ControlServer>& server, const std::string& where) {
+  server->set_owner_closed([this] {
+    if (log_) log_(log::Severity::Notice, "Owning controller connection has closed -- exiting now.");
+    if (config_.owner_closed) config_.owner_closed();
+  });
+  server->start();
+  if (log_) log_(log::Severity::Notice, "Opened Control listener on " + where);
+  servers_.push_back(server);
 }
 
 void ControlPort::stop() {
@@ -121,6 +135,15 @@ void ControlPort::stop() {
   bw_timer_.cancel();
   for (auto& s : servers_) s->stop();
   servers_.clear();
+  remove_sockets();
+}
+
+void ControlPort::publish_lines(std::string_view event, const std::vector<std::string>& lines) {
+  if (stopped_ || servers_.empty() || lines.empty()) return;
+  control::ControlReply r;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) r.mid(650, lines[i]);
+  const std::string bytes = r.end(650, lines.back());
+  for (auto& s : servers_) s->publish(event, bytes);
 }
 
 void ControlPort::publish(std::string_view event, std::string_view body) {
@@ -131,7 +154,8 @@ void ControlPort::publish(std::string_view event, std::string_view body) {
 
 std::vector<tcp::endpoint> ControlPort::endpoints() const {
   std::vector<tcp::endpoint> out;
-  for (const auto& s : servers_) out.push_back(s->local_endpoint());
+  for (const auto& s : servers_)
+    if (!s->is_local()) out.push_back(s->local_endpoint());
   return out;
 }
 

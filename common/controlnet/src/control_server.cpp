@@ -1,6 +1,9 @@
 #include "conflux/controlnet/control_server.hpp"
 
+#include <sys/socket.h>
+
 #include <array>
+#include <cstring>
 #include <vector>
 
 #include "conflux/net/bounded_accept.hpp"
@@ -11,9 +14,9 @@ using net::awaitable;
 using net::use_nothrow;
 
 struct ControlServer::Conn {
-  Conn(tcp::socket s, std::unique_ptr<control::ControlSession> sess)
+  Conn(StreamProtocol::socket s, std::unique_ptr<control::ControlSession> sess)
       : socket(std::move(s)), session(std::move(sess)) {}
-  tcp::socket socket;
+  StreamProtocol::socket socket;
   std::unique_ptr<control::ControlSession> session;
   std::deque<std::string> out;
   std::size_t queued = 0;
@@ -24,22 +27,48 @@ struct ControlServer::Conn {
   void shut() {
     dead = true;
     boost::system::error_code ignored;
-    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.shutdown(StreamProtocol::socket::shutdown_both, ignored);
     socket.close(ignored);
   }
 };
 
+namespace {
+
+Result<StreamAcceptor, boost::system::error_code> open_stream_listener(const asio::any_io_executor& ex,
+                                                                                const StreamProtocol::endpoint& at,
+                                                                                bool reuse_address) {
+  StreamAcceptor acceptor(ex);
+  boost::system::error_code ec;
+  acceptor.open(at.protocol(), ec);
+  if (!ec && reuse_address) acceptor.set_option(StreamAcceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(at, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Unexpected{ec};
+  return acceptor;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<ControlServer>, boost::system::error_code> ControlServer::create(
     asio::any_io_executor ex, const tcp::endpoint& listen, SessionFactory factory, ControlServerLimits limits) {
-  auto acceptor = net::open_listener(ex, listen);
+  auto acceptor = open_stream_listener(ex, StreamProtocol::endpoint(listen), true);
   if (!acceptor) return Unexpected{acceptor.error()};
   return std::make_shared<ControlServer>(std::move(*acceptor), std::move(factory), limits);
 }
 
-ControlServer::ControlServer(tcp::acceptor acceptor, SessionFactory factory, ControlServerLimits limits)
+Result<std::shared_ptr<ControlServer>, boost::system::error_code> ControlServer::create_local(
+    asio::any_io_executor ex, const std::string& path, SessionFactory factory, ControlServerLimits limits) {
+  auto acceptor = open_stream_listener(ex, StreamProtocol::endpoint(asio::local::stream_protocol::endpoint(path)), false);
+  if (!acceptor) return Unexpected{acceptor.error()};
+  return std::make_shared<ControlServer>(std::move(*acceptor), std::move(factory), limits);
+}
+
+ControlServer::ControlServer(StreamAcceptor acceptor, SessionFactory factory, ControlServerLimits limits)
     : acceptor_(std::move(acceptor)), factory_(std::move(factory)), limits_(limits) {}
 
-void ControlServer::start() { asio::co_spawn(acceptor_.get_executor(), accept_loop(), asio::detached); }
+// The loop holds the server from here: a server dropped before the loop first
+// ran (a later ControlPort failed to open) is not freed under it.
+void ControlServer::start() { asio::co_spawn(acceptor_.get_executor(), accept_loop(shared_from_this()), asio::detached); }
 
 void ControlServer::stop() {
   stopped_ = true;
@@ -52,7 +81,17 @@ void ControlServer::stop() {
 
 tcp::endpoint ControlServer::local_endpoint() const {
   boost::system::error_code ec;
-  return acceptor_.local_endpoint(ec);
+  const StreamProtocol::endpoint g = acceptor_.local_endpoint(ec);
+  tcp::endpoint out;
+  if (ec || is_local() || g.size() > out.capacity()) return out;
+  std::memcpy(out.data(), g.data(), g.size());
+  out.resize(g.size());
+  return out;
+}
+
+bool ControlServer::is_local() const {
+  boost::system::error_code ec;
+  return acceptor_.local_endpoint(ec).protocol().family() == AF_UNIX;
 }
 
 void ControlServer::publish(std::string_view event, const std::string& line) {
@@ -63,10 +102,10 @@ void ControlServer::publish(std::string_view event, const std::string& line) {
   for (const auto& c : to) enqueue(c, line);
 }
 
-awaitable<void> ControlServer::accept_loop() {
-  auto self = shared_from_this();
+awaitable<void> ControlServer::accept_loop(std::shared_ptr<ControlServer> self) {
+  (void)self;  // held by this frame until the loop ends
   co_await net::bounded_accept(acceptor_, stopped_, active_, limits_.max_connections, refused_,
-                               [this](tcp::socket socket) { return serve(std::move(socket)); });
+                               [this](StreamProtocol::socket socket) { return serve(std::move(socket)); });
 }
 
 void ControlServer::enqueue(const std::shared_ptr<Conn>& c, std::string bytes) {
@@ -74,8 +113,7 @@ void ControlServer::enqueue(const std::shared_ptr<Conn>& c, std::string bytes) {
   if (c->queued + bytes.size() > limits_.max_queued_bytes) {
     // It does not read what it asked for: it goes, nobody else does.
     ++overflowed_;
-    conns_.erase(c);
-    c->shut();
+    drop(c);
     return;
   }
   c->queued += bytes.size();
@@ -93,19 +131,20 @@ awaitable<void> ControlServer::write_loop(std::shared_ptr<Conn> c) {
     c->out.pop_front();
     auto [ec, n] = co_await asio::async_write(c->socket, asio::buffer(chunk), use_nothrow);
     c->queued -= chunk.size();
-    if (ec) {
-      conns_.erase(c);
-      c->shut();
-    }
+    if (ec) drop(c);
   }
   c->writing = false;
-  if (c->close_after && !c->dead) {
-    conns_.erase(c);
-    c->shut();
-  }
+  if (c->close_after && !c->dead) drop(c);
 }
 
-awaitable<void> ControlServer::serve(tcp::socket socket) {
+void ControlServer::drop(const std::shared_ptr<Conn>& c) {
+  conns_.erase(c);
+  if (c->dead) return;
+  c->shut();
+  if (c->session->owner() && !stopped_ && owner_closed_) owner_closed_();
+}
+
+awaitable<void> ControlServer::serve(StreamProtocol::socket socket) {
   auto self = shared_from_this();
   ++active_;
   struct Release {
@@ -123,8 +162,7 @@ awaitable<void> ControlServer::serve(tcp::socket socket) {
     enqueue(c, std::move(out.bytes));
   }
   if (c->close_after && c->writing && !c->dead) co_return;  // write_loop closes it once its reply is out
-  conns_.erase(c);
-  if (!c->dead) c->shut();
+  drop(c);
 }
 
 }  // namespace conflux::controlnet

@@ -43,6 +43,18 @@ struct CircuitInfo {
   bool retired = false;         // takes no new streams
 };
 
+// Bytes on a circuit as tor's CIRC_BW counts them (control-spec 4.1.26):
+// READ/WRITTEN a cell's payload (509 bytes) per cell in or out, DELIVERED_*
+// the DATA bytes carried.
+struct CircuitBytes {
+  static constexpr std::uint64_t kCellPayload = 509;   // tor's CELL_PAYLOAD_SIZE
+  static constexpr std::uint64_t kRelayPayload = 498;  // tor's RELAY_PAYLOAD_SIZE
+  std::uint64_t read = 0;
+  std::uint64_t written = 0;
+  std::uint64_t delivered_read = 0;
+  std::uint64_t delivered_written = 0;
+};
+
 class Circuit final : public StreamCarrier, public LegCircuit {
  public:
   enum class Phase : std::uint8_t { Building, Open, Closed };
@@ -103,6 +115,7 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   [[nodiscard]] std::uint64_t streams_attached() const noexcept { return streams_attached_; }
 
   [[nodiscard]] Phase phase() const noexcept { return phase_; }
+  [[nodiscard]] const CircuitBytes& bytes() const noexcept { return bytes_; }
   [[nodiscard]] CircId id() const noexcept { return inner_.id(); }
   [[nodiscard]] const CircuitInfo& info() const noexcept override { return info_; }
   [[nodiscard]] CircuitInfo& info() noexcept { return info_; }
@@ -144,6 +157,7 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   bool was_leg_ = false;  // a leg whose owner let go: still never a stream circuit
   bool could_send_ = true;
   bool finishing_ = false;
+  CircuitBytes bytes_{};
 };
 
 }  // namespace conflux::client

@@ -117,6 +117,9 @@ class CircuitPool final : public StreamPool {
   // The congestion-control parameters new circuits ask for and run (the
   // consensus's cc_*, tor's defaults until one arrives).
   void set_cc_params(const proto::CcParams& params) { cc_params_ = params; }
+  [[nodiscard]] const proto::CcParams& cc_params() const noexcept { return cc_params_; }
+  // Clean circuits kept ready from now on (SETCONF ConfluxEnabled).
+  void set_preemptive(std::size_t n) { options_.preemptive = n; }
 
   [[nodiscard]] std::size_t open_count() const;
   // Open circuits, by serial (metrics).

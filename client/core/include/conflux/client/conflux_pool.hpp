@@ -108,6 +108,8 @@ class ConfluxPool final : public StreamPool {
   // A circuit build ended (MaxClientCircuitsPending has room): waiting
   // streams try to launch their set again at once.
   void pending_slot_freed() { wake_all(); }
+  // Clean sets kept ready from now on (0 once SETCONF ConfluxEnabled 0).
+  void set_prebuilt(std::size_t n) { options_.prebuilt = n; }
 
   [[nodiscard]] std::size_t open_count() const;     // at least one leg linked
   [[nodiscard]] std::size_t linking_count() const;  // no leg linked yet

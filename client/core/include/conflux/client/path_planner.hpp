@@ -26,6 +26,8 @@ class PathPlanner {
 
   void set_consensus(const dir::Consensus& c);
   void set_bridges(const std::vector<BridgeStatus>& bridges);
+  // SETCONF UseBridges: first hops from the bridges (set_bridges) or guards.
+  void set_use_bridges(bool use);
   // Enough to build circuits: a consensus, and with bridges one usable bridge.
   [[nodiscard]] bool ready() const;
   // Why not ready, or which bridges failed (for the log).

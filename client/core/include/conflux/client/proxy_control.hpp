@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "conflux/client/circuit_pool.hpp"
 #include "conflux/client/conflux_pool.hpp"
@@ -32,6 +33,10 @@ class ProxyControl {
     std::function<void()> newnym;                   // new streams get new circuits
     std::function<void()> heartbeat;                // DUMP, HEARTBEAT: the heartbeat line
     std::function<void()> shutdown;                 // SHUTDOWN, HALT: as SIGTERM
+    // SETCONF/RESETCONF/LOADCONF: the runtime applies `next` (valid; the
+    // options whose lines differ are `changed`) or refuses it whole.
+    std::function<control::ConfigOutcome(config::ProxyOptions next, const std::vector<std::string>& changed)>
+        reconfigure;
   };
 
   ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log);
@@ -49,6 +54,11 @@ class ProxyControl {
   void circuit(const Circuit& c, std::string_view status, std::string_view why);
   // A STREAM event (SocksContext::on_stream).
   void stream(const StreamReport& r);
+  // Once a second (the runtime's tick): CIRC_BW per circuit that moved
+  // bytes, CONFLUX_LEG and CIRC_MINOR PURPOSE_CHANGED as legs link and close.
+  void tick();
+  // The Conflux pool SETCONF ConfluxEnabled 1 made.
+  void set_conflux(const ConfluxPool* conflux) { src_.conflux = conflux; }
 
  private:
   struct StreamRow {
@@ -57,12 +67,20 @@ class ProxyControl {
     std::string target;
   };
   void add_info();
+  [[nodiscard]] control::ConfigView config_view();
+  // Validates `lines` as --verify-config would, then hands them to the
+  // runtime; CONF_CHANGED when they changed something.
+  [[nodiscard]] control::ConfigOutcome try_lines(const config::Entries& lines, bool loadconf);
+  [[nodiscard]] control::ConfigOutcome save(bool force) const;
   void add_signals();
   [[nodiscard]] std::string circuit_status() const;
   [[nodiscard]] std::string stream_status() const;
   [[nodiscard]] std::string conflux_sets() const;
   [[nodiscard]] std::string circuit_line(const Circuit& c, std::string_view status, std::size_t hops) const;
   void signal_event(std::string_view name);
+  void circ_bw(const std::map<std::uint64_t, const Circuit*>& circuits);
+  void leg_events(const std::map<std::uint64_t, const Circuit*>& circuits);
+  [[nodiscard]] std::map<std::uint64_t, const Circuit*> circuits_by_serial() const;
 
   net::asio::io_context& io_;
   Sources src_;
@@ -72,6 +90,13 @@ class ProxyControl {
   std::unique_ptr<controlnet::ControlPort> port_;
   std::map<std::uint64_t, std::size_t> hops_built_;  // circuits not closed: hops built so far
   std::map<std::uint64_t, StreamRow> streams_;       // streams not closed (one per SOCKS connection)
+  struct LegRow {
+    std::uint64_t set = 0;
+    double rtt_ms = 0;
+    CircuitBytes bytes{};
+  };
+  std::map<std::uint64_t, CircuitBytes> circ_bw_last_;  // live circuits: bytes at the last CIRC_BW
+  std::map<std::uint64_t, LegRow> legs_linked_;          // linked legs by circuit serial
   std::string bootstrap_ = control::bootstrap_status(0, "starting", "Starting");
   bool circuit_established_ = false;
   net::asio::steady_timer shutdown_timer_;

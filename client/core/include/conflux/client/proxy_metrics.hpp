@@ -19,6 +19,8 @@ class ProxyMetrics {
                const ConfluxPool* conflux = nullptr);
 
   void observe_build(std::chrono::milliseconds took);
+  // The Conflux pool once SETCONF ConfluxEnabled 1 made one.
+  void set_conflux(const ConfluxPool* conflux) { conflux_ = conflux; }
   [[nodiscard]] std::string render() const;
 
   int bootstrap_percent = 0;

@@ -33,6 +33,9 @@ class ProxyTransports {
 
   void start();
   void stop();
+  // SETCONF of Bridge, UseBridges or ClientTransportPlugin: the processes
+  // stop and those the options now need start.
+  void restart();
 
   // Some Bridge line in use names a transport.
   [[nodiscard]] bool needed() const noexcept { return !running_.empty(); }

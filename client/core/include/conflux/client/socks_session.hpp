@@ -47,7 +47,7 @@ struct StreamReport {
 };
 
 struct SocksContext {
-  StreamPool& pool;
+  StreamPool* pool;  // for new streams (SETCONF ConfluxEnabled changes it); each keeps its own
   const net::Clock& clock;
   ProxyCounters& counters;
   net::LogSink log;

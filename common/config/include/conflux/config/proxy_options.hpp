@@ -115,6 +115,7 @@ struct ProxyOptions {
   std::uint32_t owning_controller_process = 0;
   ControlOptions control;                              // ControlPort, CookieAuthentication, ...
   Entries config_lines;                                // the effective torrc lines (GETCONF)
+  UserEnvironment environment;                         // what DataDirectory's default came from (SETCONF re-validates with it)
 
   // Non-fatal remarks (repeated singletons, empty list lines, open proxies).
   std::vector<ConfigError> warnings;

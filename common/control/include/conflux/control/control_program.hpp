@@ -5,9 +5,13 @@
 //   GETCONF     the program's options as it holds them (every line of a
 //               repeatable one); an unset option is "250 Key" (no value)
 //   SETCONF, RESETCONF
-//               552 for an unknown option, else 553: no option can be
-//               changed while running yet (tor's answer for options it
-//               cannot change)
+//               552 for an unknown option; else the program's ConfigView::set
+//               decides, all or nothing (tor's options_trial_assign): 250 OK,
+//               513 for a value the option does not take, 553 for an option
+//               it cannot change while running (553 for every option when the
+//               program has no `set`)
+//   SAVECONF [FORCE], LOADCONF (data block)
+//               ConfigView::save and ::load (551 / 510 without them)
 //   SIGNAL      the names the program registers: 250 OK, then the action
 //               (the runtime runs it after the reply is queued); 552 else
 //   USEFEATURE  VERBOSE_NAMES and EXTENDED_EVENTS (always on, as in tor)
@@ -30,13 +34,38 @@ struct ConfigValue {
   std::vector<std::string> values;  // empty: unset
 };
 
+// One Key[=Value] of SETCONF/RESETCONF. `value` nullopt: "Key" alone (the
+// option goes back to its default).
+struct ConfigSetting {
+  std::string key;
+  std::optional<std::string> value;
+  friend bool operator==(const ConfigSetting&, const ConfigSetting&) = default;
+};
+
+// What a configuration command came to: 250 (done), or tor's code and its
+// whole message ("Unacceptable option value: ...").
+struct ConfigOutcome {
+  int code = 250;
+  std::string message = "OK";
+};
+
 struct ConfigView {
   // Every option: canonical name and its type ("Port", "Boolean", ...), as
   // config/names lists them.
   std::vector<std::pair<std::string, std::string>> names;
   // The value of `key` (any case); nullopt when there is no such option.
   std::function<std::optional<ConfigValue>(std::string_view key)> lookup;
+  // SETCONF (reset false) and RESETCONF (true), every key known: validate
+  // the whole new configuration, then apply it or change nothing.
+  std::function<ConfigOutcome(const std::vector<ConfigSetting>&, bool reset)> set;
+  // SAVECONF (FORCE given or not).
+  std::function<ConfigOutcome(bool force)> save;
+  // LOADCONF: a whole torrc replacing the configuration.
+  std::function<ConfigOutcome(std::string_view torrc)> load;
 };
+
+// SETCONF/RESETCONF's arguments; nullopt when they do not parse.
+[[nodiscard]] std::optional<std::vector<ConfigSetting>> parse_config_settings(std::string_view args);
 
 class ControlProgram final : public ControlCommands {
  public:
@@ -54,7 +83,9 @@ class ControlProgram final : public ControlCommands {
 
  private:
   [[nodiscard]] ControlAnswer getconf(std::string_view args) const;
-  [[nodiscard]] ControlAnswer setconf(std::string_view args) const;
+  [[nodiscard]] ControlAnswer setconf(std::string_view args, bool reset) const;
+  [[nodiscard]] ControlAnswer saveconf(std::string_view args) const;
+  [[nodiscard]] ControlAnswer loadconf(const ControlCommand& cmd) const;
   [[nodiscard]] ControlAnswer signal(std::string_view args);
   [[nodiscard]] static ControlAnswer usefeature(std::string_view args);
 

@@ -2,6 +2,7 @@
 // One control connection, sans-I/O: bytes in, reply bytes out. It reads
 // commands (ControlReader), lets the authentication gate (ControlAuth)
 // answer what is its, keeps the connection's SETEVENTS subscription, and
+// answers TAKEOWNERSHIP and DROPOWNERSHIP (the connection's own state), and
 // hands every other command of an authenticated controller to the
 // program's ControlCommands. The runtime writes what it returns, and
 // closes when it says so. Async events reach a session through wants() and
@@ -49,6 +50,9 @@ class ControlSession {
   // Subscribed to `event` (SETEVENTS), and authenticated.
   [[nodiscard]] bool wants(std::string_view event) const;
   [[nodiscard]] bool authenticated() const noexcept { return auth_.authenticated(); }
+  // TAKEOWNERSHIP was sent (and no DROPOWNERSHIP after it): the program
+  // ends when this connection closes, as tor.
+  [[nodiscard]] bool owner() const noexcept { return owner_; }
 
  private:
   [[nodiscard]] ControlAnswer setevents(const ControlCommand& cmd);
@@ -58,6 +62,7 @@ class ControlSession {
   ControlCommands& commands_;
   std::set<std::string, std::less<>> events_;
   bool closed_ = false;
+  bool owner_ = false;
 };
 
 }  // namespace conflux::control

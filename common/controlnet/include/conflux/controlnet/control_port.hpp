@@ -20,13 +20,29 @@
 
 namespace conflux::controlnet {
 
+// ControlSocket PATH [flags] (tor's): the socket file's mode is 0600, 0660
+// with GroupWritable, 0666 with WorldWritable; its directory must belong to
+// the user and be closed to others (to the group too unless GroupWritable),
+// as tor checks, unless RelaxDirModeCheck. A stale socket there is replaced;
+// the file is removed at stop.
+struct ControlSocketConfig {
+  std::string path;
+  bool group_writable = false;
+  bool world_writable = false;
+  bool relax_dir_mode_check = false;
+};
+
 struct ControlPortConfig {
   std::vector<tcp::endpoint> listen;  // port 0: the OS picks one (ControlPort auto)
+  std::vector<ControlSocketConfig> sockets;
   std::string write_to_file;          // ControlPortWriteToFile; empty: none
   bool cookie_authentication = false;
   std::string cookie_file;            // where the cookie goes (required with the cookie)
   std::vector<std::string> hashed_passwords;
   std::string version;                // PROTOCOLINFO's VERSION Tor=
+  // A controller that sent TAKEOWNERSHIP closed its connection: the program
+  // ends (tor's lost_owning_controller); logged first.
+  std::function<void()> owner_closed;
 };
 
 class ControlPort {
@@ -47,11 +63,20 @@ class ControlPort {
   // `body` is the event without "650 " ("CIRC 5 BUILT ..."); sent to the
   // controllers that asked for `event`.
   void publish(std::string_view event, std::string_view body);
+  // A multi-line event (CONF_CHANGED): "650-" before each line but the
+  // last, "650 " before it.
+  void publish_lines(std::string_view event, const std::vector<std::string>& lines);
 
+  // The TCP listeners' addresses (not the sockets').
   [[nodiscard]] std::vector<tcp::endpoint> endpoints() const;
 
  private:
   bool write_cookie();
+  [[nodiscard]] ControlServer::SessionFactory session_factory();
+  void serve(const std::shared_ptr<ControlServer>& server, const std::string& where);
+  // control_socket.cpp
+  bool open_socket(const ControlSocketConfig& s);
+  void remove_sockets();
   bool write_port_file();
   void arm_bw();
   void observe_log();
@@ -63,6 +88,7 @@ class ControlPort {
   log::Sink log_;
   control::ControlAuthConfig auth_;
   std::vector<std::shared_ptr<ControlServer>> servers_;
+  std::vector<std::string> socket_paths_;  // ControlSocket files we made, removed at stop
   net::asio::steady_timer bw_timer_;
   std::pair<std::uint64_t, std::uint64_t> last_traffic_{};
   std::shared_ptr<int> life_ = std::make_shared<int>(0);

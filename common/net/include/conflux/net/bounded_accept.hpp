@@ -28,8 +28,9 @@ inline Result<tcp::acceptor, boost::system::error_code> open_listener(const asio
   return acceptor;
 }
 
-template <class Serve>
-awaitable<void> bounded_accept(tcp::acceptor& acceptor, const bool& stopped, const std::size_t& active,
+// Any stream acceptor: TCP, or the ControlSocket's (asio's generic protocol).
+template <class Acceptor, class Serve>
+awaitable<void> bounded_accept(Acceptor& acceptor, const bool& stopped, const std::size_t& active,
                                std::size_t max_connections, std::uint64_t& refused, Serve serve) {
   asio::steady_timer pause(acceptor.get_executor());
   while (!stopped) {
