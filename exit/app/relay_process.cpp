@@ -364,6 +364,8 @@ bool RelayProcess::start_directory() {
   }
 
   if (!authority_ids.empty()) start_consensus_fetch(authority_ids, authority_dirs);
+  if (tor_form && !o.authoritative_directory) start_tor_mirror(authority_dirs);
+  if (!start_begin_dir_listener()) return false;
 
   start_publisher(authority_dirs, tor_form);
   return true;
@@ -382,9 +384,10 @@ void RelayProcess::start_publisher(const std::vector<net::tcp::endpoint>& author
   dirnet::PublisherOptions popts;
   popts.authorities = authority_dirs;
   const auto build_tor = [this, info = *info](std::uint64_t now) {
-    // BEGIN_DIR answers tor's documents only at an authority of ours.
+    // BEGIN_DIR answers tor's documents at an authority of ours and at a
+    // directory cache (relay_tor_mirror.cpp).
     const TorDescriptorSource s{config_.options, config_.exit_policy, keys_, tap_onion_key_, info, started_,
-                                tor_authority_ != nullptr && dir_port_ != 0};
+                                (tor_authority_ != nullptr || tor_mirror_ != nullptr) && dir_server_ != nullptr};
     try {
       std::string text = build_tor_descriptor(s, now);
       routes_.set_tor_self_descriptor(text, bytes::to_hex(keys_.rsa_fingerprint(), true));
@@ -502,6 +505,9 @@ void RelayProcess::log_counters(log::Severity severity) const {
        << " connected since start; destroyed by reason:";
   for (std::size_t r = 0; r < c.circuits_destroyed_by_reason.size(); ++r)
     if (c.circuits_destroyed_by_reason[r] != 0) line << " " << r << "=" << c.circuits_destroyed_by_reason[r];
+  const auto& d = routes_.counters();
+  line << "; directory requests " << d.ok << " answered, " << d.not_found << " not found, " << d.rejected
+       << " refused; BEGIN_DIR " << e.begin_dirs;
   log::write(severity, line.str());
 }
 

@@ -18,6 +18,7 @@
 #include "conflux/dirnet/dir_server.hpp"
 #include "conflux/dirnet/tor_authority_keys.hpp"
 #include "conflux/dirnet/tor_authority_state.hpp"
+#include "conflux/dirnet/tor_dir_mirror.hpp"
 #include "conflux/exit/conflux_join.hpp"
 #include "conflux/exit/exit_streams.hpp"
 #include "conflux/keys/relay_keys.hpp"
@@ -59,6 +60,8 @@ class RelayProcess {
   bool start_metrics();
   bool start_control();
   void start_transports();
+  bool start_begin_dir_listener();
+  void start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs);
   void start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs, bool tor_form);
   void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
   void apply_consensus(const dir::Consensus& c);
@@ -81,6 +84,7 @@ class RelayProcess {
   std::unique_ptr<dirnet::AuthorityState> authority_;
   std::optional<dirnet::TorAuthorityKeys> tor_keys_;
   std::unique_ptr<dirnet::TorAuthorityState> tor_authority_;
+  std::unique_ptr<dirnet::TorDirMirror> tor_mirror_;  // a tor network's directory, as a cache (relay_tor_mirror.cpp)
   std::shared_ptr<dirnet::DirServer> dir_server_;
   std::shared_ptr<dirnet::AuthorityService> authority_service_;
   std::shared_ptr<dirnet::DescriptorPublisher> publisher_;

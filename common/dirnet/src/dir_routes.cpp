@@ -4,14 +4,20 @@
 #include <cctype>
 
 #include "conflux/dir/paths.hpp"
+#include "conflux/dir/tor_dir_url.hpp"
 #include "conflux/dirnet/authority_state.hpp"
 
 namespace conflux::dirnet {
 namespace {
 
 // The path without a query string (which no route takes, and which must
-// not make a known path unknown).
-std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+// not make a known path unknown), and without the ".z" with which tor's
+// clients ask for zlib: every answer is uncompressed (identity), which
+// tor's clients accept whatever they asked for (they always accept it).
+std::string_view path_of(std::string_view target) {
+  const auto path = target.substr(0, target.find('?'));
+  return path.starts_with("/tor/") ? dir::strip_z_suffix(path) : path;
+}
 
 constexpr std::string_view kTorServerAuthority = "/tor/server/authority";
 constexpr std::string_view kTorServerFpPrefix = "/tor/server/fp/";

@@ -35,6 +35,7 @@ inline constexpr std::string_view kConsensusBody = "/conflux/v1/consensus-body";
 inline constexpr std::string_view kTorKeysAll = "/tor/keys/all";
 inline constexpr std::string_view kTorKeysAuthority = "/tor/keys/authority";
 inline constexpr std::string_view kTorKeysFpPrefix = "/tor/keys/fp/";  // + HEX[+HEX...]
+inline constexpr std::string_view kTorKeysFpSkPrefix = "/tor/keys/fp-sk/";  // + HEX-HEX[+HEX-HEX...]
 inline constexpr std::string_view kTorConsensusMicrodesc = "/tor/status-vote/current/consensus-microdesc";
 inline constexpr std::string_view kTorMicrodescPrefix = "/tor/micro/d/";  // + D1-D2-... (base64 SHA-256)
 // authority -> authority: a tor-format consensus signature (tor_authority_state.hpp)

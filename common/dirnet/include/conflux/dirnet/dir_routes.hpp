@@ -18,6 +18,7 @@ namespace conflux::dirnet {
 
 class AuthorityState;
 class TorAuthorityState;
+class TorDirMirror;
 
 enum class HttpMethod : std::uint8_t { Get, Post, Other };
 
@@ -39,6 +40,10 @@ class DirRoutes {
   void set_authority(AuthorityState* state) noexcept { authority_ = state; }
   // Its tor-format side (null: tor's paths are not served). Must outlive the routes.
   void set_tor_authority(TorAuthorityState* state) noexcept { tor_ = state; }
+  // A relay's copy of a tor network's directory, served at the same paths
+  // as a tor directory cache serves it (null: not a cache; an authority's
+  // own documents win). Must outlive the routes.
+  void set_tor_mirror(const TorDirMirror* mirror) noexcept { mirror_ = mirror; }
   // A bridge's own signed descriptor (empty: not served).
   void set_self_descriptor(std::string text) { self_descriptor_ = std::move(text); }
   // The relay's own server descriptor in tor's form, served as tor serves
@@ -66,15 +71,18 @@ class DirRoutes {
  private:
   enum class Route : std::uint8_t {
     None, Upload, Consensus, Signature, Body, Self, TorSelf,
-    TorKeysAll, TorKeysAuthority, TorKeysFp, TorConsensus, TorMicro, TorSignature
+    TorKeysAll, TorKeysAuthority, TorKeysFp, TorKeysFpSk, TorConsensus, TorMicro, TorSignature
   };
   [[nodiscard]] Route route_for(std::string_view path) const;
   [[nodiscard]] Route tor_route_for(std::string_view path) const;
   [[nodiscard]] DirReply handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now);
+  [[nodiscard]] DirReply handle_tor_keys(Route route, std::string_view path) const;
+  [[nodiscard]] DirReply handle_tor_consensus(std::string_view path, std::uint64_t now) const;
   DirReply count(DirReply r);
 
   AuthorityState* authority_ = nullptr;
   TorAuthorityState* tor_ = nullptr;
+  const TorDirMirror* mirror_ = nullptr;
   std::string self_descriptor_;
   std::string tor_self_, tor_self_fp_;
   Counters counters_;
