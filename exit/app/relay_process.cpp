@@ -252,6 +252,7 @@ void RelayProcess::start_transports() {
   if (o.server_transport_plugins.empty()) return;
   BridgeIdentity b;
   b.identity = keys::identity_base64(keys_.identity());
+  b.rsa_fingerprint = bytes::to_hex(keys_.rsa_fingerprint(), true);
   for (const auto& a : o.addresses)
     if (a.is_v4() && !b.address) b.address = a;
   for (const auto& p : o.or_ports)
