@@ -5,6 +5,7 @@
 #include "conflux/dir/tor_dir_url.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/dirnet/tor_authority_state.hpp"
+#include "conflux/dirnet/tor_descriptor_store.hpp"
 #include "conflux/dirnet/tor_dir_mirror.hpp"
 
 namespace conflux::dirnet {
@@ -91,6 +92,18 @@ DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_v
       std::string mds = tor_ != nullptr ? tor_->microdescs(*digests) : mirror_->microdescs(*digests);
       if (mds.empty()) return text_reply(404, "Not found");
       return text_ok(std::move(mds));
+    }
+    case Route::TorUpload: {
+      const TorUploadAnswer a = uploads_->accept(body, now);
+      DirReply r = text_reply(a.status, a.reason);
+      r.reason = a.reason;
+      r.descriptor_not_new = a.not_new;
+      return r;
+    }
+    case Route::TorServerAll: {
+      std::string all = uploads_->all();
+      if (all.empty()) return text_reply(404, "Not found");
+      return text_ok(std::move(all));
     }
     case Route::TorSignature:
       switch (tor_->add_signature(body, now)) {

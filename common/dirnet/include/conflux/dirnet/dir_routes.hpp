@@ -19,6 +19,7 @@ namespace conflux::dirnet {
 class AuthorityState;
 class TorAuthorityState;
 class TorDirMirror;
+class TorDescriptorStore;
 
 enum class HttpMethod : std::uint8_t { Get, Post, Other };
 
@@ -26,6 +27,8 @@ struct DirReply {
   unsigned status = 200;
   std::string body;
   bool json = false;  // application/json, else text/plain
+  std::string reason{};             // the status line's reason phrase (tor's directory says why there); "" standard
+  bool descriptor_not_new = false;  // tor's "X-Descriptor-Not-New: Yes"
 };
 
 // Before the body is read: either an answer (404/405) or the body cap.
@@ -44,6 +47,9 @@ class DirRoutes {
   // as a tor directory cache serves it (null: not a cache; an authority's
   // own documents win). Must outlive the routes.
   void set_tor_mirror(const TorDirMirror* mirror) noexcept { mirror_ = mirror; }
+  // An authority's store of tor server descriptors POSTed to /tor/ (null:
+  // /tor/ is not served), also served at /tor/server/all. Must outlive the routes.
+  void set_tor_uploads(TorDescriptorStore* store) noexcept { uploads_ = store; }
   // A bridge's own signed descriptor (empty: not served).
   void set_self_descriptor(std::string text) { self_descriptor_ = std::move(text); }
   // The relay's own server descriptor in tor's form, served as tor serves
@@ -71,7 +77,8 @@ class DirRoutes {
  private:
   enum class Route : std::uint8_t {
     None, Upload, Consensus, Signature, Body, Self, TorSelf,
-    TorKeysAll, TorKeysAuthority, TorKeysFp, TorKeysFpSk, TorConsensus, TorMicro, TorSignature
+    TorKeysAll, TorKeysAuthority, TorKeysFp, TorKeysFpSk, TorConsensus, TorMicro, TorSignature,
+    TorUpload, TorServerAll
   };
   [[nodiscard]] Route route_for(std::string_view path) const;
   [[nodiscard]] Route tor_route_for(std::string_view path) const;
@@ -83,6 +90,7 @@ class DirRoutes {
   AuthorityState* authority_ = nullptr;
   TorAuthorityState* tor_ = nullptr;
   const TorDirMirror* mirror_ = nullptr;
+  TorDescriptorStore* uploads_ = nullptr;
   std::string self_descriptor_;
   std::string tor_self_, tor_self_fp_;
   Counters counters_;
