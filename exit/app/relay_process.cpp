@@ -325,6 +325,8 @@ bool RelayProcess::start_directory() {
     aopts.params.consensus_params = o.consensus_params;
     authority_ = std::make_unique<dirnet::AuthorityState>(keys_, authority_ids, aopts);
     routes_.set_authority(authority_.get());
+    tor_uploads_ = std::make_unique<dirnet::TorDescriptorStore>();
+    routes_.set_tor_uploads(tor_uploads_.get());
     if (!start_tor_authority()) return false;
   }
 
@@ -365,7 +367,7 @@ bool RelayProcess::start_directory() {
   }
 
   if (!authority_ids.empty()) start_consensus_fetch(authority_ids, authority_dirs);
-  if (tor_form && !o.authoritative_directory) start_tor_mirror(authority_dirs);
+  if (!o.authoritative_directory) start_tor_mirror(authority_dirs, tor_form);
   if (!start_begin_dir_listener()) return false;
 
   start_publisher(authority_dirs, tor_form);
@@ -488,6 +490,7 @@ void RelayProcess::stop() {
   if (transports_) transports_->stop();
   if (publisher_) publisher_->stop();
   if (consensus_) consensus_->stop();
+  if (mirror_fetch_) mirror_fetch_->stop();
   if (authority_service_) authority_service_->stop();
   if (dir_server_) dir_server_->stop();
   for (auto& m : metrics_servers_) m->stop();
