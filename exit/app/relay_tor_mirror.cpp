@@ -1,12 +1,12 @@
 // The relay as a tor directory cache (tor's DirCache 1, its default): with
-// DirAuthority lines that all name a v3ident (a tor network's, or ours) it fetches the microdesc consensus,
-// the authorities' key certificates and the microdescriptors from the
-// authorities (verified as our client verifies them, refreshed after each
-// consensus's fresh-until), and serves them over BEGIN_DIR (and its DirPort
-// if it has one) at tor's paths; its descriptor then says
-// tunnelled-dir-server, for which the authorities vote V2Dir, which stock
-// clients require of a guard. Without a DirPort, BEGIN_DIR streams reach a
-// DirServer on loopback that nothing else can.
+// DirAuthority lines that all name a v3ident (a tor network's, or ours), it
+// fetches the microdesc consensus, the authorities' key certificates and
+// the microdescriptors from the authorities (verified as our client
+// verifies them, refreshed after each consensus's fresh-until) and serves
+// them over BEGIN_DIR (and its DirPort if it has one) at tor's paths; its
+// descriptor then says tunnelled-dir-server, for which the authorities vote
+// V2Dir, which stock clients require of a guard. Without a DirPort,
+// BEGIN_DIR streams reach a DirServer on a loopback port of its own.
 #include <algorithm>
 
 #include "conflux/dirnet/tor_dir_mirror.hpp"
