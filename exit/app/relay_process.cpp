@@ -268,6 +268,7 @@ void RelayProcess::start_transports() {
   if (o.server_transport_plugins.empty()) return;
   BridgeIdentity b;
   b.identity = keys::identity_base64(keys_.identity());
+  b.rsa_fingerprint = bytes::to_hex(keys_.rsa_fingerprint(), true);
   for (const auto& a : o.addresses)
     if (a.is_v4() && !b.address) b.address = a;
   for (const auto& p : o.or_ports)
@@ -340,6 +341,8 @@ bool RelayProcess::start_directory() {
     aopts.params.consensus_params = o.consensus_params;
     authority_ = std::make_unique<dirnet::AuthorityState>(keys_, authority_ids, aopts);
     routes_.set_authority(authority_.get());
+    tor_uploads_ = std::make_unique<dirnet::TorDescriptorStore>();
+    routes_.set_tor_uploads(tor_uploads_.get());
     if (!start_tor_authority()) return false;
   }
 
@@ -380,6 +383,8 @@ bool RelayProcess::start_directory() {
   }
 
   if (!authority_ids.empty()) start_consensus_fetch(authority_ids, authority_dirs);
+  if (!o.authoritative_directory) start_tor_mirror(authority_dirs, tor_form);
+  if (!start_begin_dir_listener()) return false;
 
   start_publisher(authority_dirs, tor_form);
   return true;
@@ -398,9 +403,10 @@ void RelayProcess::start_publisher(const std::vector<net::tcp::endpoint>& author
   dirnet::PublisherOptions popts;
   popts.authorities = authority_dirs;
   const auto build_tor = [this, info = *info](std::uint64_t now) {
-    // BEGIN_DIR answers tor's documents only at an authority of ours.
+    // BEGIN_DIR answers tor's documents at an authority of ours and at a
+    // directory cache (relay_tor_mirror.cpp).
     const TorDescriptorSource s{config_.options, config_.exit_policy, keys_, tap_onion_key_, info, started_,
-                                tor_authority_ != nullptr && dir_port_ != 0};
+                                (tor_authority_ != nullptr || tor_mirror_ != nullptr) && dir_server_ != nullptr};
     try {
       std::string text = build_tor_descriptor(s, now);
       routes_.set_tor_self_descriptor(text, bytes::to_hex(keys_.rsa_fingerprint(), true));
@@ -503,6 +509,7 @@ void RelayProcess::stop() {
   if (transports_) transports_->stop();
   if (publisher_) publisher_->stop();
   if (consensus_) consensus_->stop();
+  if (mirror_fetch_) mirror_fetch_->stop();
   if (authority_service_) authority_service_->stop();
   if (dir_server_) dir_server_->stop();
   for (auto& m : metrics_servers_) m->stop();
@@ -521,6 +528,9 @@ void RelayProcess::log_counters(log::Severity severity) const {
        << " connected since start; destroyed by reason:";
   for (std::size_t r = 0; r < c.circuits_destroyed_by_reason.size(); ++r)
     if (c.circuits_destroyed_by_reason[r] != 0) line << " " << r << "=" << c.circuits_destroyed_by_reason[r];
+  const auto& d = routes_.counters();
+  line << "; directory requests " << d.ok << " answered, " << d.not_found << " not found, " << d.rejected
+       << " refused; BEGIN_DIR " << e.begin_dirs;
   log::write(severity, line.str());
 }
 

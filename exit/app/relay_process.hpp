@@ -18,6 +18,8 @@
 #include "conflux/dirnet/dir_server.hpp"
 #include "conflux/dirnet/tor_authority_keys.hpp"
 #include "conflux/dirnet/tor_authority_state.hpp"
+#include "conflux/dirnet/tor_descriptor_store.hpp"
+#include "conflux/dirnet/tor_dir_mirror.hpp"
 #include "conflux/exit/conflux_join.hpp"
 #include "conflux/exit/exit_streams.hpp"
 #include "conflux/keys/relay_keys.hpp"
@@ -64,6 +66,8 @@ class RelayProcess {
   bool start_metrics();
   bool start_control();
   void start_transports();
+  bool start_begin_dir_listener();
+  void start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs, bool apply_params);
   void start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs, bool tor_form);
   void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
   void apply_consensus(const dir::Consensus& c);
@@ -86,12 +90,15 @@ class RelayProcess {
   std::unique_ptr<dirnet::AuthorityState> authority_;
   std::optional<dirnet::TorAuthorityKeys> tor_keys_;
   std::unique_ptr<dirnet::TorAuthorityState> tor_authority_;
+  std::unique_ptr<dirnet::TorDescriptorStore> tor_uploads_;  // an authority's: tor descriptors POSTed to /tor/
+  std::unique_ptr<dirnet::TorDirMirror> tor_mirror_;  // a tor network's directory, as a cache (relay_tor_mirror.cpp)
   std::shared_ptr<dirnet::DirServer> dir_server_;
   std::shared_ptr<dirnet::AuthorityService> authority_service_;
   std::shared_ptr<dirnet::DescriptorPublisher> publisher_;
   // The consensus, as tor's relays fetch it: its cc_* (with
   // OverrideConsensusParams on top) replace tor's defaults.
   std::shared_ptr<dirnet::ConsensusFetcher> consensus_;
+  std::shared_ptr<dirnet::ConsensusFetcher> mirror_fetch_;  // tor's documents, for tor_mirror_
   std::map<std::string, std::int32_t> cc_params_in_use_;  // the cc_* keys last applied
   metrics::Registry metrics_;  // before its servers: they render it
   std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers_;

@@ -6,9 +6,11 @@
 // ServerTransportOptions as TOR_PT_SERVER_TRANSPORT_OPTIONS; once it reports
 // its listeners, the bridge line to hand out ("Bridge obfs4 IP:PORT ID
 // cert=... iat-mode=0") is logged at notice and written to
-// DataDirectory/bridgelines (tor's file name), one line per transport. ID is
-// our Ed25519 identity, which conflux-proxy's Bridge lines take (tor's
-// take the RSA fingerprint).
+// DataDirectory/bridgelines (tor's file name), two lines per transport:
+// first with ID our Ed25519 identity (conflux-proxy's Bridge lines take it;
+// conflux-net hands out the first line of a transport), then in tor's form
+// with our RSA fingerprint, which stock tor clients need (and
+// conflux-proxy takes too).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -27,6 +29,7 @@ namespace conflux::relay {
 struct BridgeIdentity {
   std::optional<config::IpAddress> address;  // advertised IPv4, if any: replaces a 0.0.0.0 listener
   std::string identity;                      // Ed25519, base64
+  std::string rsa_fingerprint;               // 40 upper-case hex digits
 };
 
 class RelayTransports {

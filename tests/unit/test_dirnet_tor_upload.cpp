@@ -2,6 +2,8 @@
 // serves its own (/tor/server/authority, /tor/server/fp/FP), and the
 // publisher in tor's form POSTs it to /tor/ as text/plain, reading tor's
 // answer ("HTTP/1.0 200 OK", or 400 with the reason in the status line).
+// An authority of ours takes such uploads (TorDescriptorStore) and answers
+// as tor's do, the reason in the status line.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <algorithm>
@@ -16,6 +18,8 @@
 
 #include "conflux/dirnet/descriptor_publisher.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
+#include "conflux/dirnet/dir_server.hpp"
+#include "conflux/dirnet/tor_descriptor_store.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "test_net_processes_support.hpp"
 
@@ -60,8 +64,97 @@ struct TorDirPort {
   }
 };
 
+// The stock network's descriptors (tests/data/tor), and a clock at the time
+// they were fresh: published 2026-11-26 00:46:22 (and :21).
+constexpr std::uint64_t kStockPublished = 1'795'653'982;
+
+std::vector<std::string> stock_descriptors() {
+  const std::string all = test::procs::read_text(std::string(CONFLUX_TEST_DATA_DIR) + "/tor/server-descriptors.txt");
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < all.size();) {
+    const auto next = all.find("\nrouter ", at);
+    out.push_back(all.substr(at, next == std::string::npos ? std::string::npos : next + 1 - at));
+    if (next == std::string::npos) break;
+    at = next + 1;
+  }
+  return out;
+}
+
+class StockTimeClock final : public net::Clock {
+ public:
+  [[nodiscard]] Monotonic::time_point now() const override { return Monotonic::now(); }
+  [[nodiscard]] std::uint64_t unix_seconds() const override { return kStockPublished + 60; }
+};
 
 }  // namespace
+
+TEST_CASE("an authority of ours takes tor descriptors at POST /tor/ and answers as tor's do", "[dirnet][tor]") {
+  const auto descs = stock_descriptors();
+  REQUIRE(descs.size() >= 2);
+  const std::uint64_t now = kStockPublished + 60;
+  DirRoutes routes;
+  CHECK(routes.handle(HttpMethod::Post, "/tor/", descs[0], now).status == 404);  // not an authority
+  TorDescriptorStore store(1);
+  routes.set_tor_uploads(&store);
+  CHECK(routes.handle(HttpMethod::Get, "/tor/server/all", "", now).status == 404);  // nothing yet
+  CHECK(routes.handle(HttpMethod::Get, "/tor/", "", now).status == 405);
+
+  const auto ok = routes.handle(HttpMethod::Post, "/tor/", descs[0], now);
+  CHECK(ok.status == 200);
+  CHECK(ok.reason == "Descriptor accepted");
+  CHECK_FALSE(ok.descriptor_not_new);
+  CHECK(routes.handle(HttpMethod::Get, "/tor/server/all", "", now).body == descs[0]);
+  const auto again = routes.handle(HttpMethod::Post, "/tor/", descs[0], now);
+  CHECK(again.status == 200);
+  CHECK(again.descriptor_not_new);
+  CHECK(again.reason.starts_with("Not replacing router descriptor"));
+  CHECK(store.size() == 1);
+
+  CHECK(routes.handle(HttpMethod::Post, "/tor/", descs[1], now).status == 503);  // the store is full
+  CHECK(routes.handle(HttpMethod::Post, "/tor/", "hello\n", now).reason == "No descriptors found in your POST.");
+  std::string forged = descs[1];
+  forged.replace(forged.find("127.0.0.1"), 9, "127.0.0.2");
+  const auto bad = routes.handle(HttpMethod::Post, "/tor/", forged, now);
+  CHECK(bad.status == 400);
+  CHECK(bad.reason.starts_with("Couldn't parse router descriptor: "));
+  // Published more than a day ago, or more than 12 hours ahead.
+  TorDescriptorStore fresh;
+  CHECK(fresh.accept(descs[1], kStockPublished + 86400 + 60).reason.starts_with("Rejected: Server is expired"));
+  CHECK(fresh.accept(descs[1], kStockPublished - 12 * 3600 - 60).status == 400);
+  CHECK(fresh.size() == 0);
+  CHECK(routes.handle(HttpMethod::Post, "/tor/", std::string(dir::kMaxTorServerDescriptorSize + 1, 'x'), now).status == 413);
+}
+
+TEST_CASE("a tor-form publisher's upload to an authority of ours: 200 Descriptor accepted in the status line",
+          "[dirnet][tor]") {
+  asio::io_context io;
+  StockTimeClock clock;
+  DirRoutes routes;
+  TorDescriptorStore store;
+  routes.set_tor_uploads(&store);
+  auto server = DirServer::create(io.get_executor(), {asio::ip::make_address("127.0.0.1"), 0}, routes, clock);
+  REQUIRE(server);
+  (*server)->start();
+  const auto descs = stock_descriptors();
+  PublisherOptions po;
+  po.authorities = {(*server)->local_endpoint()};
+  po.build_tor = [&](std::uint64_t) { return descs[0]; };
+  RelayInfo info;
+  info.nickname = "middle1";
+  info.ipv4 = {127, 0, 0, 1};
+  info.or_port = 19006;
+  auto publisher = DescriptorPublisher::create(io.get_executor(), clock, keys::RelayKeys::generate(kStockPublished), info, po);
+  std::vector<std::string> answers;
+  publisher->on_tor_answer = [&](bool accepted, bool, const std::string& line) { answers.push_back((accepted ? "+" : "-") + line); };
+  publisher->start();
+  REQUIRE(run_until(io, [&] { return publisher->uploads_accepted() + publisher->uploads_refused() == 1; }, 10s));
+  publisher->stop();
+  (*server)->stop();
+  REQUIRE(answers.size() == 1);
+  CHECK(answers[0] == "+Descriptor upload to authority 127.0.0.1:" + std::to_string(po.authorities[0].port()) +
+                          ": 200 Descriptor accepted");
+  CHECK(store.size() == 1);
+}
 
 TEST_CASE("DirRoutes serves the relay's tor descriptor at tor's paths for it", "[dirnet][tor]") {
   DirRoutes routes;

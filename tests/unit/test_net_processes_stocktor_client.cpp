@@ -12,11 +12,11 @@
 //    middle and exit with the SHA-256 intact;
 //  - with ConfluxEnabled 1 it links Conflux sets at our exit, and the
 //    download's circuit is a linked leg (GETINFO circuit-status).
-// Two settings work around what our directory does not give yet: the exits
-// also accept ports 80 and 443 (our authorities vote Exit only then), and
-// UseEntryGuards 0, because tor samples guards only among V2Dir relays and
-// our authorities vote no V2Dir (docs/DIRECTORY.md); tor then picks first
-// hops among Guard-flagged relays (any relay when none is).
+// One setting works around what our directory does not give yet: the exits
+// also accept ports 80 and 443 (our authorities vote Exit only then). tor
+// uses its guards as it would anywhere: it samples them among V2Dir relays,
+// which our authorities vote for relays with a DirPort, and those serve
+// tor's documents as directory caches (docs/DIRECTORY.md).
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -276,7 +276,7 @@ TEST_CASE("a stock tor client bootstraps from our authorities and downloads thro
   for (const auto& l : info.tor_dir_authorities) torrc += l + "\n";
   torrc += "DataDirectory " + data.string() + "\nSocksPort 127.0.0.1:auto\nControlPort 127.0.0.1:auto\n" +
            "ControlPortWriteToFile " + (root / "control-port").string() + "\nTestingTorNetwork 1\n" +
-           "ClientUseIPv6 0\nUseEntryGuards 0\nConfluxEnabled 1\nLog notice file " +
+           "ClientUseIPv6 0\nConfluxEnabled 1\nLog notice file " +
            (root / "tor-notice.log").string() + "\nLog info file " + (root / "tor-info.log").string() + "\n";
   write_text(root / "torrc", torrc);
 

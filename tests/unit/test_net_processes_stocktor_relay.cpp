@@ -10,10 +10,13 @@
 //    our relay as the exit (ExitNodes), and as the middle (MiddleNodes), our
 //    relay then extending to a stock exit over a link it opened (an outbound
 //    channel in its counters: its AUTH0003 as the initiator, checked by tor).
-// The relay has no DirPort and says no tunnelled-dir-server: it serves no
-// directory documents but its own, so a stock client must not take it as
-// a directory guard. (Stock clients sample guards only among V2Dir relays,
-// so it is not used as a guard yet: docs/DIRECTORY.md.)
+// Then, as a directory cache (tor's default for relays): it fetches the
+// network's microdesc consensus, certificates and microdescriptors from the
+// stock authorities and serves them over BEGIN_DIR (it has no DirPort),
+// says tunnelled-dir-server, and every authority votes it V2Dir; a stock
+// client pinned to it with EntryNodes (stock clients sample guards only
+// among V2Dir relays) builds its circuits through it as the guard and
+// fetches directory documents from it.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <ctime>
@@ -61,12 +64,13 @@ struct OurRelay {
     or_port = procs::free_ports(io, 1).at(0);
   }
 
-  void start(const std::string& dir_authority_lines) {
+  // `role`: the torrc lines that make it an exit (the default) or a bridge.
+  void start(const std::string& dir_authority_lines, const std::string& nickname = "ours1",
+             const std::string& role = "ExitRelay 1\nExitPolicy accept *:*\nExitPolicyRejectPrivate 0\n") {
     const auto torrc = dir.path() / "torrc";
-    procs::write_text(torrc, "Nickname ours1\nDataDirectory " + (dir.path() / "data").string() +
-                                 "\nORPort 127.0.0.1:" + std::to_string(or_port) +
-                                 "\nAddress 127.0.0.1\nExitRelay 1\nExitPolicy accept *:*\n"
-                                 "ExitPolicyRejectPrivate 0\n" + dir_authority_lines);
+    procs::write_text(torrc, "Nickname " + nickname + "\nDataDirectory " + (dir.path() / "data").string() +
+                                 "\nORPort 127.0.0.1:" + std::to_string(or_port) + "\nAddress 127.0.0.1\n" + role +
+                                 dir_authority_lines);
     process = std::make_unique<procs::Child>("conflux-relay", CONFLUX_RELAY_BINARY,
                                              std::vector<std::string>{"-f", torrc.string()}, log(), SIGTERM);
     process->start();
@@ -107,6 +111,22 @@ std::string path_of(TorControl& client, const std::string& user) {
     if (line.find(" BUILT ") != std::string::npos && line.find("SOCKS_USERNAME=\"" + user + "\"") != std::string::npos)
       return line;
   return "";
+}
+
+// The "directory requests N answered, ... BEGIN_DIR M" counters the relay
+// logs on SIGUSR1 (the last such line), as {N, M}.
+std::pair<unsigned long, unsigned long> served_counts(OurRelay& relay) {
+  relay.process->signal(SIGUSR1);
+  const std::regex served(R"(directory requests (\d+) answered, \d+ not found, \d+ refused; BEGIN_DIR (\d+))");
+  std::string last;
+  const bool logged = wait_for([&] {
+    const std::string log = procs::read_text(relay.log());
+    for (std::sregex_iterator it(log.begin(), log.end(), served), end; it != end; ++it) last = (*it)[0].str();
+    return !last.empty();
+  }, 10s);
+  std::smatch m;
+  if (!logged || !std::regex_search(last, m, served)) return {0, 0};
+  return {std::stoul(m[1].str()), std::stoul(m[2].str())};
 }
 
 }  // namespace
@@ -192,4 +212,125 @@ TEST_CASE("our relay joins a stock tor network: its descriptor accepted, Running
   }, 10s));
   INFO(last);
   CHECK(std::stoul(outbound) >= 1);
+}
+
+TEST_CASE("our relay as a directory cache: V2Dir, a stock client's guard, its directory fetched through it",
+          "[stocktor][relay][dircache]") {
+  auto& ours = our_relay();
+  auto& net = network();
+  const auto& fp = ours.fingerprint;
+  if (!ours.process) ours.start(net.dir_authority_lines());  // this case run alone
+  INFO("relay log:\n" << procs::read_text(ours.log()));
+  REQUIRE(wait_for([&] {
+    return procs::read_text(ours.log()).find("Directory cache: serving the microdesc consensus") != std::string::npos;
+  }, 120s));
+
+  for (const std::string nick : {"auth0", "auth1", "auth2"}) {
+    TorControl auth(net.relay(nick).control_port, net.relay(nick).cookie_path);
+    std::string entry;
+    const bool v2dir = wait_for([&] {
+      entry = status_of(auth, fp);
+      return entry.find(" V2Dir") != std::string::npos;
+    }, 120s);
+    INFO(nick << ": " << entry);
+    CHECK(v2dir);
+  }
+
+  const auto& client = net.client("clientcfx0");
+  TorControl ctl(client.control_port, client.cookie_path);
+  TorControl events(client.control_port, client.cookie_path);
+  events.listen("INFO");
+  REQUIRE(wait_for([&] {
+    const auto e = status_of(ctl, fp);
+    return e.find(" Guard") != std::string::npos && e.find(" V2Dir") != std::string::npos;
+  }, 120s));
+  // Ours as the only guard (for circuits and directory fetches alike).
+  REQUIRE(ctl.command("SETCONF EntryNodes=$" + fp + " StrictNodes=1") == "250 OK");
+  const auto url = "http://127.0.0.1:" + std::to_string(net.http_port());
+  const auto got = curl_fetch("--proxy-user ours-guard:x --socks5-hostname", client.socks, url + "/1MiB", 180);
+  CHECK(got.curl_status == 0);
+  CHECK(got.sha256 == net.file("1MiB").sha256_hex);
+  const std::string path = path_of(ctl, "ours-guard");
+  INFO(path);
+  CHECK(path.find(" BUILT $" + fp + "~ours1,") != std::string::npos);
+
+  // A directory document from our relay, as the client logs it: its next
+  // consensus (a new one every 20 s here) comes from its directory guard.
+  const std::string from_ours = "from server 127.0.0.1:" + std::to_string(ours.or_port);
+  std::vector<std::string> fetched;
+  const bool through_ours = wait_for([&] {
+    fetched = events.matches("(Received (consensus directory|authority certificates|answer to microdescriptor "
+                             "request)[^\\r\\n]*" + from_ours + ")");
+    return !fetched.empty();
+  }, 120s);
+  if (!through_ours) {
+    for (const auto& e : events.matches("(Received [^\\r\\n]*from server[^\\r\\n]*)")) UNSCOPED_INFO(e);
+  }
+  REQUIRE(through_ours);
+  WARN("the stock client on a directory document from our relay: " << fetched.front());
+  // Our side of it: BEGIN_DIR streams answered (its counters, on SIGUSR1).
+  const auto [answered, begin_dirs] = served_counts(ours);
+  CHECK(answered >= 1);
+  CHECK(begin_dirs >= 1);
+  std::string stock_guards;  // tornet's own EntryNodes back
+  for (const auto& r : net.relays())
+    if (r.role == "guard") stock_guards += (stock_guards.empty() ? "" : ",") + bytes::to_hex(r.rsa_id, true);
+  CHECK(ctl.command("SETCONF EntryNodes=" + stock_guards + " StrictNodes=0") == "250 OK");
+}
+
+TEST_CASE("a stock tor client through our obfs4 bridge: its descriptor and directory from the bridge, 1 MiB intact",
+          "[stocktor][relay][bridge][obfs4]") {
+  auto& net = network();
+  OurRelay bridge;
+  boost::asio::io_context io;
+  const auto ports = procs::free_ports(io, 2);  // obfs4, the client's SocksPort
+  bridge.start(net.dir_authority_lines(), "oursobfs4",
+               "BridgeRelay 1\nExitRelay 0\nExitPolicy reject *:*\nServerTransportPlugin obfs4 exec "
+               "/usr/bin/obfs4proxy\nServerTransportListenAddr obfs4 127.0.0.1:" + std::to_string(ports[0]) + "\n");
+  INFO("bridge log:\n" << procs::read_text(bridge.log()));
+  // The line for tor clients, with our RSA fingerprint, as the bridge wrote it.
+  const std::regex tor_line("Bridge obfs4 127\\.0\\.0\\.1:" + std::to_string(ports[0]) + " " + bridge.fingerprint +
+                            " cert=[^ \\n]+ iat-mode=0");
+  std::string line;
+  REQUIRE(wait_for([&] {
+    const std::string lines = procs::read_text(bridge.dir.path() / "data" / "bridgelines");
+    std::smatch m;
+    if (std::regex_search(lines, m, tor_line)) line = m[0].str();
+    return !line.empty();
+  }, 60s));
+  REQUIRE(wait_for([&] {
+    return procs::read_text(bridge.log()).find("Directory cache: serving the microdesc consensus") != std::string::npos;
+  }, 120s));
+
+  // A stock client that knows the authorities but may only use the bridge.
+  const auto cdir = bridge.dir.path() / "client";
+  std::filesystem::create_directories(cdir);
+  const auto notice = cdir / "notice.log", info = cdir / "info.log";
+  procs::write_text(cdir / "torrc", "TestingTorNetwork 1\nDataDirectory " + (cdir / "data").string() +
+                                        "\nRunAsDaemon 0\nSandbox 0\nShutdownWaitLength 0\nSafeLogging 0\n"
+                                        "Log notice file " + notice.string() + "\nLog info file " + info.string() +
+                                        "\nSocksPort 127.0.0.1:" + std::to_string(ports[1]) +
+                                        "\nConfluxEnabled 0\nUseBridges 1\n"
+                                        "ClientTransportPlugin obfs4 exec /usr/bin/obfs4proxy\n" + line + "\n" +
+                                        net.dir_authority_lines());
+  procs::Child client("stockclient", "/usr/sbin/tor", std::vector<std::string>{"-f", (cdir / "torrc").string()},
+                      cdir / "output.log", SIGTERM);
+  client.start();
+  INFO("stock client log:\n" << procs::read_text(notice));
+  REQUIRE(proxynet::wait_for_log(notice, "Bootstrapped 100%", 180s));
+  const auto url = "http://127.0.0.1:" + std::to_string(net.http_port());
+  const auto got = curl_fetch("--socks5-hostname", "127.0.0.1:" + std::to_string(ports[1]), url + "/1MiB", 180);
+  CHECK(got.curl_status == 0);
+  CHECK(got.sha256 == net.file("1MiB").sha256_hex);
+
+  // The client had the bridge's descriptor, and the consensus, from the bridge.
+  const std::string log = procs::read_text(info);
+  CHECK(log.find("new bridge descriptor 'oursobfs4'") != std::string::npos);
+  std::smatch m;
+  const bool consensus = std::regex_search(log, m, std::regex("Received consensus directory \\(body size \\d+\\) from server "
+                                                              "127\\.0\\.0\\.1:" + std::to_string(ports[0])));
+  CHECK(consensus);
+  const auto [answered, begin_dirs] = served_counts(bridge);
+  CHECK(answered >= 3);  // its descriptor, the consensus, certificates, microdescriptors
+  CHECK(begin_dirs >= 3);
 }

@@ -27,10 +27,15 @@ constexpr std::string_view kFixedPublished = "2038-01-01 00:00:00";
 
 std::string hex(const crypto::RsaFingerprint& f) { return bytes::to_hex(f, true); }
 
-std::string flags_of(const Flags& f) {
+// V2Dir for a relay with a DirPort, as tor's authorities vote it for any
+// DirPort: ours with one serve tor's documents too (a relay given these
+// authorities' v3idents mirrors them: exit/app/relay_tor_mirror.cpp), and
+// stock clients sample guards only among V2Dir relays.
+std::string flags_of(const RouterEntry& r) {
+  const Flags& f = r.flags;
   std::string s = "s";
   for (auto [on, name] : {std::pair{f.exit, "Exit"}, {f.fast, "Fast"}, {f.guard, "Guard"}, {f.running, "Running"},
-                          {f.stable, "Stable"}, {f.valid, "Valid"}})
+                          {f.stable, "Stable"}, {r.dir_port != 0, "V2Dir"}, {f.valid, "Valid"}})
     if (on) s += std::string(" ") + name;
   return s + "\n";
 }
@@ -73,7 +78,7 @@ std::string preamble(const ConsensusBody& body) {
   t += "fresh-until " + tordoc::format_time(body.fresh_until) + "\n";
   t += "valid-until " + tordoc::format_time(body.valid_until) + "\n";
   t += "voting-delay 2 2\nclient-versions \nserver-versions \n";
-  t += "known-flags Exit Fast Guard Running Stable Valid\n";
+  t += "known-flags Exit Fast Guard Running Stable V2Dir Valid\n";
   t += kProtocolLines;
   if (!body.params.empty()) {
     t += "params";
@@ -130,7 +135,7 @@ TorConsensusDraft make_tor_microdesc_consensus(const ConsensusBody& body, const 
          format_ipv4(r->ipv4) + " " + std::to_string(r->or_port) + " " + std::to_string(r->dir_port) + "\n";
     if (r->ipv6) t += "a [" + format_ipv6(*r->ipv6) + "]:" + std::to_string(r->or_port) + "\n";
     t += "m " + bytes::base64_encode(md_digest) + "\n";
-    t += flags_of(r->flags);
+    t += flags_of(*r);
     t += "v Conflux\n";
     t += "pr " + sorted_protocols(r->protocols) + "\n";
     t += "w Bandwidth=" + std::to_string(r->bandwidth) + " Unmeasured=1\n";

@@ -4,14 +4,21 @@
 #include <cctype>
 
 #include "conflux/dir/paths.hpp"
+#include "conflux/dir/tor_dir_url.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/dirnet/authority_state.hpp"
 
 namespace conflux::dirnet {
 namespace {
 
 // The path without a query string (which no route takes, and which must
-// not make a known path unknown).
-std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+// not make a known path unknown), and without the ".z" with which tor's
+// clients ask for zlib: every answer is uncompressed (identity), which
+// tor's clients accept whatever they asked for (they always accept it).
+std::string_view path_of(std::string_view target) {
+  const auto path = target.substr(0, target.find('?'));
+  return path.starts_with("/tor/") ? dir::strip_z_suffix(path) : path;
+}
 
 constexpr std::string_view kTorServerAuthority = "/tor/server/authority";
 constexpr std::string_view kTorServerFpPrefix = "/tor/server/fp/";
@@ -51,6 +58,8 @@ DirRoutes::Route DirRoutes::route_for(std::string_view path) const {
     if (path == dir::kConsensusBody) return Route::Body;
   }
   if (!self_descriptor_.empty() && path == dir::kSelfDescriptor) return Route::Self;
+  if (uploads_ != nullptr && path == dir::kTorUpload) return Route::TorUpload;
+  if (uploads_ != nullptr && path == dir::kTorServerAll) return Route::TorServerAll;
   if (!tor_self_.empty() && (path == kTorServerAuthority || (path.starts_with(kTorServerFpPrefix) &&
                                                              names_fingerprint(path.substr(kTorServerFpPrefix.size()), tor_self_fp_))))
     return Route::TorSelf;
@@ -64,7 +73,7 @@ RouteCheck DirRoutes::check(HttpMethod method, std::string_view target) const {
     c.early = text_reply(404, "not found");
     return c;
   }
-  const bool post = r == Route::Upload || r == Route::Signature || r == Route::TorSignature;
+  const bool post = r == Route::Upload || r == Route::Signature || r == Route::TorSignature || r == Route::TorUpload;
   if (method != (post ? HttpMethod::Post : HttpMethod::Get)) {
     c.early = text_reply(405, "method not allowed");
     return c;
@@ -72,6 +81,7 @@ RouteCheck DirRoutes::check(HttpMethod method, std::string_view target) const {
   c.body_limit = r == Route::Upload         ? dir::kMaxUploadBody
                  : r == Route::Signature    ? dir::kMaxSignatureBody
                  : r == Route::TorSignature ? dir::kMaxTorSignatureBody
+                 : r == Route::TorUpload    ? dir::kMaxTorServerDescriptorSize
                                             : 0;
   return c;
 }

@@ -1,28 +1,15 @@
 // DirRoutes for tor's paths: key certificates, the microdesc consensus and
-// microdescriptors from the authority's TorAuthorityState, and the
-// authorities' tor-format signature exchange.
-#include <algorithm>
-
-#include "conflux/bytes/hex.hpp"
+// microdescriptors, from an authority's TorAuthorityState or a directory
+// cache's TorDirMirror, and the authorities' tor-format signature exchange.
 #include "conflux/dir/paths.hpp"
+#include "conflux/dir/tor_dir_url.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/dirnet/tor_authority_state.hpp"
+#include "conflux/dirnet/tor_descriptor_store.hpp"
+#include "conflux/dirnet/tor_dir_mirror.hpp"
 
 namespace conflux::dirnet {
 namespace {
-
-constexpr std::size_t kMaxListed = 512;  // digests or fingerprints in one request
-
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  while (!s.empty() && out.size() <= kMaxListed) {
-    const auto at = s.find(sep);
-    out.emplace_back(s.substr(0, at));
-    if (at == std::string_view::npos) break;
-    s.remove_prefix(at + 1);
-  }
-  return out;
-}
 
 DirReply text_ok(std::string body) {
   DirReply r;
@@ -30,49 +17,93 @@ DirReply text_ok(std::string body) {
   return r;
 }
 
+DirReply certs_reply(std::string certs) {
+  if (certs.empty()) return text_reply(404, "Not found");
+  return text_ok(std::move(certs));
+}
+
 }  // namespace
 
 DirRoutes::Route DirRoutes::tor_route_for(std::string_view path) const {
-  if (tor_ == nullptr) return Route::None;
+  if (tor_ == nullptr && mirror_ == nullptr) return Route::None;
   if (path == dir::kTorKeysAll) return Route::TorKeysAll;
-  if (path == dir::kTorKeysAuthority) return Route::TorKeysAuthority;
+  if (path == dir::kTorKeysAuthority && tor_ != nullptr) return Route::TorKeysAuthority;
   if (path.starts_with(dir::kTorKeysFpPrefix)) return Route::TorKeysFp;
+  if (path.starts_with(dir::kTorKeysFpSkPrefix)) return Route::TorKeysFpSk;
   if (path == dir::kTorConsensusMicrodesc ||
       (path.starts_with(dir::kTorConsensusMicrodesc) && path[dir::kTorConsensusMicrodesc.size()] == '/'))
     return Route::TorConsensus;
   if (path.starts_with(dir::kTorMicrodescPrefix)) return Route::TorMicro;
-  if (path == dir::kTorConsensusSignature) return Route::TorSignature;
+  if (path == dir::kTorConsensusSignature && tor_ != nullptr) return Route::TorSignature;
   return Route::None;
+}
+
+DirReply DirRoutes::handle_tor_keys(Route route, std::string_view path) const {
+  switch (route) {
+    case Route::TorKeysAll:
+      return certs_reply(tor_ != nullptr ? tor_->key_certs() : mirror_->key_certs());
+    case Route::TorKeysAuthority:
+      return text_ok(tor_->own_key_cert());
+    case Route::TorKeysFp: {
+      auto ids = dir::parse_fp_list(path.substr(dir::kTorKeysFpPrefix.size()));
+      if (!ids) return text_reply(400, "bad fingerprint");
+      return certs_reply(tor_ != nullptr ? tor_->key_certs_for(*ids) : mirror_->key_certs_for(*ids));
+    }
+    case Route::TorKeysFpSk: {
+      auto keys = dir::parse_fp_sk_list(path.substr(dir::kTorKeysFpSkPrefix.size()));
+      if (!keys) return text_reply(400, "bad fingerprint");
+      if (mirror_ != nullptr && tor_ == nullptr) return certs_reply(mirror_->key_certs_for(*keys));
+      // An authority holds one certificate per authority: the v3ident decides.
+      std::vector<crypto::RsaFingerprint> ids;
+      for (const auto& k : *keys) ids.push_back(k.first);
+      return certs_reply(tor_->key_certs_for(ids));
+    }
+    default:
+      break;
+  }
+  return text_reply(404, "Not found");
+}
+
+DirReply DirRoutes::handle_tor_consensus(std::string_view path, std::uint64_t now) const {
+  std::vector<std::string> wanted;
+  if (path.size() > dir::kTorConsensusMicrodesc.size()) {
+    auto w = dir::parse_authority_prefixes(path.substr(dir::kTorConsensusMicrodesc.size() + 1));
+    if (!w) return text_reply(404, "Couldn't parse request");
+    wanted = std::move(*w);
+  }
+  if (tor_ == nullptr) return mirror_->consensus(now, wanted);
+  auto text = tor_->consensus(now);
+  if (!text) return text_reply(404, "no consensus yet");
+  return text_ok(std::move(*text));
 }
 
 DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now) {
   switch (route) {
     case Route::TorKeysAll:
-      return text_ok(tor_->key_certs());
     case Route::TorKeysAuthority:
-      return text_ok(tor_->own_key_cert());
-    case Route::TorKeysFp: {
-      std::vector<crypto::RsaFingerprint> ids;
-      for (const auto& hex : split(path.substr(dir::kTorKeysFpPrefix.size()), '+')) {
-        auto b = hex.size() == 40 ? bytes::from_hex(hex) : std::nullopt;
-        if (!b) return text_reply(400, "bad fingerprint");
-        crypto::RsaFingerprint f{};
-        std::copy(b->begin(), b->end(), f.begin());
-        ids.push_back(f);
-      }
-      std::string certs = tor_->key_certs_for(ids);
-      if (certs.empty()) return text_reply(404, "no such certificate");
-      return text_ok(std::move(certs));
-    }
-    case Route::TorConsensus: {
-      auto text = tor_->consensus(now);
-      if (!text) return text_reply(404, "no consensus yet");
-      return text_ok(std::move(*text));
-    }
+    case Route::TorKeysFp:
+    case Route::TorKeysFpSk:
+      return handle_tor_keys(route, path);
+    case Route::TorConsensus:
+      return handle_tor_consensus(path, now);
     case Route::TorMicro: {
-      std::string mds = tor_->microdescs(split(path.substr(dir::kTorMicrodescPrefix.size()), '-'));
-      if (mds.empty()) return text_reply(404, "no such microdescriptor");
+      auto digests = dir::parse_microdesc_digests(path.substr(dir::kTorMicrodescPrefix.size()));
+      if (!digests) return text_reply(400, "bad digest");
+      std::string mds = tor_ != nullptr ? tor_->microdescs(*digests) : mirror_->microdescs(*digests);
+      if (mds.empty()) return text_reply(404, "Not found");
       return text_ok(std::move(mds));
+    }
+    case Route::TorUpload: {
+      const TorUploadAnswer a = uploads_->accept(body, now);
+      DirReply r = text_reply(a.status, a.reason);
+      r.reason = a.reason;
+      r.descriptor_not_new = a.not_new;
+      return r;
+    }
+    case Route::TorServerAll: {
+      std::string all = uploads_->all();
+      if (all.empty()) return text_reply(404, "Not found");
+      return text_ok(std::move(all));
     }
     case Route::TorSignature:
       switch (tor_->add_signature(body, now)) {
@@ -87,7 +118,7 @@ DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_v
     default:
       break;
   }
-  return text_reply(404, "not found");
+  return text_reply(404, "Not found");
 }
 
 }  // namespace conflux::dirnet

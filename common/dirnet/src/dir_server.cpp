@@ -44,6 +44,8 @@ awaitable<void> send_reply(beast::tcp_stream& stream, DirReply reply) {
   http::response<http::string_body> res;
   res.version(11);
   res.result(reply.status);
+  if (!reply.reason.empty()) res.reason(reply.reason);
+  if (reply.descriptor_not_new) res.set("X-Descriptor-Not-New", "Yes");
   res.set(http::field::content_type, reply.json ? "application/json" : "text/plain");
   res.keep_alive(false);
   res.body() = std::move(reply.body);

@@ -18,6 +18,8 @@ namespace conflux::dirnet {
 
 class AuthorityState;
 class TorAuthorityState;
+class TorDirMirror;
+class TorDescriptorStore;
 
 enum class HttpMethod : std::uint8_t { Get, Post, Other };
 
@@ -25,6 +27,8 @@ struct DirReply {
   unsigned status = 200;
   std::string body;
   bool json = false;  // application/json, else text/plain
+  std::string reason{};             // the status line's reason phrase (tor's directory says why there); "" standard
+  bool descriptor_not_new = false;  // tor's "X-Descriptor-Not-New: Yes"
 };
 
 // Before the body is read: either an answer (404/405) or the body cap.
@@ -39,6 +43,13 @@ class DirRoutes {
   void set_authority(AuthorityState* state) noexcept { authority_ = state; }
   // Its tor-format side (null: tor's paths are not served). Must outlive the routes.
   void set_tor_authority(TorAuthorityState* state) noexcept { tor_ = state; }
+  // A relay's copy of a tor network's directory, served at the same paths
+  // as a tor directory cache serves it (null: not a cache; an authority's
+  // own documents win). Must outlive the routes.
+  void set_tor_mirror(const TorDirMirror* mirror) noexcept { mirror_ = mirror; }
+  // An authority's store of tor server descriptors POSTed to /tor/ (null:
+  // /tor/ is not served), also served at /tor/server/all. Must outlive the routes.
+  void set_tor_uploads(TorDescriptorStore* store) noexcept { uploads_ = store; }
   // A bridge's own signed descriptor (empty: not served).
   void set_self_descriptor(std::string text) { self_descriptor_ = std::move(text); }
   // The relay's own server descriptor in tor's form, served as tor serves
@@ -66,15 +77,20 @@ class DirRoutes {
  private:
   enum class Route : std::uint8_t {
     None, Upload, Consensus, Signature, Body, Self, TorSelf,
-    TorKeysAll, TorKeysAuthority, TorKeysFp, TorConsensus, TorMicro, TorSignature
+    TorKeysAll, TorKeysAuthority, TorKeysFp, TorKeysFpSk, TorConsensus, TorMicro, TorSignature,
+    TorUpload, TorServerAll
   };
   [[nodiscard]] Route route_for(std::string_view path) const;
   [[nodiscard]] Route tor_route_for(std::string_view path) const;
   [[nodiscard]] DirReply handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now);
+  [[nodiscard]] DirReply handle_tor_keys(Route route, std::string_view path) const;
+  [[nodiscard]] DirReply handle_tor_consensus(std::string_view path, std::uint64_t now) const;
   DirReply count(DirReply r);
 
   AuthorityState* authority_ = nullptr;
   TorAuthorityState* tor_ = nullptr;
+  const TorDirMirror* mirror_ = nullptr;
+  TorDescriptorStore* uploads_ = nullptr;
   std::string self_descriptor_;
   std::string tor_self_, tor_self_fp_;
   Counters counters_;

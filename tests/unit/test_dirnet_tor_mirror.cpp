@@ -1,0 +1,201 @@
+// A relay as a tor directory cache, without sockets: what DirRoutes answers
+// at tor's paths from a TorDirMirror filled with documents a stock tor
+// 0.4.9 network served (tests/data/tor), as tor's dircache.c answers; the
+// resource lists of tor's URLs (dir/tor_dir_url.hpp).
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "conflux/bytes/base64.hpp"
+#include "conflux/bytes/hex.hpp"
+#include "conflux/dir/paths.hpp"
+#include "conflux/dir/tor_consensus.hpp"
+#include "conflux/dir/tor_dir_url.hpp"
+#include "conflux/dir/tor_key_cert.hpp"
+#include "conflux/dir/tor_microdesc.hpp"
+#include "conflux/dirnet/dir_routes.hpp"
+#include "conflux/dirnet/tor_dir_mirror.hpp"
+
+using namespace conflux;
+using namespace conflux::dirnet;
+
+namespace {
+
+std::string read_data(const std::string& name) {
+  std::ifstream in(std::string(CONFLUX_TEST_DATA_DIR) + "/tor/" + name, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The cache as the relay's fetcher leaves it after one round.
+TorDirCache stock_cache() {
+  TorDirCache c;
+  auto certs = dir::parse_key_certs(read_data("keys-all.txt"));
+  REQUIRE(certs);
+  c.certs = *certs;
+  auto mds = dir::parse_tor_microdescs(read_data("microdescs.txt"));
+  REQUIRE(mds);
+  for (auto& md : *mds) c.microdescs.emplace(md.digest, md);
+  c.consensus_text = read_data("consensus-microdesc.txt");
+  return c;
+}
+
+dir::TorConsensus parsed(const std::string& text) {
+  auto c = dir::parse_tor_consensus(text);
+  REQUIRE(c);
+  return *c;
+}
+
+DirReply get(DirRoutes& r, const std::string& path, std::uint64_t now) { return r.handle(HttpMethod::Get, path, "", now); }
+
+const std::string kConsensus(dir::kTorConsensusMicrodesc);
+
+}  // namespace
+
+TEST_CASE("tor dir URLs: fingerprint, fp-sk, digest and authority lists", "[dirnet][tor][mirror]") {
+  const std::string a(40, 'A'), b(40, 'b');
+  auto fps = dir::parse_fp_list(a + "+" + b);
+  REQUIRE(fps);
+  REQUIRE(fps->size() == 2);
+  CHECK((*fps)[1][0] == 0xbb);
+  CHECK_FALSE(dir::parse_fp_list(a + "+"));
+  CHECK_FALSE(dir::parse_fp_list(a.substr(1)));
+  auto sk = dir::parse_fp_sk_list(a + "-" + b);
+  REQUIRE(sk);
+  CHECK((*sk)[0].first[0] == 0xaa);
+  CHECK((*sk)[0].second[0] == 0xbb);
+  CHECK_FALSE(dir::parse_fp_sk_list(a + b));
+  CHECK_FALSE(dir::parse_fp_sk_list(a + "-" + b + "+" + a));
+
+  const std::string d = bytes::base64_encode(std::vector<std::uint8_t>(32, 7));
+  auto ds = dir::parse_microdesc_digests(d + "-AAAA-" + d);
+  REQUIRE(ds);
+  CHECK(*ds == std::vector<std::string>{d, d});  // the malformed one left out, as tor does
+
+  auto w = dir::parse_authority_prefixes("7af6+db8eb34b");
+  REQUIRE(w);
+  CHECK(*w == std::vector<std::string>{"7AF6", "DB8EB34B"});
+  CHECK_FALSE(dir::parse_authority_prefixes("7AF6+"));
+  CHECK_FALSE(dir::parse_authority_prefixes("XYZ"));
+  CHECK_FALSE(dir::parse_authority_prefixes(std::string(41, 'A')));
+
+  std::string many = "AB";
+  for (std::size_t i = 1; i < dir::kMaxUrlListItems + 1; ++i) many += "+AB";
+  CHECK_FALSE(dir::parse_authority_prefixes(many));
+
+  crypto::RsaFingerprint s1{}, s2{};
+  s1.fill(0x7a);
+  s2.fill(0xdb);
+  CHECK(dir::signed_by_enough({s1, s2}, {"7A", "DB", "00"}));  // 2 of 3
+  CHECK_FALSE(dir::signed_by_enough({s1}, {"7A", "DB", "00"}));
+  CHECK_FALSE(dir::signed_by_enough({s1}, {"7A", "DB"}));  // needs 2 of 2
+  CHECK(dir::strip_z_suffix("/tor/keys/all.z") == "/tor/keys/all");
+  CHECK(dir::strip_z_suffix(".z") == ".z");
+}
+
+TEST_CASE("tor dir mirror: nothing held is 404 at every path", "[dirnet][tor][mirror]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  CHECK(get(routes, kConsensus, 0).status == 404);  // not a cache at all
+  routes.set_tor_mirror(&m);
+  CHECK(get(routes, kConsensus, 0).status == 404);
+  CHECK(get(routes, std::string(dir::kTorKeysAll), 0).status == 404);
+  CHECK(get(routes, std::string(dir::kTorKeysAuthority), 0).status == 404);  // only an authority's
+  CHECK(get(routes, std::string(dir::kTorConsensusSignature), 0).status == 404);
+  CHECK_FALSE(m.update(TorDirCache{}));  // no consensus text: nothing changes
+  CHECK_FALSE(m.has_consensus());
+}
+
+TEST_CASE("tor dir mirror: the consensus as tor's caches serve it", "[dirnet][tor][mirror]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  const TorDirCache cache = stock_cache();
+  REQUIRE(m.update(cache));
+  const auto c = parsed(cache.consensus_text);
+  const std::uint64_t now = c.valid_after + 10;
+  CHECK(m.valid_after() == c.valid_after);
+
+  const auto plain = get(routes, kConsensus, now);
+  REQUIRE(plain.status == 200);
+  CHECK(plain.body == cache.consensus_text);
+  CHECK_FALSE(plain.json);
+  // What a 0.4.9 client asks for: its authorities' v3ident prefixes and ".z".
+  std::string signers;
+  for (const auto& s : c.signatures) signers += (signers.empty() ? "" : "+") + bytes::to_hex(s.v3ident, true);
+  CHECK(get(routes, kConsensus + "/" + signers + ".z", now).body == cache.consensus_text);
+  CHECK(get(routes, kConsensus + "/7AF6249E+DB8EB34B+0000.z", now).status == 200);  // 2 of 3 signed
+  const auto unsigned_by = get(routes, kConsensus + "/0000+1111+7AF6.z", now);
+  CHECK(unsigned_by.status == 404);
+  CHECK(unsigned_by.body.starts_with("Consensus not signed by sufficient number"));
+  CHECK(get(routes, kConsensus + "/nothex", now).status == 404);
+  // Reasonably live: up to a day past valid-until, and not more than a day early.
+  CHECK(get(routes, kConsensus, c.valid_until + 86400).status == 200);
+  CHECK(get(routes, kConsensus, c.valid_until + 86401).body == "Consensus is too old\n");
+  CHECK(get(routes, kConsensus, c.valid_after - 86401).body == "Consensus is too new\n");
+}
+
+TEST_CASE("tor dir mirror: key certificates by all, fp and fp-sk", "[dirnet][tor][mirror]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  const TorDirCache cache = stock_cache();
+  REQUIRE(m.update(cache));
+  const auto all = get(routes, std::string(dir::kTorKeysAll) + ".z", 0);
+  REQUIRE(all.status == 200);
+  auto certs = dir::parse_key_certs(all.body);
+  REQUIRE(certs);
+  CHECK(certs->size() == cache.certs.size());
+  const auto& k = cache.certs[1];
+  const std::string fp = bytes::to_hex(k.v3ident(), true), sk = bytes::to_hex(k.signing_key_digest(), true);
+  CHECK(get(routes, std::string(dir::kTorKeysFpPrefix) + fp, 0).body == k.text);
+  CHECK(get(routes, std::string(dir::kTorKeysFpSkPrefix) + fp + "-" + sk + ".z", 0).body == k.text);
+  CHECK(get(routes, std::string(dir::kTorKeysFpSkPrefix) + fp + "-" + fp, 0).status == 404);  // other signing key
+  CHECK(get(routes, std::string(dir::kTorKeysFpSkPrefix) + fp, 0).status == 400);
+  CHECK(get(routes, std::string(dir::kTorKeysFpPrefix) + std::string(40, '0'), 0).status == 404);
+}
+
+TEST_CASE("tor dir mirror: microdescriptors of this consensus and the previous one", "[dirnet][tor][mirror]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  TorDirCache cache = stock_cache();
+  REQUIRE(cache.microdescs.size() >= 2);
+  REQUIRE(m.update(cache));
+  std::vector<std::string> digests;
+  for (const auto& [d, md] : cache.microdescs) digests.push_back(bytes::base64_encode(d));
+  const std::string two = std::string(dir::kTorMicrodescPrefix) + digests[0] + "-" + digests[1] + ".z";
+  const auto got = get(routes, two, 0);
+  REQUIRE(got.status == 200);
+  auto mds = dir::parse_tor_microdescs(got.body);
+  REQUIRE(mds);
+  CHECK(mds->size() == 2);
+  CHECK(get(routes, std::string(dir::kTorMicrodescPrefix) + std::string(43, 'A'), 0).status == 404);
+  CHECK(get(routes, std::string(dir::kTorMicrodescPrefix) + "AAAA", 0).status == 404);
+
+  // A newer consensus without the first relay's microdescriptor: still
+  // served (a client on the old consensus asks for it), then dropped.
+  TorDirCache next = cache;
+  const auto at = next.consensus_text.find("valid-after 2026-11-26 00:46:40");
+  REQUIRE(at != std::string::npos);
+  next.consensus_text.replace(at, 31, "valid-after 2026-11-26 00:46:41");
+  next.microdescs.erase(next.microdescs.begin());
+  REQUIRE(m.update(next));
+  CHECK(m.microdesc_count() == cache.microdescs.size());
+  CHECK(get(routes, two, 0).status == 200);
+  TorDirCache third = next;
+  third.consensus_text.replace(at, 31, "valid-after 2026-11-26 00:46:42");
+  REQUIRE(m.update(third));
+  CHECK(m.microdesc_count() == next.microdescs.size());
+  const auto only = get(routes, two, 0);
+  REQUIRE(only.status == 200);
+  CHECK(dir::parse_tor_microdescs(only.body)->size() == 1);
+  // A cache whose consensus does not parse changes nothing.
+  TorDirCache broken = third;
+  broken.consensus_text = "junk\n";
+  CHECK_FALSE(m.update(broken));
+  CHECK(get(routes, kConsensus, m.valid_after()).body == third.consensus_text);
+}
