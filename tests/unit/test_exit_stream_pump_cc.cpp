@@ -249,3 +249,21 @@ TEST_CASE("with congestion control, XOFF/XON both ways and slow peers, every byt
   CHECK(read_laters > 0);
   CHECK(refusals > 0);
 }
+
+TEST_CASE("with congestion control and tor's thresholds, the load test's groups of four downloads and an upload finish",
+          "[exit][pump][cc][property]") {
+  std::size_t xoffs = 0, xons = 0, read_laters = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    test::CcPumpSim sim(seed, true);
+    sim.add_load_group(7, 1'000'000);
+    sim.add_load_group(9, 1'000'000);
+    run_cc_to_the_end(sim);
+    xoffs += sim.xoffs_to_exit + sim.xoffs_from_exit;
+    xons += sim.xons_to_exit + sim.xons_from_exit;
+    read_laters += sim.read_laters;
+  }
+  WARN("XOFF " << xoffs << ", XON " << xons << ", ReadLater " << read_laters);
+  CHECK(xoffs > 0);
+  CHECK(xons > 0);
+}

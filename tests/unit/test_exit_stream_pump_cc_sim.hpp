@@ -35,7 +35,8 @@ struct CcSimStream {
   StreamId id{0};
   exit::StreamRef ref = 0;
   bool client_closes = false;
-  bool slow_app = false;     // the application pauses its reads
+  bool slow_app = false;     // the application reads at app_rate, and pauses
+  std::size_t app_rate = 0;  // bytes per second
   bool slow_server = false;  // the server pauses its reads and writes
 
   // Server -> exit -> client -> application.
@@ -85,13 +86,17 @@ class CcPumpSim {
   std::size_t xoffs_to_exit = 0, xons_to_exit = 0, xoffs_from_exit = 0, xons_from_exit = 0;
   std::size_t app_pauses = 0, server_pauses = 0, clock_jumps = 0;
 
-  explicit CcPumpSim(std::uint64_t s) : seed(s), rng(s) {
-    // Small thresholds: XOFF/XON with streams of tens of KB.
-    params.xoff_client_bytes = static_cast<std::uint32_t>(pick(1, 60) * proto::kRelayPayloadSizeMin);
-    params.xoff_exit_bytes = static_cast<std::uint32_t>(pick(1, 60) * proto::kRelayPayloadSizeMin);
-    params.xon_rate_bytes = static_cast<std::uint32_t>(pick(1, 100) * proto::kRelayPayloadSizeMax);
-    params.xon_change_pct = static_cast<std::uint32_t>(pick(1, 99));
-    params.xon_ewma_cnt = static_cast<std::uint32_t>(pick(2, 20));
+  // tor_defaults: the consensus defaults (XOFF at 500 cells), for streams of
+  // hundreds of KB; else small random thresholds, for XOFF/XON with streams
+  // of tens of KB.
+  explicit CcPumpSim(std::uint64_t s, bool tor_defaults = false) : seed(s), rng(s) {
+    if (!tor_defaults) {
+      params.xoff_client_bytes = static_cast<std::uint32_t>(pick(1, 60) * proto::kRelayPayloadSizeMin);
+      params.xoff_exit_bytes = static_cast<std::uint32_t>(pick(1, 60) * proto::kRelayPayloadSizeMin);
+      params.xon_rate_bytes = static_cast<std::uint32_t>(pick(1, 100) * proto::kRelayPayloadSizeMax);
+      params.xon_change_pct = static_cast<std::uint32_t>(pick(1, 99));
+      params.xon_ewma_cnt = static_cast<std::uint32_t>(pick(2, 20));
+    }
     exit::PumpLimits limits;
     limits.cc = params;
     limits.clock_health = &clock_health;
@@ -110,10 +115,28 @@ class CcPumpSim {
       s.id = StreamId{static_cast<std::uint16_t>(i + 1)};
       s.client_closes = chance(40);
       s.slow_app = chance(40);
+      s.app_rate = pick(2'000, 2'000'000);
       s.slow_server = chance(40);
       const std::size_t size_class = pick(1, 100);
       s.server_len = size_class <= 50 ? pick(0, 6000) : size_class <= 90 ? pick(20'000, 60'000) : pick(100'000, 200'000);
       s.client_len = chance(50) ? pick(0, 3000) : pick(10'000, 80'000);
+      s.ref = pump->add(c, s.id, proto::StreamKind::Connect, true);
+    }
+  }
+
+  // The load test's isolation group (tests/system/load_through_proxy.py):
+  // four downloads and one upload (answered once all of it arrived) on one
+  // circuit, all with slow applications and servers.
+  void add_load_group(proto::CircuitHandle c, std::size_t bytes) {
+    circuits[c].credit = pick(0, 60);
+    for (std::size_t i = 0; i < 5; ++i) {
+      CcSimStream& s = streams.emplace_back(params, clock_health);
+      s.circuit = c;
+      s.id = StreamId{static_cast<std::uint16_t>(i + 1)};
+      s.slow_app = s.slow_server = true;
+      s.app_rate = pick(5'000, 500'000);
+      s.server_len = i < 4 ? pick(bytes / 2, bytes) : pick(100, 300);
+      s.client_len = i < 4 ? pick(50, 200) : pick(bytes / 2, bytes);
       s.ref = pump->add(c, s.id, proto::StreamKind::Connect, true);
     }
   }
@@ -333,8 +356,10 @@ class CcPumpSim {
     s.app_buf -= n;
     s.app_read += n;
     if (!s.end_received) client_flow(s, s.deliver.on_drained(now, n, s.app_buf));
-    if (s.slow_app && chance(10)) {
-      s.app_paused_until = now + ms(pick(1, 200));
+    if (s.slow_app) {
+      // Its rate (what the client's XON tells the exit), and now and then a pause.
+      s.app_paused_until = now + std::chrono::microseconds(n * 1'000'000 / s.app_rate);
+      if (chance(10)) s.app_paused_until += ms(pick(1, 200));
       ++app_pauses;
     }
     return true;
