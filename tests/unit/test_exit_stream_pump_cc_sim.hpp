@@ -118,7 +118,9 @@ class CcPumpSim {
       s.app_rate = pick(2'000, 2'000'000);
       s.slow_server = chance(40);
       const std::size_t size_class = pick(1, 100);
-      s.server_len = size_class <= 50 ? pick(0, 6000) : size_class <= 90 ? pick(20'000, 60'000) : pick(100'000, 200'000);
+      s.server_len = size_class <= 50   ? pick(0, 6000)
+                     : size_class <= 90 ? pick(20'000, 60'000)
+                                        : pick(100'000, 200'000);
       s.client_len = chance(50) ? pick(0, 3000) : pick(10'000, 80'000);
       s.ref = pump->add(c, s.id, proto::StreamKind::Connect, true);
     }
