@@ -1,7 +1,10 @@
 // exit::StreamPump on circuits with congestion control (prop 324 section 4):
 // no stream windows, no stream SENDMEs (one from the client kills the
 // circuit), XOFF/XON from the client stop and resume the server's reads, and
-// the exit's own XOFF/XON when the client's data waits for a slow server.
+// the exit's own XOFF/XON when the client's data waits for a slow server;
+// then a seeded property simulation of the whole stream life with XOFF/XON
+// both ways (test_exit_stream_pump_cc_sim.hpp), hunting lost wake-ups
+// (issue 14: one stream of a working circuit stalling for good under load).
 #include <catch2/catch.hpp>
 #include <chrono>
 
