@@ -224,7 +224,7 @@ void run_cc_to_the_end(test::CcPumpSim& sim) {
 TEST_CASE("with congestion control, XOFF/XON both ways and slow peers, every byte arrives",
           "[exit][pump][cc][property]") {
   std::size_t xoffs_to_exit = 0, xons_to_exit = 0, xoffs_from_exit = 0, xons_from_exit = 0, read_laters = 0,
-              timer_fires = 0, refusals = 0, app_pauses = 0, server_pauses = 0;
+              timer_fires = 0, refusals = 0, app_pauses = 0, server_pauses = 0, clock_flips = 0;
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     INFO("seed " << seed);
     test::CcPumpSim sim(seed);
@@ -240,11 +240,13 @@ TEST_CASE("with congestion control, XOFF/XON both ways and slow peers, every byt
     refusals += sim.circuit_refusals;
     app_pauses += sim.app_pauses;
     server_pauses += sim.server_pauses;
+    clock_flips += sim.clock_flips;
   }
   WARN("XOFF client->exit " << xoffs_to_exit << ", XON client->exit " << xons_to_exit << ", XOFF exit->client "
                             << xoffs_from_exit << ", XON exit->client " << xons_from_exit << ", ReadLater "
                             << read_laters << " (fired " << timer_fires << "), circuit refusals " << refusals
-                            << ", application pauses " << app_pauses << ", server pauses " << server_pauses);
+                            << ", application pauses " << app_pauses << ", server pauses " << server_pauses
+                            << ", clock marked broken or healthy " << clock_flips);
   CHECK(xoffs_to_exit > 0);
   CHECK(xons_to_exit > 0);
   CHECK(xoffs_from_exit > 0);

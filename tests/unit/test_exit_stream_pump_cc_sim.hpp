@@ -8,7 +8,8 @@
 // flight both ways (per-stream FIFOs, delivered at random times); a virtual
 // clock; ReadLater answered by a timer after its delay rounded up to whole
 // milliseconds (exit_stream_io.cpp's read_later); circuits that say no and
-// reopen; servers that stop reading and sending for a while. Small, random
+// reopen; servers that stop reading and sending for a while; the clock
+// marked broken and healthy again now and then. Small, random
 // cc_xoff_* and cc_xon_rate make XOFF/XON frequent with small streams.
 #include <catch2/catch.hpp>
 
@@ -84,7 +85,7 @@ class CcPumpSim {
   // What the run went through.
   std::size_t data_cells = 0, circuit_refusals = 0, read_laters = 0, timer_fires = 0;
   std::size_t xoffs_to_exit = 0, xons_to_exit = 0, xoffs_from_exit = 0, xons_from_exit = 0;
-  std::size_t app_pauses = 0, server_pauses = 0, clock_jumps = 0;
+  std::size_t app_pauses = 0, server_pauses = 0, clock_jumps = 0, clock_flips = 0;
 
   // tor_defaults: the consensus defaults (XOFF at 500 cells), for streams of
   // hundreds of KB; else small random thresholds, for XOFF/XON with streams
@@ -463,6 +464,11 @@ class CcPumpSim {
   // when nothing can happen any more.
   bool step() {
     if (chance(10)) now += std::chrono::microseconds(pick(0, 3000));
+    // A clock stall seen and cleared (drain rates are not measured meanwhile).
+    if (pick(1, clock_health.broken ? 50 : 5000) == 1) {
+      clock_health.broken = !clock_health.broken;
+      ++clock_flips;
+    }
     constexpr std::size_t kinds = 8;
     const std::size_t n = streams.size();
     const std::size_t total = n * kinds + circuits.size() * 2 + 1;
