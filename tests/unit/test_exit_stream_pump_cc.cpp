@@ -1,12 +1,16 @@
 // exit::StreamPump on circuits with congestion control (prop 324 section 4):
 // no stream windows, no stream SENDMEs (one from the client kills the
 // circuit), XOFF/XON from the client stop and resume the server's reads, and
-// the exit's own XOFF/XON when the client's data waits for a slow server.
+// the exit's own XOFF/XON when the client's data waits for a slow server;
+// then a seeded property simulation of the whole stream life with XOFF/XON
+// both ways (test_exit_stream_pump_cc_sim.hpp), hunting lost wake-ups
+// (issue 14: one stream of a working circuit stalling for good under load).
 #include <catch2/catch.hpp>
 #include <chrono>
 
 #include "actions_of_type.hpp"
 #include "conflux/exit/stream_pump.hpp"
+#include "test_exit_stream_pump_cc_sim.hpp"
 
 using namespace conflux;
 
@@ -189,4 +193,82 @@ TEST_CASE("the exit sends XOFF when the client's data waits for the server past 
   }
   CHECK(in_flight == 0);
   CHECK(xons == 1);
+}
+
+// ---- the property simulation with congestion control ---------------------------------
+
+namespace {
+
+void run_cc_to_the_end(test::CcPumpSim& sim) {
+  constexpr std::size_t kMaxSteps = 20'000'000;
+  std::size_t steps = 0;
+  while (sim.step()) REQUIRE(++steps < kMaxSteps);
+  for (const test::CcSimStream& s : sim.streams) {
+    INFO("stream " << s.id.value() << " on circuit " << s.circuit << ": " << s.received.size() << " of "
+                   << s.server_len << " bytes down, " << s.at_server.size() << " of " << s.client_len
+                   << " up; exit XOFFed by the client " << s.exit_xoffed << ", client may package "
+                   << s.package.may_package() << ", client XOFF sent " << s.deliver.xoff_sent());
+    REQUIRE(s.finished);
+    REQUIRE(s.received.size() == s.server_len);  // each byte checked as it arrived
+    REQUIRE(s.at_server.size() == s.client_len);
+    std::size_t wrong = s.client_len;
+    for (std::size_t i = 0; i < s.client_len && wrong == s.client_len; ++i)
+      if (s.at_server[i] != test::sim_byte(sim.seed, s.ref, i, true)) wrong = i;
+    REQUIRE(wrong == s.client_len);
+  }
+  CHECK(sim.pump->stream_count() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("with congestion control, XOFF/XON both ways and slow peers, every byte arrives",
+          "[exit][pump][cc][property]") {
+  std::size_t xoffs_to_exit = 0, xons_to_exit = 0, xoffs_from_exit = 0, xons_from_exit = 0, read_laters = 0,
+              timer_fires = 0, refusals = 0, app_pauses = 0, server_pauses = 0, clock_flips = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    INFO("seed " << seed);
+    test::CcPumpSim sim(seed);
+    sim.add_circuit(7, sim.pick(1, 30));
+    if (sim.chance(50)) sim.add_circuit(9, sim.pick(1, 30));
+    run_cc_to_the_end(sim);
+    xoffs_to_exit += sim.xoffs_to_exit;
+    xons_to_exit += sim.xons_to_exit;
+    xoffs_from_exit += sim.xoffs_from_exit;
+    xons_from_exit += sim.xons_from_exit;
+    read_laters += sim.read_laters;
+    timer_fires += sim.timer_fires;
+    refusals += sim.circuit_refusals;
+    app_pauses += sim.app_pauses;
+    server_pauses += sim.server_pauses;
+    clock_flips += sim.clock_flips;
+  }
+  WARN("XOFF client->exit " << xoffs_to_exit << ", XON client->exit " << xons_to_exit << ", XOFF exit->client "
+                            << xoffs_from_exit << ", XON exit->client " << xons_from_exit << ", ReadLater "
+                            << read_laters << " (fired " << timer_fires << "), circuit refusals " << refusals
+                            << ", application pauses " << app_pauses << ", server pauses " << server_pauses
+                            << ", clock marked broken or healthy " << clock_flips);
+  CHECK(xoffs_to_exit > 0);
+  CHECK(xons_to_exit > 0);
+  CHECK(xoffs_from_exit > 0);
+  CHECK(xons_from_exit > 0);
+  CHECK(read_laters > 0);
+  CHECK(refusals > 0);
+}
+
+TEST_CASE("with congestion control and tor's thresholds, the load test's groups of four downloads and an upload finish",
+          "[exit][pump][cc][property]") {
+  std::size_t xoffs = 0, xons = 0, read_laters = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    test::CcPumpSim sim(seed, true);
+    sim.add_load_group(7, 1'000'000);
+    sim.add_load_group(9, 1'000'000);
+    run_cc_to_the_end(sim);
+    xoffs += sim.xoffs_to_exit + sim.xoffs_from_exit;
+    xons += sim.xons_to_exit + sim.xons_from_exit;
+    read_laters += sim.read_laters;
+  }
+  WARN("XOFF " << xoffs << ", XON " << xons << ", ReadLater " << read_laters);
+  CHECK(xoffs > 0);
+  CHECK(xons > 0);
 }
