@@ -27,30 +27,17 @@ control::ConfigView ProxyControl::config_view() {
 }
 
 control::ConfigOutcome ProxyControl::try_lines(const config::Entries& lines, bool loadconf) {
-  const auto table = config::proxy_option_table();
-  std::vector<std::string> changed;
-  auto outcome = config::trial_assign(
-      table, src_.options.config_lines, lines, loadconf,
+  auto r = config::assign_from_controller(
+      config::proxy_option_table(), src_.options.config_lines, lines, loadconf,
       [this](const config::Entries& e) {
         return config::proxy_options_from_entries(e, config::kControlSource, src_.options.environment);
       },
-      [this](config::ProxyOptions next, const std::vector<std::string>& names) -> control::ConfigOutcome {
-        if (!src_.reconfigure)
-          return {553, "Transition not allowed: While Tor is running, changing " + names.front() + " is not allowed."};
-        return src_.reconfigure(std::move(next), names);
-      },
-      changed);
-  if (outcome.code != 250) {
-    net::emit(log_, net::LogLevel::Warn, "Controller gave us config lines that didn't validate: " + outcome.message);
-    return outcome;
-  }
-  if (port_ && !changed.empty()) {
-    auto body = config::conf_changed_lines(table, src_.options.config_lines, changed);
-    body.insert(body.begin(), "CONF_CHANGED");
-    body.emplace_back("OK");
-    port_->publish_lines("CONF_CHANGED", body);
-  }
-  return outcome;
+      src_.reconfigure);
+  if (r.outcome.code != 250)
+    net::emit(log_, net::LogLevel::Warn, "Controller gave us config lines that didn't validate: " + r.outcome.message);
+  else if (port_ && !r.conf_changed_event.empty())
+    port_->publish_lines("CONF_CHANGED", r.conf_changed_event);
+  return r.outcome;
 }
 
 control::ConfigOutcome ProxyControl::save(bool force) const {

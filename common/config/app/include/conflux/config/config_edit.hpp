@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "conflux/config/control_options.hpp"
@@ -96,6 +97,37 @@ template <class Options, class Parse, class Apply>
   changed = changed_options(table, current, next->config_lines);
   if (changed.empty()) return {};
   return apply(std::move(*next), changed);
+}
+
+// SETCONF/RESETCONF/LOADCONF as both programs answer them: trial_assign with
+// the program's `reconfigure` (a std::function; empty: nothing can change
+// while running, tor's 553), and the CONF_CHANGED event's lines when it
+// applied a change. `running` is the program's own lines, which
+// `reconfigure` replaced by then.
+struct ControllerAssign {
+  control::ConfigOutcome outcome;
+  std::vector<std::string> conf_changed_event;  // empty: nothing to publish
+};
+template <class Options, class Parse, class Reconfigure>
+[[nodiscard]] ControllerAssign assign_from_controller(std::span<const BasicOptionSpec<Options>> table,
+                                                      const Entries& running, const Entries& next_lines,
+                                                      bool loadconf, Parse&& parse, const Reconfigure& reconfigure) {
+  ControllerAssign r;
+  std::vector<std::string> changed;
+  r.outcome = trial_assign(
+      table, running, next_lines, loadconf, std::forward<Parse>(parse),
+      [&reconfigure](Options next, const std::vector<std::string>& names) -> control::ConfigOutcome {
+        if (!reconfigure)
+          return {553, "Transition not allowed: While Tor is running, changing " + names.front() + " is not allowed."};
+        return reconfigure(std::move(next), names);
+      },
+      changed);
+  if (r.outcome.code == 250 && !changed.empty()) {
+    r.conf_changed_event = conf_changed_lines(table, running, changed);
+    r.conf_changed_event.insert(r.conf_changed_event.begin(), "CONF_CHANGED");
+    r.conf_changed_event.emplace_back("OK");
+  }
+  return r;
 }
 
 // tor's header (GENERATED_FILE_PREFIX, which marks a file SAVECONF may
