@@ -200,6 +200,19 @@ void count_stream_end(ProxyCounters& c, const ClientStream& st) {
   }
 }
 
+// What the stream's circuit must offer: the exit port, and the isolation
+// key (the listener, then tor's IsolateSOCKSAuth, IsolateDestPort and
+// IsolateDestAddr as configured).
+StreamNeeds stream_needs(const socks::Request& request, const SocksIsolation& isolation, bool resolving) {
+  StreamNeeds needs;
+  if (!resolving) needs.port = request.port;
+  needs.isolation = std::to_string(isolation.listener);
+  if (isolation.socks_auth) needs.isolation += "\x1f" + socks::isolation_key(request);
+  if (isolation.dest_port) needs.isolation += "\x1f" + std::to_string(request.port);
+  if (isolation.dest_addr) needs.isolation += "\x1f" + socks::to_string(request.address);
+  return needs;
+}
+
 }  // namespace
 
 net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation) {
@@ -242,12 +255,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   StreamReporter report{ctx, StreamReport{ctx.next_stream_id++, {}, 0,
                                           socks::to_string(request->address) + ":" + std::to_string(request->port), {}}};
   report(resolving ? "NEWRESOLVE" : "NEW");
-  StreamNeeds needs;
-  if (!resolving) needs.port = request->port;
-  needs.isolation = std::to_string(isolation.listener);
-  if (isolation.socks_auth) needs.isolation += "\x1f" + socks::isolation_key(*request);
-  if (isolation.dest_port) needs.isolation += "\x1f" + std::to_string(request->port);
-  if (isolation.dest_addr) needs.isolation += "\x1f" + socks::to_string(request->address);
+  StreamNeeds needs = stream_needs(*request, isolation, resolving);
 
   StreamPool& pool = *ctx.pool;
   const auto deadline = ctx.clock.now() + ctx.limits.socks_timeout;
