@@ -158,8 +158,9 @@ class StreamPump {
   StreamPump& operator=(const StreamPump&) = delete;
 
   // New congestion-control parameters (a fresh consensus): the XON/XOFF
-  // thresholds of every stream on a CC circuit, open ones included, as tor
-  // reads its cc_xoff_* when it checks them.
+  // thresholds of streams opened from now on. A stream keeps those it was
+  // opened with (tor reads its cc_xoff_* each time it checks them, so its
+  // open streams change too).
   void set_cc_params(const proto::CcParams& params);
 
   // ---- lifecycle (the runtime connects, resolves and times out) -------------
