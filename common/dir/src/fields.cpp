@@ -2,8 +2,11 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
 #include <set>
+
+#include "conflux/bytes/hex.hpp"
 
 namespace conflux::dir {
 namespace {
@@ -165,6 +168,14 @@ std::string format_ipv6(const Ipv6& a) {
   char buf[INET6_ADDRSTRLEN] = {};
   inet_ntop(AF_INET6, a.data(), buf, sizeof buf);
   return buf;
+}
+
+std::optional<crypto::RsaFingerprint> parse_hex_fingerprint(std::string_view s) {
+  auto b = s.size() == 2 * std::tuple_size_v<crypto::RsaFingerprint> ? bytes::from_hex(s) : std::nullopt;
+  if (!b || b->size() != std::tuple_size_v<crypto::RsaFingerprint>) return std::nullopt;
+  crypto::RsaFingerprint f{};
+  std::copy(b->begin(), b->end(), f.begin());
+  return f;
 }
 
 }  // namespace conflux::dir

@@ -9,6 +9,7 @@
 #include "conflux/bytes/base64.hpp"
 #include "conflux/bytes/hex.hpp"
 #include "conflux/crypto/digest.hpp"
+#include "conflux/dir/fields.hpp"
 #include "conflux/dir/tor_doc.hpp"
 
 namespace conflux::dir {
@@ -25,15 +26,6 @@ std::optional<Int> number(std::string_view s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-std::optional<crypto::RsaFingerprint> hex_fingerprint(std::string_view s) {
-  if (s.size() != 40) return std::nullopt;
-  auto b = bytes::from_hex(s);
-  if (!b || b->size() != 20) return std::nullopt;
-  crypto::RsaFingerprint f{};
-  std::copy(b->begin(), b->end(), f.begin());
-  return f;
 }
 
 // "K=V" arguments, V a 32-bit integer, K unique.
@@ -110,7 +102,7 @@ DirResult<void*> parse_dir_sources(Span s, TorConsensus& c) {
   for (const Item* i = s.first; i != s.second; ++i) {
     if (i->keyword != "dir-source") continue;
     if (i->args.size() != 6) return dir_fail(DirErrc::BadValue, "dir-source");
-    auto id = hex_fingerprint(i->args[1]);
+    auto id = parse_hex_fingerprint(i->args[1]);
     auto dir_port = number<std::uint16_t>(i->args[4]);
     auto or_port = number<std::uint16_t>(i->args[5]);
     if (!id || !dir_port || !or_port) return dir_fail(DirErrc::BadValue, "dir-source");
@@ -207,8 +199,8 @@ DirResult<void*> parse_signatures(Span s, TorConsensus& c) {
       return dir_fail(DirErrc::BadValue, kSignature);
     const bool has_alg = i->args.size() == 3;
     if (has_alg && i->args[0] != "sha1" && i->args[0] != "sha256") continue;  // an algorithm we do not know: skipped, as tor does
-    auto id = hex_fingerprint(i->args[has_alg ? 1 : 0]);
-    auto key = hex_fingerprint(i->args[has_alg ? 2 : 1]);
+    auto id = parse_hex_fingerprint(i->args[has_alg ? 1 : 0]);
+    auto key = parse_hex_fingerprint(i->args[has_alg ? 2 : 1]);
     if (!id || !key) return dir_fail(DirErrc::BadValue, kSignature);
     c.signatures.push_back({has_alg && i->args[0] == "sha256", *id, *key, i->object->data});
   }

@@ -5,6 +5,7 @@
 
 #include "conflux/bytes/base64.hpp"
 #include "conflux/bytes/hex.hpp"
+#include "conflux/dir/fields.hpp"
 
 namespace conflux::dir {
 namespace {
@@ -22,15 +23,6 @@ std::optional<std::vector<std::string_view>> split(std::string_view list, char s
   return out;
 }
 
-std::optional<crypto::RsaFingerprint> fingerprint(std::string_view hex) {
-  if (hex.size() != 40) return std::nullopt;
-  auto b = bytes::from_hex(hex);
-  if (!b) return std::nullopt;
-  crypto::RsaFingerprint f{};
-  std::copy(b->begin(), b->end(), f.begin());
-  return f;
-}
-
 }  // namespace
 
 std::string_view strip_z_suffix(std::string_view path, bool* zlib) noexcept {
@@ -44,7 +36,7 @@ std::optional<std::vector<crypto::RsaFingerprint>> parse_fp_list(std::string_vie
   if (!items) return std::nullopt;
   std::vector<crypto::RsaFingerprint> out;
   for (auto item : *items) {
-    auto f = fingerprint(item);
+    auto f = parse_hex_fingerprint(item);
     if (!f) return std::nullopt;
     out.push_back(*f);
   }
@@ -57,8 +49,8 @@ std::optional<std::vector<FpSk>> parse_fp_sk_list(std::string_view list) {
   std::vector<FpSk> out;
   for (auto item : *items) {
     if (item.size() != 81 || item[40] != '-') return std::nullopt;
-    auto f = fingerprint(item.substr(0, 40));
-    auto s = fingerprint(item.substr(41));
+    auto f = parse_hex_fingerprint(item.substr(0, 40));
+    auto s = parse_hex_fingerprint(item.substr(41));
     if (!f || !s) return std::nullopt;
     out.emplace_back(*f, *s);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "conflux/bytes/hex.hpp"
+#include "conflux/dir/fields.hpp"
 #include "conflux/dir/tor_doc.hpp"
 
 namespace conflux::dir {
@@ -10,14 +11,6 @@ namespace {
 
 constexpr std::string_view kTag = "conflux-tor-signature 1 ";
 constexpr std::string_view kItemStart = "directory-signature ";
-
-std::optional<crypto::RsaFingerprint> fp_of(std::string_view hex) {
-  auto b = hex.size() == 40 ? bytes::from_hex(hex) : std::nullopt;
-  if (!b) return std::nullopt;
-  crypto::RsaFingerprint f{};
-  std::copy(b->begin(), b->end(), f.begin());
-  return f;
-}
 
 }  // namespace
 
@@ -40,8 +33,8 @@ std::optional<TorSignatureMessage> parse_tor_signature_message(std::string_view 
   if (!items || items->size() != 1) return std::nullopt;
   const auto& i = (*items)[0];
   if (i.args.size() != 3 || i.args[0] != "sha256" || !i.object || i.object->type != "SIGNATURE") return std::nullopt;
-  auto id = fp_of(i.args[1]);
-  auto sk = fp_of(i.args[2]);
+  auto id = parse_hex_fingerprint(i.args[1]);
+  auto sk = parse_hex_fingerprint(i.args[2]);
   if (!id || !sk || *id != (*certs)[0].v3ident() || *sk != (*certs)[0].signing_key_digest()) return std::nullopt;
   TorSignatureMessage m{{}, std::move((*certs)[0]), i.object->data, std::string(item)};
   std::copy(digest->begin(), digest->end(), m.digest.begin());

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "conflux/crypto/rsa.hpp"
+
 namespace conflux::dir {
 
 inline constexpr std::size_t kMaxNicknameLen = 19;     // dir-spec 2.1.3
@@ -44,6 +46,10 @@ struct PolicySummary {
 };
 [[nodiscard]] std::optional<PolicySummary> parse_policy_summary(std::string_view s);
 [[nodiscard]] std::string format_policy_summary(const PolicySummary& p);
+
+// 40 hex digits, either case: an RSA identity fingerprint or a v3ident, as
+// "fingerprint" and "dir-source" items and directory URLs write them.
+[[nodiscard]] std::optional<crypto::RsaFingerprint> parse_hex_fingerprint(std::string_view s);
 
 // IPv4 in dotted-quad form without leading zeros; IPv6 in the form inet_ntop
 // writes (RFC 5952), without brackets. Parsing demands that exact form.
