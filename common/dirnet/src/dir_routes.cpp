@@ -49,6 +49,12 @@ DirReply text_reply(unsigned status, std::string_view reason) {
   return r;
 }
 
+DirReply document_reply(std::string body) {
+  DirReply r;
+  r.body = std::move(body);
+  return r;
+}
+
 DirRoutes::Route DirRoutes::route_for(std::string_view path) const {
   if (auto t = tor_route_for(path); t != Route::None) return t;
   if (authority_ != nullptr) {

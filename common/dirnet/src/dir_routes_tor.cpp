@@ -11,15 +11,9 @@
 namespace conflux::dirnet {
 namespace {
 
-DirReply text_ok(std::string body) {
-  DirReply r;
-  r.body = std::move(body);
-  return r;
-}
-
 DirReply certs_reply(std::string certs) {
   if (certs.empty()) return text_reply(404, "Not found");
-  return text_ok(std::move(certs));
+  return document_reply(std::move(certs));
 }
 
 }  // namespace
@@ -43,7 +37,7 @@ DirReply DirRoutes::handle_tor_keys(Route route, std::string_view path) const {
     case Route::TorKeysAll:
       return certs_reply(tor_ != nullptr ? tor_->key_certs() : mirror_->key_certs());
     case Route::TorKeysAuthority:
-      return text_ok(tor_->own_key_cert());
+      return document_reply(tor_->own_key_cert());
     case Route::TorKeysFp: {
       auto ids = dir::parse_fp_list(path.substr(dir::kTorKeysFpPrefix.size()));
       if (!ids) return text_reply(400, "bad fingerprint");
@@ -74,7 +68,7 @@ DirReply DirRoutes::handle_tor_consensus(std::string_view path, std::uint64_t no
   if (tor_ == nullptr) return mirror_->consensus(now, wanted);
   auto text = tor_->consensus(now);
   if (!text) return text_reply(404, "no consensus yet");
-  return text_ok(std::move(*text));
+  return document_reply(std::move(*text));
 }
 
 DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now) {
@@ -91,7 +85,7 @@ DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_v
       if (!digests) return text_reply(400, "bad digest");
       std::string mds = tor_ != nullptr ? tor_->microdescs(*digests) : mirror_->microdescs(*digests);
       if (mds.empty()) return text_reply(404, "Not found");
-      return text_ok(std::move(mds));
+      return document_reply(std::move(mds));
     }
     case Route::TorUpload: {
       const TorUploadAnswer a = uploads_->accept(body, now);
@@ -103,7 +97,7 @@ DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_v
     case Route::TorServerAll: {
       std::string all = uploads_->all();
       if (all.empty()) return text_reply(404, "Not found");
-      return text_ok(std::move(all));
+      return document_reply(std::move(all));
     }
     case Route::TorSignature:
       switch (tor_->add_signature(body, now)) {

@@ -12,12 +12,6 @@ namespace {
 // still served (and used by clients).
 constexpr std::uint64_t kReasonablyLive = 24 * 60 * 60;
 
-DirReply text_ok(std::string body) {
-  DirReply r;
-  r.body = std::move(body);
-  return r;
-}
-
 }  // namespace
 
 bool TorDirMirror::update(const TorDirCache& cache) {
@@ -50,7 +44,7 @@ DirReply TorDirMirror::consensus(std::uint64_t now, const std::vector<std::strin
   if (valid_until_ + kReasonablyLive < now) return text_reply(404, "Consensus is too old");
   if (!wanted.empty() && !dir::signed_by_enough(signers_, wanted))
     return text_reply(404, "Consensus not signed by sufficient number of requested authorities");
-  return text_ok(consensus_);
+  return document_reply(consensus_);
 }
 
 std::string TorDirMirror::key_certs() const {

@@ -98,5 +98,7 @@ class DirRoutes {
 
 // A reply with a short plain-text reason (never a value from the request).
 [[nodiscard]] DirReply text_reply(unsigned status, std::string_view reason);
+// 200 with a document as its body.
+[[nodiscard]] DirReply document_reply(std::string body);
 
 }  // namespace conflux::dirnet
