@@ -1,8 +1,10 @@
 #include "relay_process.hpp"
 
 #include <algorithm>
+#include <array>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "conflux/bytes/hex.hpp"
 #include "conflux/config/consensus_params.hpp"
@@ -174,6 +176,9 @@ std::string circuit_priority_text(double halflife) {
 
 }  // namespace
 
+// The options a running relay applies (SIGHUP, SETCONF): apply_runtime_options.
+constexpr std::array<std::string_view, 2> kRuntimeOptions{"CircuitPriorityHalflife", "SchedulerTraceFile"};
+
 void RelayProcess::reload() {
   log::write(log::Severity::Notice, "Received reload signal (hup). Reloading config.");
   auto fresh = reload_startup_config(config_.command_line);
@@ -182,14 +187,14 @@ void RelayProcess::reload() {
     return;
   }
   (void)apply_runtime_options(fresh->options);
-  log::write(log::Severity::Notice,
-             "Config reloaded: CircuitPriorityHalflife and SchedulerTraceFile apply now; other changes take effect "
-             "at the next start.");
+  log::write(log::Severity::Notice, "Config reloaded: " + std::string(kRuntimeOptions[0]) + " and " +
+                                        std::string(kRuntimeOptions[1]) +
+                                        " apply now; other changes take effect at the next start.");
 }
 
 control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, const std::vector<std::string>& changed) {
   for (const auto& name : changed)
-    if (name != "CircuitPriorityHalflife" && name != "SchedulerTraceFile")
+    if (std::find(kRuntimeOptions.begin(), kRuntimeOptions.end(), name) == kRuntimeOptions.end())
       return {553, "Transition not allowed: While Tor is running, changing " + name + " is not allowed."};
   if (!apply_runtime_options(next)) return {553, "Unable to set option: cannot open SchedulerTraceFile"};
   config_.options.config_lines = std::move(next.config_lines);
