@@ -522,6 +522,37 @@ std::optional<std::uint64_t> StreamPump::xoffs_sent(StreamRef ref) const {
   return it->second.xon_xoff->up().xoffs_sent();
 }
 
+std::string StreamPump::describe(StreamRef ref) const {
+  auto it = impl_->streams.find(ref);
+  if (it == impl_->streams.end()) return {};
+  const PumpStream& s = it->second;
+  static constexpr const char* kStage[] = {"connecting", "open", "closing"};
+  std::string out = std::string(kStage[static_cast<std::size_t>(s.stage)]) +
+                    " reading=" + std::to_string(s.reading) + " throttled=" + std::to_string(s.throttled) +
+                    " eof=" + std::to_string(s.eof) + " down_pending=" + std::to_string(s.down.size() - s.down_off) +
+                    " in_turns=" + std::to_string(s.in_turns) + " in_readers=" + std::to_string(s.in_readers) +
+                    " window_open=" + std::to_string(s.window_open()) + " up_bytes=" + std::to_string(s.up_bytes) +
+                    " in_flight=" + std::to_string(s.in_flight);
+  if (s.xon_xoff) {
+    const auto& up = s.xon_xoff->up();
+    const auto& down = s.xon_xoff->down();
+    const auto tokens = down.bucket_tokens();
+    out += " | we_xoffed=" + std::to_string(up.xoff_sent()) + " xoffs_sent=" + std::to_string(up.xoffs_sent()) +
+           " xons_sent=" + std::to_string(up.xons_sent()) + " drain_kbps=" + std::to_string(up.drain_rate_kbps()) +
+           " | client_xoffed=" + std::to_string(!down.may_package()) +
+           " xoffs_recv=" + std::to_string(down.xoffs_received()) + " xons_recv=" + std::to_string(down.xons_received()) +
+           " read_rate=" + std::to_string(down.rate_limit_bytes_per_s()) +
+           " tokens=" + (tokens ? std::to_string(*tokens) : std::string("none"));
+  }
+  if (auto c = impl_->circuits.find(s.circuit); c != impl_->circuits.end()) {
+    static constexpr const char* kWritable[] = {"unknown", "yes", "no"};
+    out += " | circuit writable=" + std::string(kWritable[static_cast<std::size_t>(c->second.writable)]) +
+           " asked=" + std::to_string(c->second.asked) + " turns=" + std::to_string(c->second.turns.size()) +
+           " readers=" + std::to_string(c->second.readers.size());
+  }
+  return out;
+}
+
 bool StreamPump::reading(StreamRef ref) const {
   auto it = impl_->streams.find(ref);
   return it != impl_->streams.end() && it->second.reading;

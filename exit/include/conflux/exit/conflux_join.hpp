@@ -132,6 +132,11 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   // control (a client negotiates its legs alike; tor links only CC legs).
   [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle circuit) const override;
   [[nodiscard]] bool blocked_on_channel(proto::CircuitHandle circuit) const override;
+  // A plain circuit's, from the runtime; a set has none of its own.
+  [[nodiscard]] std::optional<proto::RelayCircuitFlowInfo> flow_info(proto::CircuitHandle circuit) const override {
+    if (is_set_handle(circuit)) return std::nullopt;
+    return out_.flow_info(circuit);
+  }
   void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
 

@@ -47,6 +47,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -225,6 +226,10 @@ class StreamPump {
   [[nodiscard]] bool reading(StreamRef ref) const;
   // XOFFs sent for a stream with congestion control (nullopt: unknown, or fixed windows).
   [[nodiscard]] std::optional<std::uint64_t> xoffs_sent(StreamRef ref) const;
+  // Everything that decides whether the stream moves, on one line (a stalled
+  // stream's debug log): its stage, read and write state, XON/XOFF both
+  // ways with the rates, and its circuit's turn state. Empty if unknown.
+  [[nodiscard]] std::string describe(StreamRef ref) const;
 
  private:
   struct Impl;
