@@ -217,7 +217,9 @@ void RelayProcess::apply_defences(const config::RelayOptions& fresh) {
   auto& o = config_.options;
   if (fresh.max_mem_in_queues != o.max_mem_in_queues) {
     o.max_mem_in_queues = fresh.max_mem_in_queues;
-    manager_.set_max_mem_in_queues(relay_max_mem_in_queues(o, true));
+    const auto bytes = relay_max_mem_in_queues(o, true);
+    manager_.set_max_mem_in_queues(bytes);
+    log::write(log::Severity::Notice, "MaxMemInQueues is now " + std::to_string(bytes >> 20) + " MB.");
   }
   // The DoS* fields (GETCONF shows them; the next consensus combines with them).
   o.dos_cc_enabled = fresh.dos_cc_enabled;
