@@ -99,6 +99,24 @@ std::string dos_summary(const proto::DosParams& p) {
   return s;
 }
 
+std::string dos_heartbeat(const proto::DosParams& p, const net::RuntimeCounters& c) {
+  const auto& d = c.dos;
+  std::string s = "Heartbeat: DoS mitigation since startup: " + std::to_string(c.circuit_queue_overflows) +
+                  " circuits killed with too many cells, ";
+  s += p.cc_enabled ? std::to_string(d.circuit_rejected) + " circuits rejected, " + std::to_string(d.marked_address) +
+                          " marked addresses, " + std::to_string(d.marked_address_maxq) +
+                          " marked addresses for max queue, "
+                    : std::string("[DoSCircuitCreationEnabled disabled], ");
+  s += p.conn_enabled ? std::to_string(d.concurrent_conn_rejected) + " same address concurrent connections rejected, " +
+                            std::to_string(d.conn_rejected) + " connections rejected, "
+                      : std::string("[DoSConnectionEnabled disabled], ");
+  s += p.stream_enabled ? std::to_string(d.stream_rejected) + " stream requests rejected"
+                        : std::string("[DoSStreamCreationEnabled disabled]");
+  s += "; MaxMemInQueues closed " + std::to_string(c.oom_circuits_killed) + " circuits (" +
+       std::to_string(c.oom_bytes_removed) + " bytes).";
+  return s;
+}
+
 void collect_dos_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c) {
   const auto& d = c.dos;
   const char* help = "Denial of Service defenses related counters";

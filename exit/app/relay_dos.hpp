@@ -41,6 +41,10 @@ inline constexpr std::array<std::string_view, 16> kDosOptionNames{
 // One line for the log: which defences are on, with their main numbers.
 [[nodiscard]] std::string dos_summary(const proto::DosParams& p);
 
+// tor's heartbeat line for its DoS defences ("Heartbeat: DoS mitigation since
+// startup: ..."), with what MaxMemInQueues closed.
+[[nodiscard]] std::string dos_heartbeat(const proto::DosParams& p, const net::RuntimeCounters& c);
+
 void collect_dos_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c);
 
 }  // namespace conflux::relay

@@ -589,6 +589,7 @@ void RelayProcess::log_counters(log::Severity severity) const {
   line << "; directory requests " << d.ok << " answered, " << d.not_found << " not found, " << d.rejected
        << " refused; BEGIN_DIR " << e.begin_dirs;
   log::write(severity, line.str());
+  log::write(severity, dos_heartbeat(manager_.dos_guard().params(), c));
 }
 
 void RelayProcess::arm_heartbeat() {

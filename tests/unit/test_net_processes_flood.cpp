@@ -11,6 +11,7 @@
 // reader's circuits are closed once the queues reach MaxMemInQueues; and the
 // queued bytes never pass MaxMemInQueues by more than the documented slack
 // (docs/OPERATORS.md).
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
@@ -355,4 +356,11 @@ TEST_CASE("relay flood: circuit, connection and silent-reader floods beside a no
   // The process as a whole (an ASan build: redzones, shadow memory, a 16 MB
   // quarantine, and the TLS state of ~250 connections on top of the queues).
   CHECK(sampler->peak_rss - std::min(sampler->peak_rss, rss_before) <= kMaxMem + kRssSlack);
+
+  // tor's heartbeat line, on SIGUSR1.
+  exit.proc->signal(SIGUSR1);
+  CHECK(run_until(exit.io, [&] { return exit.report().find("Heartbeat: DoS mitigation since startup: ") != std::string::npos; },
+                  10s));
+  CHECK(exit.report().find(" 1 marked addresses, 0 marked addresses for max queue, ") != std::string::npos);
+  CHECK(exit.report().find("[DoSStreamCreationEnabled disabled]; MaxMemInQueues closed ") != std::string::npos);
 }
