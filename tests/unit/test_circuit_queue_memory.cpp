@@ -90,10 +90,10 @@ TEST_CASE("the OOM plan closes the oldest queues first, down to 90%", "[oom]") {
   CHECK_FALSE(limit.under_pressure(74 * proto::kQueuedCellCost));
 
   std::vector<proto::QueuedCircuit> queues{
-      {1, CircId{1}, 40, at(300)},  // newest
-      {1, CircId{2}, 5, at(100)},   // oldest
-      {2, CircId{1}, 8, at(200)},
-      {3, CircId{4}, 47, at(250)},
+      {1, CircId{1}, 40, at(300), 0, 0},  // newest
+      {1, CircId{2}, 5, at(100), 0, 0},   // oldest
+      {2, CircId{1}, 8, at(200), 0, 0},
+      {3, CircId{4}, 47, at(250), 0, 0},
   };
   const auto plan = limit.plan(100 * proto::kQueuedCellCost, queues);
   CHECK(plan.target == 90 * proto::kQueuedCellCost);
@@ -103,4 +103,17 @@ TEST_CASE("the OOM plan closes the oldest queues first, down to 90%", "[oom]") {
   CHECK(plan.victims[1].channel == 2);
   // Under the target: nothing to close.
   CHECK(limit.plan(90 * proto::kQueuedCellCost, queues).victims.empty());
+}
+
+TEST_CASE("the OOM plan weighs an exit's buffered bytes by their age like queued cells", "[oom]") {
+  const proto::QueueLimit limit(100 * proto::kQueuedCellCost);
+  std::vector<proto::QueuedCircuit> queues{
+      {1, CircId{1}, 50, at(300), 0, 0},
+      {0, CircId{}, 0, at(150), 77, 30 * proto::kQueuedCellCost},  // an exit's buffers, older
+      {2, CircId{1}, 20, at(200), 0, 0},
+  };
+  const auto plan = limit.plan(100 * proto::kQueuedCellCost, queues);
+  // 10 cells' worth to free: the exit's buffers alone are enough.
+  REQUIRE(plan.victims.size() == 1);
+  CHECK(plan.victims[0].handle == 77);
 }

@@ -143,3 +143,62 @@ TEST_CASE("more than MaxConcurrentCount client connections are closed at accept,
   CHECK(a.counters().channels_inbound == 1);
   CHECK(a.manager->dos_guard().concurrent(loopback) == 0);
 }
+
+namespace {
+
+// The test exit, holding made-up bytes for its circuits' servers, as
+// ExitStreams reports them (its own accounting: test_exit_stream_pump).
+struct HoldingExit : TestExit {
+  std::map<proto::CircuitHandle, proto::BufferedCircuit> held;
+  [[nodiscard]] std::size_t buffered_bytes() const override {
+    std::size_t n = 0;
+    for (const auto& [c, b] : held) n += b.bytes;
+    return n;
+  }
+  [[nodiscard]] std::vector<proto::BufferedCircuit> buffered_circuits() const override {
+    std::vector<proto::BufferedCircuit> all;
+    for (const auto& [c, b] : held) all.push_back(b);
+    return all;
+  }
+  void on_circuit_closed(proto::CircuitHandle circuit, cell::DestroyReason reason) override {
+    held.erase(circuit);
+    TestExit::on_circuit_closed(circuit, reason);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("MaxMemInQueues counts the exit's stream buffers and closes the circuit whose bytes waited longest",
+          "[net][relay][oom]") {
+  boost::asio::io_context io;
+  net::SystemClock clock;
+  net::ChannelManagerConfig config;
+  config.max_mem_in_queues = 1 << 20;
+  TestRelay relay(io, clock, config);
+  HoldingExit exit;
+  exit.out = relay.manager.get();
+  relay.manager->set_exit_handler(&exit);
+  TestClient client(io, clock);
+  client.connect(relay, relay.keys.identity());
+  REQUIRE(run_until(io, [&] { return client.opened; }));
+  auto older = fast(io, client);
+  auto newer = fast(io, client);
+  REQUIRE(newer->hops() == 1);
+  REQUIRE(older->send(HopNum{1}, StreamId{1}, begin()));
+  REQUIRE(newer->send(HopNum{1}, StreamId{1}, begin()));
+  REQUIRE(run_until(io, [&] { return exit.begins.size() == 2; }));
+  const auto t = clock.now();
+  exit.held[exit.begins[0].first] = {exit.begins[0].first, 600 * 1024, t - std::chrono::seconds(5)};
+  exit.held[exit.begins[1].first] = {exit.begins[1].first, 500 * 1024, t - std::chrono::seconds(1)};
+  // The next cell the relay handles runs the check: 1.1 MB > 1 MB.
+  REQUIRE(newer->send(HopNum{1}, StreamId{1}, cell::DataMsg{std::vector<std::uint8_t>(10, 1)}));
+  REQUIRE(run_until(io, [&] { return older->destroyed().has_value(); }));
+  CHECK(*older->destroyed() == cell::DestroyReason::ResourceLimit);
+  CHECK_FALSE(newer->destroyed());
+  const auto c = relay.counters();
+  CHECK(c.oom_runs == 1);
+  CHECK(c.oom_circuits_killed == 1);
+  CHECK(c.oom_bytes_removed == 600 * 1024 - proto::kWireCellLen);  // less the DESTROY it queued
+  CHECK(c.exit_buffered_bytes == 500 * 1024);
+  relay.manager->set_exit_handler(&relay.exit);
+}

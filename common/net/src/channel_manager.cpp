@@ -549,6 +549,7 @@ RuntimeCounters ChannelManager::counters() const {
   c.cc_slow_start_exits = switch_.stats().cc_slow_start_exits;
   c.circuits_closed = switch_.stats().circuits_closed;
   c.queued_bytes = gauge_->bytes;
+  c.exit_buffered_bytes = exit_ != nullptr ? exit_->buffered_bytes() : 0;
   c.max_mem_in_queues = queue_limit_.max();
   c.dos = dos_.stats();
   return c;

@@ -99,8 +99,12 @@ bool ChannelManager::dos_stream_allowed(const proto::DeliverStreamMessage& m) {
   return true;
 }
 
+std::size_t ChannelManager::queued_total() const {
+  return gauge_->bytes + (exit_ != nullptr ? exit_->buffered_bytes() : 0);
+}
+
 void ChannelManager::check_queue_memory() {
-  if (queue_limit_.max() == 0 || oom_running_ || !queue_limit_.over(gauge_->bytes)) return;
+  if (queue_limit_.max() == 0 || oom_running_ || !queue_limit_.over(queued_total())) return;
   oom_running_ = true;
   ++counters_.oom_runs;
   std::vector<proto::QueuedCircuit> queues;
@@ -108,27 +112,32 @@ void ChannelManager::check_queue_memory() {
     auto q = e.link->channel().mux().queued_circuits(id);
     queues.insert(queues.end(), q.begin(), q.end());
   }
-  const std::size_t before = gauge_->bytes;
+  // The exit's stream buffers, as tor counts its connections' buffers.
+  if (exit_ != nullptr)
+    for (const auto& b : exit_->buffered_circuits()) queues.push_back({0, CircId{}, 0, b.oldest, b.circuit, b.bytes});
+  const std::size_t before = queued_total();
   const auto plan = queue_limit_.plan(before, std::move(queues));
   std::size_t killed = 0;
   for (const auto& v : plan.victims) {
     // Closing a circuit frees its queues on both its channels: the gauge,
     // not the plan's estimate, says when enough is free.
-    if (gauge_->bytes <= plan.target) break;
-    if (auto handle = switch_.circuit_on(v.channel, v.circ)) {
+    if (queued_total() <= plan.target) break;
+    auto handle = v.handle != 0 ? std::optional<proto::CircuitHandle>(v.handle) : switch_.circuit_on(v.channel, v.circ);
+    if (handle && switch_.client_channel(*handle)) {  // still open (an earlier close may have taken it)
       switch_.close_circuit(*handle, cell::DestroyReason::ResourceLimit);
       ++killed;
-    } else if (Entry* e = find(v.channel)) {
+    } else if (Entry* e = v.channel != 0 ? find(v.channel) : nullptr) {
       e->link->channel().mux().detach(v.circ);  // a queue no circuit owns any more
     }
-    run_actions();  // the DESTROYs detach the queues
+    run_actions();  // the DESTROYs detach the queues; the exit drops the streams
   }
   counters_.oom_circuits_killed += killed;
-  counters_.oom_bytes_removed += before - std::min(before, gauge_->bytes);
-  log(LogLevel::Notice, "We're low on memory (cell queues " + std::to_string(before) + " bytes, MaxMemInQueues " +
-                            std::to_string(queue_limit_.max()) + "): closed " + std::to_string(killed) +
-                            " circuits with the oldest queued cells, " + std::to_string(gauge_->bytes) +
-                            " bytes remain queued");
+  const std::size_t after = queued_total();
+  counters_.oom_bytes_removed += before - std::min(before, after);
+  log(LogLevel::Notice, "We're low on memory (cell queues and stream buffers " + std::to_string(before) +
+                            " bytes, MaxMemInQueues " + std::to_string(queue_limit_.max()) + "): closed " +
+                            std::to_string(killed) + " circuits with the oldest queued data, " + std::to_string(after) +
+                            " bytes remain");
   oom_running_ = false;
 }
 

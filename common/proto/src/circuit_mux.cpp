@@ -27,7 +27,7 @@ std::vector<QueuedCircuit> CircuitMux::queued_circuits(std::uint64_t channel) co
   std::vector<QueuedCircuit> out;
   out.reserve(queues_.size());
   for (const auto& [circ, q] : queues_)
-    if (!q.cells.empty()) out.push_back({channel, circ, q.cells.size(), q.queued_at.front()});
+    if (!q.cells.empty()) out.push_back({channel, circ, q.cells.size(), q.queued_at.front(), 0, 0});
   return out;
 }
 

@@ -29,12 +29,13 @@ OomPlan QueueLimit::plan(std::size_t total, std::vector<QueuedCircuit> queues) c
   std::sort(queues.begin(), queues.end(), [](const QueuedCircuit& a, const QueuedCircuit& b) {
     if (a.oldest != b.oldest) return a.oldest < b.oldest;
     if (a.channel != b.channel) return a.channel < b.channel;
+    if (a.handle != b.handle) return a.handle < b.handle;
     return a.circ.value() < b.circ.value();
   });
   std::size_t freed = 0;
   for (auto& q : queues) {
     if (total - freed <= p.target) break;
-    freed += std::min(q.cells * kQueuedCellCost, total - freed);
+    freed += std::min(q.cells * kQueuedCellCost + q.bytes, total - freed);
     p.victims.push_back(q);
   }
   return p;

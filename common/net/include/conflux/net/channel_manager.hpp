@@ -101,6 +101,7 @@ struct RuntimeCounters {
   std::uint64_t bytes_out = 0;
   std::uint64_t circuit_queue_overflows = 0;  // circuits closed with RESOURCELIMIT for a full queue
   std::uint64_t queued_bytes = 0;          // gauge: bytes in every channel's cell queues (MaxMemInQueues)
+  std::uint64_t exit_buffered_bytes = 0;   // gauge: client bytes the exit holds for servers (counted too)
   std::uint64_t max_mem_in_queues = 0;     // gauge: the limit (0: none)
   std::uint64_t oom_runs = 0;              // times the limit was reached
   std::uint64_t oom_circuits_killed = 0;   // circuits closed to get back under 90% of it
@@ -221,6 +222,8 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   void dos_queue_filled(std::uint64_t chan, CircId circ);
   [[nodiscard]] bool dos_stream_allowed(const proto::DeliverStreamMessage& m);
   void check_queue_memory();
+  // The channels' queued cells and the exit's stream buffers (MaxMemInQueues).
+  [[nodiscard]] std::size_t queued_total() const;
   void execute(proto::SwitchAction& action);
   void send_cell(const proto::SendCell& s);
   void send_destroy(std::uint64_t chan, CircId circ, cell::DestroyReason reason);

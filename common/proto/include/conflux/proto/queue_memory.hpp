@@ -53,12 +53,15 @@ struct MaxMemChoice {
 [[nodiscard]] MaxMemChoice choose_max_mem_in_queues(std::uint64_t configured, std::optional<std::uint64_t> total_ram,
                                                     bool testing);
 
-// One circuit's queue on one channel, as the OOM handler sees it.
+// One circuit's queue on one channel, or (channel 0, `handle` set) the
+// bytes an exit holds for one circuit's servers, as the OOM handler sees it.
 struct QueuedCircuit {
   std::uint64_t channel = 0;
   CircId circ{};
   std::size_t cells = 0;
-  std::chrono::steady_clock::time_point oldest{};  // when its oldest queued cell was queued
+  std::chrono::steady_clock::time_point oldest{};  // when its oldest queued cell (or byte) was queued
+  std::uint64_t handle = 0;  // the circuit switch's handle, for an exit's buffers
+  std::size_t bytes = 0;     // an exit's buffered bytes
 };
 
 struct OomPlan {
