@@ -49,15 +49,19 @@ class RelayProcess {
   // One line of counters at `severity` (heartbeat, SIGUSR1, shutdown).
   void log_counters(log::Severity severity) const;
   // SIGHUP: the torrc read again. What can change while running changes
-  // now (CircuitPriorityHalflife); the rest takes effect at the next start.
+  // now (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, DoS*);
+  // the rest takes effect at the next start.
   void reload();
   // SETCONF over the ControlPort: only what reload() applies at once may
-  // change (CircuitPriorityHalflife, SchedulerTraceFile); else 553.
+  // change (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues,
+  // DoS*); else 553.
   control::ConfigOutcome reconfigure(config::RelayOptions next, const std::vector<std::string>& changed);
 
  private:
   // What can change while running: false when the trace file cannot open.
   bool apply_runtime_options(const config::RelayOptions& fresh);
+  // MaxMemInQueues and the DoS* options (relay_dos.hpp), from the fresh torrc.
+  void apply_defences(const config::RelayOptions& fresh);
   void arm_heartbeat();
   void arm_conflux_tick();
   bool start_or_ports();
@@ -100,6 +104,7 @@ class RelayProcess {
   std::shared_ptr<dirnet::ConsensusFetcher> consensus_;
   std::shared_ptr<dirnet::ConsensusFetcher> mirror_fetch_;  // tor's documents, for tor_mirror_
   std::map<std::string, std::int32_t> cc_params_in_use_;  // the cc_* keys last applied
+  std::map<std::string, std::int32_t> dos_consensus_params_;  // the last consensus's, with the overrides
   metrics::Registry metrics_;  // before its servers: they render it
   std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers_;
   std::unique_ptr<RelayControl> control_;  // with ControlPort lines

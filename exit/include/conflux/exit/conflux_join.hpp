@@ -124,6 +124,11 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   void on_circuit_writable(proto::CircuitHandle circuit) override;
   void on_circuit_sendme(proto::CircuitHandle circuit) override;
   void on_circuit_closed(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
+  // The inner exit's stream buffers (its reorder queues have their own budget).
+  [[nodiscard]] std::size_t buffered_bytes() const override { return inner_ ? inner_->buffered_bytes() : 0; }
+  [[nodiscard]] std::vector<proto::BufferedCircuit> buffered_circuits() const override {
+    return inner_ ? inner_->buffered_circuits() : std::vector<proto::BufferedCircuit>{};
+  }
 
   // proto::CircuitOutput: what the exit module sends.
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;

@@ -158,6 +158,11 @@ class StreamPump {
   StreamPump(const StreamPump&) = delete;
   StreamPump& operator=(const StreamPump&) = delete;
 
+  // Client bytes waiting for (or being written to) servers: in all, and by
+  // circuit with the time the oldest of them arrived (MaxMemInQueues).
+  [[nodiscard]] std::size_t buffered_bytes() const noexcept;
+  [[nodiscard]] std::vector<proto::BufferedCircuit> buffered_circuits() const;
+
   // New congestion-control parameters (a fresh consensus): the XON/XOFF
   // thresholds of streams opened from now on. A stream keeps those it was
   // opened with (tor reads its cc_xoff_* each time it checks them, so its
