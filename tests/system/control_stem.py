@@ -24,7 +24,8 @@ HashedControlPassword. With Debian's python3-stem (this must run under /usr/bin/
     conflux/sets, or a Conflux leg), CONF_CHANGED for each change, CIRC_BW per circuit during a download,
     CIRC_MINOR PURPOSE_CHANGED and CONFLUX_LEG LINKED as legs link; SocksPort moved (the old port closes,
     the new serves); UseBridges 1 with one of the network's Bridge lines: the next circuit starts at that
-    bridge; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
+    bridge; DisableNetwork 1 closes every circuit and a download then fails (SocksTimeout 5 s), DisableNetwork 0
+    bootstraps again and a download works; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
     `conflux-proxy --verify-config -f` accepts the file; LOADCONF of that file's text is OK.
 Exit status 0 when every check passed, 1 otherwise, 77 when stem is missing (skip).
 """
@@ -379,6 +380,17 @@ def check_bridges(checks, c, net, socks, url):
                "after SETCONF Bridge the download (%s) went through bridge %s (first hop %s)" % (r.stdout, name, first))
 
 
+def check_disable_network(checks, c, socks, url):
+    c.set_options({"DisableNetwork": "1", "SocksTimeout": "5"})
+    checks.add(wait_for(lambda: not [x for x in c.get_circuits() if x.status == "BUILT"], 15),
+               "DisableNetwork 1: no circuit left open: %s" % [(x.id, x.status) for x in c.get_circuits()])
+    r = download(socks, url, "held")
+    checks.add(not r.stdout.startswith("200"), "DisableNetwork 1: a download fails (%s)" % r.stdout)
+    c.set_options({"DisableNetwork": "0", "SocksTimeout": "120"})
+    r = download(socks, url, "released")
+    checks.add(r.stdout.startswith("200 1048576"), "DisableNetwork 0: a download works again (%s)" % r.stdout)
+
+
 def check_saveconf(checks, c, ctl):
     with open(ctl["torrc"]) as f:
         hand_written = f.read()
@@ -419,6 +431,7 @@ def drive_config(checks, c, net, ctl, socks, url, port):
     check_conflux_switch(checks, c, socks, url, "--single" in sys.argv)
     socks = check_socks_move(checks, c, ctl, socks, url)
     check_bridges(checks, c, net, socks, url)
+    check_disable_network(checks, c, socks, url)
     check_saveconf(checks, c, ctl)
     check_ownership(checks, c, port)
 

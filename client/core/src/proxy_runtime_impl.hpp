@@ -70,6 +70,7 @@ struct ProxyRuntime::Impl {
   // launches (declared after it and the links: it goes first).
   std::unique_ptr<ConfluxPool> conflux;
   std::unique_ptr<DirectoryClient> directory;
+  std::unique_ptr<DirectoryClient> old_directory;  // stopped by the last DisableNetwork 1
   std::unique_ptr<BridgeDirectory> bridges;
   std::unique_ptr<BridgeDirectory> old_bridges;  // stopped by the last SETCONF of the bridges
   ProxyMetrics metrics;
@@ -85,6 +86,10 @@ struct ProxyRuntime::Impl {
   int bootstrap = -1;
   bool stopped = false;
   bool bridges_started = false;
+  bool network_started = false;  // the directory was started once (DisableNetwork 0)
+  static constexpr std::string_view kNetworkDisabled =
+      "DisableNetwork is set. Tor will not make or accept non-control network connections. "
+      "Shutting down all existing connections.";
   std::string last_not_ready;
 
   Impl(net::asio::io_context& io_, const net::Clock& clock_, config::ProxyOptions options_, net::LogSink log_)
@@ -280,6 +285,8 @@ struct ProxyRuntime::Impl {
   }
 
   void start_directory() {
+    network_started = true;
+    if (directory) old_directory = std::move(directory);
     DirectoryClient::Options d;
     d.data_directory = options.data_directory;
     d.links = &links;
@@ -379,6 +386,7 @@ struct ProxyRuntime::Impl {
   bool reopen_socks(const std::vector<config::SocksPortConfig>& ports);
   void switch_conflux(bool on);
   void switch_bridges();
+  void switch_network(bool on);
 
   void check_ready() {
     if (planner.ready()) {
@@ -398,7 +406,9 @@ struct ProxyRuntime::Impl {
 
   void tick() {
     if (stopped) return;
-    if (planner.ready()) {
+    if (options.disable_network) {
+      // tor's DisableNetwork: nothing is built until it is 0 again.
+    } else if (planner.ready()) {
       pool.tick();
       if (conflux) conflux->tick();
       if (bootstrap >= 75 && bootstrap < 90 && pool.building_count() > 0)
