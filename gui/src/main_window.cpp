@@ -1,5 +1,7 @@
 #include "main_window.hpp"
 
+#include "builtin_bridges.hpp"
+
 namespace conflux::gui {
 
 MainWindow::MainWindow(AppOptions options, QWidget* parent)
@@ -7,7 +9,7 @@ MainWindow::MainWindow(AppOptions options, QWidget* parent)
       options_(std::move(options)),
       session_(options_.launch),
       stack_(new QStackedWidget(this)),
-      connect_(new ConnectPage(options_.obfs4proxy, stack_)),
+      connect_(new ConnectPage(options_.obfs4proxy, load_builtin_bridges(options_.builtin_bridges), stack_)),
       bootstrap_(new BootstrapPage(stack_)),
       connected_(new ConnectedPage(stack_)) {
   setWindowTitle(tr("Conflux"));
@@ -61,12 +63,16 @@ void MainWindow::wire_session() {
   connect(&session_, &ProxySession::circuits, connected_, &ConnectedPage::set_circuits);
   connect(&session_, &ProxySession::bandwidth, connected_, &ConnectedPage::add_bandwidth);
   connect(&session_, &ProxySession::bridge_named, connected_, &ConnectedPage::set_bridge_name);
+  connect(&session_, &ProxySession::save_failed, this, [this](const QString& why) {
+    last_warning_ = tr("The proxy could not save the settings (%1); they hold until the app closes.").arg(why);
+    bootstrap_->set_warning(last_warning_);
+  });
   connect(&session_, &ProxySession::failed, this, &MainWindow::fail);
 }
 
 void MainWindow::start(const ProxySettings& settings) {
   connect_->show_error({});
-  if (!save_settings(options_.launch.data_dir, connect_->saved()))
+  if (!save_preferences(options_.launch.data_dir, connect_->saved()))
     connect_->show_error(tr("Could not save the settings in %1").arg(options_.launch.data_dir));
   last_warning_.clear();
   bootstrap_->reset();
