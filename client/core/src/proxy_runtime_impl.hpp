@@ -147,7 +147,13 @@ struct ProxyRuntime::Impl {
 
   CircuitPool::Hooks pool_hooks() {
     CircuitPool::Hooks h;
-    h.choose_path = [this](const PathRequest& r, PathProblem& p) { return planner.choose(r, p); };
+    h.choose_path = [this](const PathRequest& r, PathProblem& p) -> std::optional<PathChoice> {
+      if (options.disable_network) {  // no circuit at all, a stream's or a leg's
+        p.why = "DisableNetwork is set";
+        return std::nullopt;
+      }
+      return planner.choose(r, p);
+    };
     h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
     h.build_timeout = [this] { return planner.build_timeout(); };
     // A build that ends frees a MaxClientCircuitsPending slot: streams
