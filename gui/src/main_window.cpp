@@ -1,6 +1,7 @@
 #include "main_window.hpp"
 
 #include "builtin_bridges.hpp"
+#include "config_words.hpp"
 
 namespace conflux::gui {
 
@@ -77,6 +78,9 @@ void MainWindow::start(const ProxySettings& settings) {
   last_warning_.clear();
   bootstrap_->reset();
   connected_->set_bridges(settings);
+  QStringList addresses;
+  for (const auto& b : settings.bridges) addresses << QString::fromStdString(bridge_transport_and_address(b).second);
+  bootstrap_->set_bridges(addresses);
   stack_->setCurrentWidget(bootstrap_);
   ++attempt_;
   session_.start(settings);

@@ -105,6 +105,7 @@ class NetworkTest : public QObject {
   [[nodiscard]] AppOptions options() const {
     AppOptions o;
     o.launch = {QStringLiteral(CONFLUX_PROXY_BINARY), dir_.filePath("gui-data"), dir_.filePath("network.torrc")};
+    o.builtin_bridges = QStringLiteral(CONFLUX_GUI_SHIPPED_BRIDGES);  // offered, not chosen (no public network here)
     return o;
   }
   [[nodiscard]] QJsonObject process(const QString& name) const {
@@ -307,6 +308,12 @@ void NetworkTest::unreachable_bridge_is_explained() {
   const QString stuck = w.bootstrap_page()->stuck_text();
   QVERIFY2(stuck.startsWith(QStringLiteral("Stuck at: ")) && stuck.contains(QStringLiteral("What to try")),
            qPrintable(stuck));
+  // "Test bridges" from there: nothing listens at the line's address.
+  QVERIFY(w.bootstrap_page()->test_button()->isVisible());
+  QTest::mouseClick(w.bootstrap_page()->test_button(), Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(!w.bootstrap_page()->testing(), 15000);
+  QCOMPARE(w.bootstrap_page()->test_text(),
+           QStringLiteral("127.0.0.1:%1: Test: dead (Connection refused)").arg(port));
   screenshot(w, "stuck.png");
   const qint64 pid = w.session().proxy_pid();
   QTest::mouseClick(w.bootstrap_page()->cancel_button(), Qt::LeftButton);
