@@ -80,10 +80,30 @@ void ConnectedPage::test_bridges() {
   QStringList addresses;
   for (auto* card : cards_) {
     card->set_probe(tr("Test: trying…"), false);
+    card->set_tor_test(tr("Tor: asking the proxy…"), false);
     addresses << card->address();
   }
   test_->setEnabled(false);
   probe_.probe(addresses);
+  emit tor_test_requested();
+}
+
+void ConnectedPage::set_tor_test(const BridgeTest& t) {
+  const QString address = QString::fromStdString(t.address);
+  for (auto* card : cards_) {
+    if (card->address() != address) continue;
+    if (t.ok)
+      card->set_tor_test(tr("Tor: the bridge gave its descriptor in %1 ms").arg(t.ms), false);
+    else  // the reason's last step on the card, the whole chain in its tooltip
+      card->set_tor_test(tr("Tor: no answer after %1 ms (%2)")
+                             .arg(t.ms)
+                             .arg(QString::fromStdString(t.reason).section(QStringLiteral(": "), -1)),
+                         true, QString::fromStdString(t.reason));
+  }
+}
+
+void ConnectedPage::tor_test_refused(const QString& why) {
+  for (auto* card : cards_) card->set_tor_test(tr("Tor: not tested (%1)").arg(why), true);
 }
 
 void ConnectedPage::set_bridges(const ProxySettings& settings) {

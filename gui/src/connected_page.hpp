@@ -36,6 +36,9 @@ class ConnectedPage : public QWidget {
   void set_legs(const std::vector<LegView>& legs);
   void add_bandwidth(quint64 read, quint64 written);
   void append_log(const QString& line);
+  // The proxy's verdict on one bridge (CONFLUX_BRIDGE), or why it gave none.
+  void set_tor_test(const BridgeTest& t);
+  void tor_test_refused(const QString& why);
 
   [[nodiscard]] QString socks_text() const { return socks_->text(); }
   [[nodiscard]] QString throughput_text() const { return throughput_->text(); }
@@ -48,6 +51,7 @@ class ConnectedPage : public QWidget {
 
  signals:
   void disconnect_requested();
+  void tor_test_requested();  // "Test bridges": the proxy's test too
 
  private:
   void refresh_cards();

@@ -69,6 +69,9 @@ void MainWindow::wire_session() {
     bootstrap_->set_warning(last_warning_);
   });
   connect(&session_, &ProxySession::failed, this, &MainWindow::fail);
+  connect(connected_, &ConnectedPage::tor_test_requested, &session_, &ProxySession::test_bridges);
+  connect(&session_, &ProxySession::bridge_tested, connected_, &ConnectedPage::set_tor_test);
+  connect(&session_, &ProxySession::bridge_test_refused, connected_, &ConnectedPage::tor_test_refused);
 }
 
 void MainWindow::start(const ProxySettings& settings) {

@@ -59,7 +59,7 @@ void ProxySession::shutdown() {
 }
 
 void ProxySession::on_ready() {
-  control_.send(QStringLiteral("SETEVENTS STATUS_CLIENT BW WARN ERR NOTICE CIRC CONFLUX_LEG"),
+  control_.send(QStringLiteral("SETEVENTS STATUS_CLIENT BW WARN ERR NOTICE CIRC CONFLUX_LEG CONFLUX_BRIDGE"),
                 [this](const ControlReplyMsg& r) {
                   if (!r.ok())
                     emit failed(QStringLiteral("SETEVENTS refused: %1").arg(QString::fromStdString(r.status_text())));
@@ -105,9 +105,18 @@ void ProxySession::on_event(const QString& name, const QString& body) {
     emit warning(body.section(QLatin1Char(' '), 1));
   } else if (name == QLatin1String("CONFLUX_LEG")) {
     if (auto ev = parse_conflux_leg_event(text)) on_leg_event(*ev);
+  } else if (name == QLatin1String("CONFLUX_BRIDGE")) {
+    if (auto t = parse_bridge_test_event(text)) emit bridge_tested(*t);
   } else if (name == QLatin1String("CIRC")) {
     if (auto ev = parse_circ_event(text)) on_circ_event(*ev);
   }
+}
+
+void ProxySession::test_bridges() {
+  const bool sent = control_.send(QStringLiteral("CONFLUX_TESTBRIDGES"), [this](const ControlReplyMsg& r) {
+    if (!r.ok()) emit bridge_test_refused(QString::fromStdString(r.status_text()));
+  });
+  if (!sent) emit bridge_test_refused(tr("the proxy is not connected"));
 }
 
 void ProxySession::on_leg_event(const LegEvent& ev) {

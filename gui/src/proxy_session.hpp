@@ -46,6 +46,9 @@ class ProxySession : public QObject {
   void start(const ProxySettings& settings);
   // SIGNAL SHUTDOWN, then terminate; blocks until the proxy is gone.
   void shutdown();
+  // CONFLUX_TESTBRIDGES: each bridge answers bridge_tested (or
+  // bridge_test_refused says why the proxy will not test them now).
+  void test_bridges();
   [[nodiscard]] bool running() const { return process_ && process_->running(); }
   [[nodiscard]] qint64 proxy_pid() const { return process_ ? process_->pid() : 0; }
   [[nodiscard]] const QString& socks_address() const noexcept { return socks_; }
@@ -59,7 +62,9 @@ class ProxySession : public QObject {
   void circuits(const std::map<std::uint32_t, std::vector<std::string>>& paths);
   void bandwidth(quint64 read, quint64 written);
   void bridge_named(const QString& address, const QString& nickname);
-  void save_failed(const QString& why);  // SAVECONF refused: the settings hold until the app closes
+  void save_failed(const QString& why);
+  void bridge_tested(const conflux::gui::BridgeTest& result);
+  void bridge_test_refused(const QString& why);  // SAVECONF refused: the settings hold until the app closes
   void failed(const QString& why);
 
  private:

@@ -121,6 +121,25 @@ std::map<std::uint32_t, std::vector<std::string>> parse_circuit_paths(std::strin
   return out;
 }
 
+std::optional<BridgeTest> parse_bridge_test_event(std::string_view text) {
+  auto args = control::parse_control_args(text);
+  if (!args || args->empty() || (*args)[0].key || (*args)[0].value != "CONFLUX_BRIDGE") return std::nullopt;
+  BridgeTest t;
+  bool have_status = false;
+  for (const auto& a : *args) {
+    if (!a.key) continue;
+    if (*a.key == "ADDR") t.address = a.value;
+    if (*a.key == "STATUS") {
+      have_status = a.value == "OK" || a.value == "FAILED";
+      t.ok = a.value == "OK";
+    }
+    if (*a.key == "MS") (void)number(std::string_view(a.value), t.ms);
+    if (*a.key == "REASON") t.reason = a.value;
+  }
+  if (t.address.empty() || !have_status) return std::nullopt;
+  return t;
+}
+
 std::optional<BandwidthSample> parse_bw_event(std::string_view text) {
   const auto words = config::split_words(text);
   BandwidthSample s;

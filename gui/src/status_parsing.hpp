@@ -57,6 +57,16 @@ struct CircEvent {
 };
 [[nodiscard]] std::optional<CircEvent> parse_circ_event(std::string_view text);
 
+// "CONFLUX_BRIDGE ADDR=A:P STATUS=OK|FAILED MS=n [REASON=\"...\"]" (the
+// proxy's answer for one bridge to CONFLUX_TESTBRIDGES).
+struct BridgeTest {
+  std::string address;
+  bool ok = false;
+  std::uint64_t ms = 0;
+  std::string reason;
+};
+[[nodiscard]] std::optional<BridgeTest> parse_bridge_test_event(std::string_view text);
+
 struct BandwidthSample {
   std::uint64_t read = 0;
   std::uint64_t written = 0;

@@ -189,8 +189,12 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
   // "Test bridges": both answer.
   QTest::mouseClick(w.connected_page()->test_button(), Qt::LeftButton);
   QTRY_VERIFY_WITH_TIMEOUT(!w.connected_page()->testing(), 15000);
-  for (auto* card : w.connected_page()->cards())
+  for (auto* card : w.connected_page()->cards()) {
     QVERIFY2(card->probe_text().startsWith(QStringLiteral("Test: answered in ")), qPrintable(card->probe_text()));
+    // And the proxy's own test (CONFLUX_TESTBRIDGES): each bridge gave its descriptor through obfs4.
+    QTRY_VERIFY2_WITH_TIMEOUT(card->tor_test_text().startsWith(QStringLiteral("Tor: the bridge gave its descriptor in ")),
+                              qPrintable(card->tor_test_text()), 40000);
+  }
   screenshot(w, "connected.png");
   // The bridges went over the ControlPort, and the proxy saved them in its torrc.
   const QString saved = QString::fromUtf8(read_file(dir_.filePath("gui-data/torrc")));
@@ -210,6 +214,8 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
   QTest::mouseClick(w.connected_page()->test_button(), Qt::LeftButton);
   QTRY_VERIFY_WITH_TIMEOUT(!w.connected_page()->testing(), 15000);
   QVERIFY2(dead_card->probe_text().startsWith(QStringLiteral("Test: dead (")), qPrintable(dead_card->probe_text()));
+  QTRY_VERIFY2_WITH_TIMEOUT(dead_card->tor_test_text().startsWith(QStringLiteral("Tor: no answer after ")),
+                            qPrintable(dead_card->tor_test_text()), 40000);
   const QJsonObject f2 = file("1MiB.bin");
   curl.start("curl", {"-sS", "--max-time", "120", "--socks5-hostname", w.connected_page()->socks_text(),
                       "--proxy-user", "gui2:x", "-o", dir_.filePath("got2.bin"), f2["url"].toString()});

@@ -110,6 +110,14 @@ class ParsingTest : public QObject {
     const auto launched = parse_circ_event("CIRC 8 LAUNCHED PURPOSE=GENERAL");
     QVERIFY(launched && launched->status == "LAUNCHED" && launched->hops.empty());
     QVERIFY(!parse_circ_event("CONFLUX_LEG SET=1 CIRC=2 STATUS=BW"));
+    const auto ok = parse_bridge_test_event("CONFLUX_BRIDGE ADDR=127.0.0.1:4100 STATUS=OK MS=12");
+    QVERIFY(ok && ok->ok && ok->address == "127.0.0.1:4100" && ok->ms == 12 && ok->reason.empty());
+    const auto dead = parse_bridge_test_event(
+        "CONFLUX_BRIDGE ADDR=127.0.0.1:4101 STATUS=FAILED MS=3 REASON=\"connect failed: \\\"refused\\\"\"");
+    QVERIFY(dead && !dead->ok && dead->ms == 3);
+    QCOMPARE(dead->reason, std::string("connect failed: \"refused\""));
+    QVERIFY(!parse_bridge_test_event("CONFLUX_BRIDGE ADDR=127.0.0.1:4101 STATUS=MAYBE MS=3"));
+    QVERIFY(!parse_bridge_test_event("CONFLUX_LEG SET=1 CIRC=2 STATUS=BW"));
   }
 
   // What the app sends and saves: SETCONF's quoting, the defaults torrc the

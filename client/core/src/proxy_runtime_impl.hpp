@@ -200,7 +200,7 @@ struct ProxyRuntime::Impl {
 
   bool start_control() {
     if (!options.control.enabled()) return true;
-    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}};
+    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}};
     s.socks_listeners = [this] {
       std::string out;
       for (const auto& a : acceptors) {
@@ -215,6 +215,7 @@ struct ProxyRuntime::Impl {
       if (conflux) conflux->retire_all();
     };
     s.heartbeat = [this] { heartbeat(); };
+    s.test_bridges = [this](std::function<void(std::string)> report) { return test_bridges(std::move(report)); };
     // As SIGTERM: main's handler logs, stops the runtime and the loop.
     s.shutdown = [] { std::raise(SIGTERM); };
     s.reconfigure = [this](config::ProxyOptions next, const std::vector<std::string>& changed) {
@@ -393,6 +394,7 @@ struct ProxyRuntime::Impl {
   void switch_conflux(bool on);
   void switch_bridges();
   void switch_network(bool on);
+  std::string test_bridges(std::function<void(std::string)> report);
 
   void check_ready() {
     if (planner.ready()) {
