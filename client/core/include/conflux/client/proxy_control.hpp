@@ -37,6 +37,9 @@ class ProxyControl {
     // options whose lines differ are `changed`) or refuses it whole.
     std::function<control::ConfigOutcome(config::ProxyOptions next, const std::vector<std::string>& changed)>
         reconfigure;
+    // CONFLUX_TESTBRIDGES: starts a test of each bridge, whose results come
+    // as CONFLUX_BRIDGE event bodies to `report`; "" when started, else why not.
+    std::function<std::string(std::function<void(std::string body)> report)> test_bridges;
   };
 
   ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log);
