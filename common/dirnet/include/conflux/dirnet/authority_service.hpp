@@ -81,7 +81,7 @@ class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
  private:
   net::awaitable<void> loop();
   net::awaitable<void> probe_all();
-  net::awaitable<void> probe_one(dir::Descriptor d);
+  net::awaitable<void> probe_one(ProbeTarget t);
   net::awaitable<void> send_signature(AuthorityPeer peer, std::string path, std::string text, std::uint64_t va);
   net::awaitable<void> catch_up(std::uint64_t va);
   void check_published();
