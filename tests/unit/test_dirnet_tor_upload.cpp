@@ -129,7 +129,9 @@ TEST_CASE("an authority of ours takes tor descriptors at POST /tor/ and answers 
   CHECK(fresh.accept(descs[1], kStockPublished + 86400 + 60).reason.starts_with("Rejected: Server is expired"));
   CHECK(fresh.accept(descs[1], kStockPublished - 12 * 3600 - 60).status == 400);
   CHECK(fresh.size() == 0);
-  CHECK(routes.handle(HttpMethod::Post, "/tor/", std::string(dir::kMaxTorServerDescriptorSize + 1, 'x'), now).status == 413);
+  CHECK(routes.handle(HttpMethod::Post, "/tor/", std::string(kMaxTorUploadBody + 1, 'x'), now).status == 413);
+  CHECK(fresh.accept("router " + std::string(dir::kMaxTorServerDescriptorSize, 'x'), now).reason ==
+        "Router descriptor was too large.");
 }
 
 TEST_CASE("a tor-form publisher's upload to an authority of ours: 200 Descriptor accepted in the status line",
@@ -373,4 +375,17 @@ TEST_CASE("the tor store binds one Ed25519 identity to one RSA identity and keep
   store.expire(kStockPublished + 3601, 3600);
   CHECK(store.size() == 0);
   CHECK(store.all().empty());
+}
+
+TEST_CASE("a stock relay's upload: its extra-info descriptor follows in the same body and is skipped",
+          "[dirnet][tor]") {
+  const auto descs = stock_descriptors();
+  TorDescriptorStore store;
+  // tor's relays POST the server descriptor, then the extra-info one.
+  const std::string body = descs[2] + "extra-info auth0 E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731\n"
+                                      "published 2026-11-26 00:46:07\nrouter-signature\n";
+  const auto a = store.accept(body, kStockPublished + 10);
+  CHECK(a.reason == "Descriptor accepted");
+  CHECK(store.all().rfind("router auth0 ", 0) == 0);
+  CHECK(store.all().find("\nextra-info ") == std::string::npos);  // (its own "extra-info-digest" stays)
 }

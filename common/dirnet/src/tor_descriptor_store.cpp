@@ -16,6 +16,8 @@ TorUploadAnswer accepted(const crypto::Ed25519Public& id, bool new_relay) {
 }  // namespace
 
 TorUploadAnswer TorDescriptorStore::accept(std::string_view body, std::uint64_t now) {
+  // The extra-info descriptor that follows the server descriptor.
+  if (auto extra = body.find("\nextra-info "); extra != std::string_view::npos) body = body.substr(0, extra + 1);
   if (body.size() > dir::kMaxTorServerDescriptorSize) return refused("Router descriptor was too large.");
   if (body.find("router ") == std::string_view::npos) return refused("No descriptors found in your POST.");
   auto d = dir::parse_tor_server_descriptor(body, now);

@@ -8,6 +8,8 @@
 // descriptor; ..." (X-Descriptor-Not-New) when it is not newer than the one
 // held; 400 with tor's reason otherwise. Accepted descriptors are kept, at
 // most `capacity` relays (503 beyond), and served at /tor/server/all.
+// A relay POSTs its extra-info descriptor after its server descriptor in
+// the same body, as tor's relays do: it is skipped (not kept, not served).
 //
 // The store is the tor half of AuthorityState: per relay, like our own
 // descriptors there, the newest descriptor and the newest one published
@@ -37,6 +39,11 @@ struct TorUploadAnswer {
   bool new_relay = false; // accepted for a relay not held before (test its ORPort soon)
   crypto::Ed25519Public identity{};  // for an accepted one
 };
+
+// A POST body's cap: a server descriptor (20000 bytes, tor's
+// MAX_DESCRIPTOR_UPLOAD_SIZE) and an extra-info one (50000, tor's
+// MAX_EXTRAINFO_UPLOAD_SIZE).
+inline constexpr std::size_t kMaxTorUploadBody = 20000 + 50000;
 
 class TorDescriptorStore {
  public:
