@@ -1,8 +1,8 @@
 #pragma once
 // A directory authority's clock-driven side. At each interval boundary VA
 // (valid_after_for(now, interval)) it:
-//   1. tests every relay it holds a descriptor for (the pluggable probe,
-//      a bounded number at once) and records the outcomes;
+//   1. tests every relay it holds a descriptor for, ours or tor's (the
+//      pluggable probe, a bounded number at once) and records the outcomes;
 //   2. builds and signs the body for VA (AuthorityState::build), which
 //      publishes at once when this authority alone is a majority;
 //   3. POSTs its detached signature to every other configured authority,

@@ -1,6 +1,7 @@
 #pragma once
 // What one directory authority holds between intervals, sans-I/O: the
-// descriptors relays uploaded (newest per identity, bounded), its own
+// descriptors relays uploaded (newest per identity, bounded; ours and
+// tor's server descriptors, tor_uploads()), its own
 // reachability tests, the consensus it is collecting signatures for, and
 // the latest consensus a majority signed (the one it serves). The network
 // side (AuthorityService, DirServer) feeds it bytes and times.
