@@ -391,8 +391,7 @@ bool RelayProcess::start_directory() {
     aopts.params.consensus_params = o.consensus_params;
     authority_ = std::make_unique<dirnet::AuthorityState>(keys_, authority_ids, aopts);
     routes_.set_authority(authority_.get());
-    tor_uploads_ = std::make_unique<dirnet::TorDescriptorStore>();
-    routes_.set_tor_uploads(tor_uploads_.get());
+    routes_.set_tor_uploads(&authority_->tor_uploads());
     if (!start_tor_authority()) return false;
   }
 

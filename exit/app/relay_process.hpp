@@ -18,7 +18,6 @@
 #include "conflux/dirnet/dir_server.hpp"
 #include "conflux/dirnet/tor_authority_keys.hpp"
 #include "conflux/dirnet/tor_authority_state.hpp"
-#include "conflux/dirnet/tor_descriptor_store.hpp"
 #include "conflux/dirnet/tor_dir_mirror.hpp"
 #include "conflux/exit/conflux_join.hpp"
 #include "conflux/exit/exit_streams.hpp"
@@ -94,7 +93,6 @@ class RelayProcess {
   std::unique_ptr<dirnet::AuthorityState> authority_;
   std::optional<dirnet::TorAuthorityKeys> tor_keys_;
   std::unique_ptr<dirnet::TorAuthorityState> tor_authority_;
-  std::unique_ptr<dirnet::TorDescriptorStore> tor_uploads_;  // an authority's: tor descriptors POSTed to /tor/
   std::unique_ptr<dirnet::TorDirMirror> tor_mirror_;  // a tor network's directory, as a cache (relay_tor_mirror.cpp)
   std::shared_ptr<dirnet::DirServer> dir_server_;
   std::shared_ptr<dirnet::AuthorityService> authority_service_;
