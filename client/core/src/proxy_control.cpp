@@ -227,6 +227,8 @@ std::string ProxyControl::circuit_status() const {
 
 void ProxyControl::stream(const StreamReport& r) {
   if (r.status == "CLOSED" || r.status == "FAILED") {
+    // Its last bytes first, so that a controller's STREAM_BW sum is the stream's.
+    if (auto it = streams_.find(r.id); it != streams_.end()) stream_bw_one(r.id, it->second, iso_time_usec());
     streams_.erase(r.id);
   } else if (streams_.count(r.id) != 0 || streams_.size() < kMaxStreams) {
     StreamRow& row = streams_[r.id];

@@ -81,17 +81,19 @@ void ProxyControl::guard_events() {
 // application wrote (we sent on) and read since the last event, only for
 // streams that moved some, as tor's control_event_stream_bandwidth.
 void ProxyControl::stream_bw(const std::string& time) {
-  for (auto& [id, row] : streams_) {
-    const auto stream = row.stream.lock();
-    if (!stream) continue;
-    const std::uint64_t sent = stream->bytes_sent() - row.sent;
-    const std::uint64_t received = stream->bytes_received() - row.received;
-    row.sent = stream->bytes_sent();
-    row.received = stream->bytes_received();
-    if ((sent == 0 && received == 0) || !port_) continue;
-    port_->publish("STREAM_BW", "STREAM_BW " + std::to_string(id) + " " + std::to_string(sent) + " " +
-                                    std::to_string(received) + " " + time);
-  }
+  for (auto& [id, row] : streams_) stream_bw_one(id, row, time);
+}
+
+void ProxyControl::stream_bw_one(std::uint64_t id, StreamRow& row, const std::string& time) {
+  const auto stream = row.stream.lock();
+  if (!stream) return;
+  const std::uint64_t sent = stream->bytes_sent() - row.sent;
+  const std::uint64_t received = stream->bytes_received() - row.received;
+  row.sent = stream->bytes_sent();
+  row.received = stream->bytes_received();
+  if ((sent == 0 && received == 0) || !port_) return;
+  port_->publish("STREAM_BW", "STREAM_BW " + std::to_string(id) + " " + std::to_string(sent) + " " +
+                                  std::to_string(received) + " " + time);
 }
 
 void ProxyControl::circ_bw(const std::map<std::uint64_t, const Circuit*>& circuits) {

@@ -88,6 +88,7 @@ class ProxyControl {
   void signal_event(std::string_view name);
   void circ_bw(const std::map<std::uint64_t, const Circuit*>& circuits);
   void stream_bw(const std::string& time);
+  void stream_bw_one(std::uint64_t id, StreamRow& row, const std::string& time);
   // Now as tor's events write times: 2026-11-26T14:30:00.123456 (UTC).
   [[nodiscard]] static std::string iso_time_usec();
   void guard_events();
