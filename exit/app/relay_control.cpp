@@ -38,7 +38,9 @@ controlnet::ControlPortConfig port_config(const config::RelayOptions& o) {
 
 RelayControl::RelayControl(net::asio::io_context& io, Sources sources)
     : io_(io), src_(std::move(sources)),
-      program_({"BW", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "CONF_CHANGED"}, config_view()),
+      program_({"BW", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "STATUS_GENERAL", "STATUS_SERVER",
+                "CONF_CHANGED", "NEWCONSENSUS"},
+               config_view()),
       shutdown_timer_(io) {
   add_info();
   add_signals();
@@ -76,6 +78,13 @@ void RelayControl::add_info() {
   info.add("status/circuit-established", "Whether we think client functionality is working.",
            [](std::string_view) { return V("0"); });
   info.add("circuit-status", "List of current circuits originating here.", [](std::string_view) { return V(""); });
+  ns_.install(info);
+  info.add("net/listeners/or", "Bound addresses by type.",
+           [this](std::string_view) { return V(controlnet::listener_list(src_.or_listeners)); });
+  info.add("net/listeners/dir", "Bound addresses by type.",
+           [this](std::string_view) { return V(controlnet::listener_list(src_.dir_listeners)); });
+  info.add("net/listeners/control", "Bound addresses by type.",
+           [this](std::string_view) { return V(port_ ? port_->listeners_text() : std::string()); });
   info.add("fingerprint", "Get hex fingerprint of our identity key.",
            [this](std::string_view) { return V(src_.fingerprint); });
   info.add("traffic/read", "Bytes read since the process was started.",

@@ -14,6 +14,8 @@
 #include "conflux/config/relay_options.hpp"
 #include "conflux/control/control_program.hpp"
 #include "conflux/controlnet/control_port.hpp"
+#include "conflux/controlnet/network_status_info.hpp"
+#include "conflux/dir/consensus.hpp"
 
 namespace conflux::relay {
 
@@ -25,6 +27,8 @@ class RelayControl {
     std::function<std::pair<std::uint64_t, std::uint64_t>()> traffic;  // bytes read, written
     std::function<void()> reload;         // RELOAD, HUP
     std::function<void()> heartbeat;      // DUMP, HEARTBEAT
+    std::vector<net::tcp::endpoint> or_listeners;   // as bound
+    std::vector<net::tcp::endpoint> dir_listeners;  // the DirPort, when there is one
     // SETCONF/RESETCONF/LOADCONF: the relay applies `next` (valid; the
     // options whose lines differ are `changed`) or refuses it whole.
     std::function<control::ConfigOutcome(config::RelayOptions next, const std::vector<std::string>& changed)>
@@ -40,6 +44,8 @@ class RelayControl {
   void stop();
   // The relay is up: status/bootstrap-phase says done (STATUS_CLIENT too).
   void up();
+  // A consensus the relay accepted: ns/* answers from it, NEWCONSENSUS.
+  void consensus(const dir::ConsensusBody& body) { ns_.update(body, port_.get()); }
 
  private:
   void add_info();
@@ -50,6 +56,7 @@ class RelayControl {
 
   net::asio::io_context& io_;
   Sources src_;
+  controlnet::NetworkStatusInfo ns_;  // before program_, whose GETINFO table calls it
   control::ControlProgram program_;
   std::unique_ptr<controlnet::ControlPort> port_;
   std::string bootstrap_ = control::bootstrap_status(0, "starting", "Starting");

@@ -309,6 +309,7 @@ bool RelayProcess::start_or_ports() {
     log::write(log::Severity::Notice, "Opened OR listener on " + bound->address().to_string() + ":" +
                                           std::to_string(bound->port()));
     if (or_port_ == 0 && !port.no_advertise) or_port_ = bound->port();
+    or_bound_.push_back(*bound);
   }
   return true;
 }
@@ -497,6 +498,7 @@ void RelayProcess::start_consensus_fetch(std::vector<crypto::Ed25519Public> auth
 }
 
 void RelayProcess::apply_consensus(const dir::Consensus& c) {
+  if (control_) control_->consensus(c.body);
   const auto merged = config::merge_consensus_params(c.body.params, config_.options.override_consensus_params);
   manager_.set_relay_addresses(relay_addresses(c));
   dos_consensus_params_ = merged;
@@ -542,7 +544,10 @@ bool RelayProcess::start_metrics() {
 
 bool RelayProcess::start_control() {
   if (!config_.options.control.enabled()) return true;
-  RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true), {}, {}, {}, {}};
+  RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true),
+                          {}, {}, {}, {}, {}, {}};
+  s.or_listeners = or_bound_;
+  if (dir_server_) s.dir_listeners.push_back(dir_server_->local_endpoint());
   s.traffic = [this] {
     const auto c = manager_.counters();
     return std::make_pair(c.bytes_in, c.bytes_out);

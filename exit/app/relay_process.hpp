@@ -89,6 +89,7 @@ class RelayProcess {
   net::asio::steady_timer conflux_tick_;  // the join's deadlines and held DATA, every 100 ms
   std::uint16_t or_port_ = 0;   // as bound (ORPort auto picks one)
   std::uint16_t dir_port_ = 0;
+  std::vector<net::tcp::endpoint> or_bound_;  // the OR listeners as bound (GETINFO net/listeners/or)
   dirnet::DirRoutes routes_;
   std::unique_ptr<dirnet::AuthorityState> authority_;
   std::optional<dirnet::TorAuthorityKeys> tor_keys_;

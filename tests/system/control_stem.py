@@ -214,8 +214,10 @@ def drive_proxy(checks, c, net, fps, socks, url):
     except stem.ControllerError as e:
         checks.add(False, "SIGNAL of an unknown name: %s" % e)
 
-    bw, circ_events, stream_events = [], [], []
+    check_network_status(checks, c, fps)
+    bw, circ_events, stream_events, stream_bw = [], [], [], []
     c.add_event_listener(lambda e: bw.append((time.monotonic(), e.read)), EventType.BW)
+    c.add_event_listener(lambda e: stream_bw.append(e), EventType.STREAM_BW)
     c.add_event_listener(lambda e: circ_events.append(e), EventType.CIRC)
     c.add_event_listener(lambda e: stream_events.append(e), EventType.STREAM)
 
@@ -244,6 +246,9 @@ def drive_proxy(checks, c, net, fps, socks, url):
                % sum(r for _, r in bw))
     checks.add(len(bw) >= 3 and all(0.5 < d < 1.6 for d in spacing),
                "BW events once a second (%d, spacing %s)" % (len(bw), ["%.2f" % d for d in spacing[:8]]))
+    checks.add(sum(e.read for e in stream_bw) >= 5 << 20 and all(e.time for e in stream_bw),
+               "STREAM_BW events (stem-parsed, with TIME) add up to the download (%d bytes in %d events)"
+               % (sum(e.read for e in stream_bw), len(stream_bw)))
     wait_for(lambda: "CLOSED" in {e.status for e in stream_events}, 5)
     checks.add({"NEW", "SENTCONNECT", "SUCCEEDED", "CLOSED"} <= {e.status for e in stream_events},
                "STREAM events NEW, SENTCONNECT, SUCCEEDED, CLOSED: %s" % sorted({e.status for e in stream_events}))
@@ -266,6 +271,21 @@ def drive_proxy(checks, c, net, fps, socks, url):
     checks.add({"LAUNCHED", "EXTENDED", "BUILT"} <= statuses,
                "CIRC events as the new circuits were built: %s" % sorted(statuses))
     check_paths(checks, [e for e in circ_events if e.status == "BUILT"], fps, "CIRC BUILT events")
+
+
+def check_network_status(checks, c, fps):
+    """ns/all, ns/id/, ns/name/ (stem parses them as router status entries) and entry-guards."""
+    entries = list(c.get_network_statuses())
+    named = {e.nickname: e.fingerprint for e in entries}
+    checks.add(entries and all(fps.get(n) == fp for n, fp in named.items()) and set(fps) <= set(named),
+               "GETINFO ns/all: every relay with its fingerprint (%d entries)" % len(entries))
+    nick, fp = sorted(fps.items())[0]
+    by_id, by_name = c.get_network_status(fp), c.get_network_status(nick)
+    checks.add(by_id.nickname == nick and by_name.fingerprint == fp and by_id.address == "127.0.0.1",
+               "GETINFO ns/id/%s and ns/name/%s: %s %s %s" % (fp, nick, by_id.nickname, by_id.address, by_id.flags))
+    guards = c.get_info("entry-guards").splitlines()
+    checks.add(guards and all(re.fullmatch(r"\$[0-9A-F]{40}~\w+ (up|down|never-connected|unusable)", g) for g in guards),
+               "GETINFO entry-guards: %s" % guards[:3])
 
 
 def stream_circuit(c, socks, url, user):

@@ -106,6 +106,9 @@ TEST_CASE("control replies: mid lines, data dot-stuffed, end line", "[control]")
                             .end(250, "OK");
   CHECK(r == "250-PROTOCOLINFO 1\r\n250+config-text=\r\nSocksPort 9050\r\n..hidden\r\n.\r\n250 OK\r\n");
   CHECK(control_line(514, "Authentication required.") == "514 Authentication required.\r\n");
+  // An event with a data block, as tor writes NEWCONSENSUS: no '=' after the keyword.
+  const std::string e = ControlReply().block(650, "NEWCONSENSUS", "r a\ns Fast\n").end(650, "OK");
+  CHECK(e == "650+NEWCONSENSUS\r\nr a\r\ns Fast\r\n.\r\n650 OK\r\n");
 }
 
 TEST_CASE("hashed control passwords are tor's", "[control]") {

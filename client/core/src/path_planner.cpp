@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "conflux/bytes/hex.hpp"
 #include "conflux/crypto/random.hpp"
 #include "conflux/path/bridge_set.hpp"
 #include "conflux/path/build_timeout.hpp"
@@ -241,6 +242,22 @@ void PathPlanner::first_hop_reachable(const LinkPool::Identity& id, bool reachab
     m.guards.mark_failed(ed, m.now());
     m.save_guards();
   }
+}
+
+std::vector<GuardReport> PathPlanner::guards() const {
+  const auto& m = *impl_;
+  std::vector<GuardReport> out;
+  if (!m.have_consensus) return out;
+  for (const auto& g : m.guards.status(m.net, m.now())) {
+    GuardReport r;
+    const dir::RouterEntry* e = m.net.find(g.identity);
+    r.name = e != nullptr && e->rsa_identity ? "$" + bytes::to_hex(*e->rsa_identity, true) + "~" + g.nickname : g.nickname;
+    // tor's order of precedence (entrynodes.c, getinfo_helper_format_single_entry_guard).
+    r.status = !g.confirmed ? "never-connected" : !g.listed ? "unusable" : !g.reachable ? "down" : "up";
+    r.reachable = g.reachable;
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace conflux::client

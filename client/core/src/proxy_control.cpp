@@ -63,8 +63,9 @@ std::string control_long_name(const PathHop& hop) {
 
 ProxyControl::ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log)
     : io_(io), src_(std::move(sources)), version_(std::move(version)), log_(std::move(log)),
-      program_({"CIRC", "CIRC_MINOR", "CIRC_BW", "CONFLUX_LEG", "CONFLUX_BRIDGE", "STREAM", "BW", "NOTICE", "WARN", "ERR", "SIGNAL",
-                "STATUS_CLIENT", "CONF_CHANGED"},
+      program_({"CIRC", "CIRC_MINOR", "CIRC_BW", "CONFLUX_LEG", "CONFLUX_BRIDGE", "STREAM", "STREAM_BW", "BW",
+                "NEWCONSENSUS", "GUARD", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "STATUS_GENERAL",
+                "STATUS_SERVER", "CONF_CHANGED"},
                config_view()),
       shutdown_timer_(io) {
   add_info();
@@ -117,13 +118,24 @@ void ProxyControl::add_info() {
            [this](std::string_view) { return V(std::to_string(src_.counters.bytes_to_network)); });
   info.add("net/listeners/socks", "Bound addresses by type.",
            [this](std::string_view) { return V(src_.socks_listeners ? src_.socks_listeners() : std::string()); });
+  info.add("net/listeners/control", "Bound addresses by type.",
+           [this](std::string_view) { return V(port_ ? port_->listeners_text() : std::string()); });
   info.add("process/pid", "Process id belonging to the main tor process.",
            [](std::string_view) { return V(std::to_string(::getpid())); });
   info.add("process/user", "Username under which the tor process is running.",
            [](std::string_view) { return V(user_name()); });
+  ns_.install(info);
+  info.add("entry-guards", "Which nodes are we using as entry guards?", [this](std::string_view) {
+    std::string out;
+    if (src_.guards)
+      for (const auto& g : src_.guards()) out += g.name + " " + g.status + "\n";
+    return V(out);
+  });
   info.add("conflux/sets", "Conflux sets and their legs: RTT, window, share of the cells sent, bytes (CONTROL.md).",
            [this](std::string_view) { return V(conflux_sets()); });
 }
+
+void ProxyControl::consensus(const dir::ConsensusBody& body) { ns_.update(body, port_.get()); }
 
 void ProxyControl::signal_event(std::string_view name) {
   if (port_) port_->publish("SIGNAL", "SIGNAL " + std::string(name));
@@ -182,13 +194,19 @@ std::string ProxyControl::circuit_line(const Circuit& c, std::string_view status
   } else {
     line += " PURPOSE=GENERAL";
   }
+  // nyx reads every circuit's age from it (it fails without one).
+  const auto created = created_.find(c.info().serial);
+  line += " TIME_CREATED=" + (created != created_.end() ? created->second : iso_time_usec());
   return line;
 }
 
 void ProxyControl::circuit(const Circuit& c, std::string_view status, std::string_view why) {
   const auto serial = c.info().serial;
   std::size_t hops = 0;
-  if (status == "LAUNCHED") hops_built_[serial] = 0;
+  if (status == "LAUNCHED") {
+    hops_built_[serial] = 0;
+    created_[serial] = iso_time_usec();
+  }
   if (status == "EXTENDED") hops = ++hops_built_[serial];
   if (status == "BUILT") hops = hops_built_[serial] = c.info().path.size();
   if (status == "FAILED" || status == "CLOSED") {
@@ -198,7 +216,10 @@ void ProxyControl::circuit(const Circuit& c, std::string_view status, std::strin
   }
   if (!port_) return;
   std::string body = "CIRC " + circuit_line(c, status, hops);
-  if (status == "FAILED" || status == "CLOSED") body += " REASON=" + std::string(circ_reason(status, why));
+  if (status == "FAILED" || status == "CLOSED") {
+    body += " REASON=" + std::string(circ_reason(status, why));
+    created_.erase(serial);
+  }
   port_->publish("CIRC", body);
 }
 
@@ -216,9 +237,15 @@ std::string ProxyControl::circuit_status() const {
 
 void ProxyControl::stream(const StreamReport& r) {
   if (r.status == "CLOSED" || r.status == "FAILED") {
+    // Its last bytes first, so that a controller's STREAM_BW sum is the stream's.
+    if (auto it = streams_.find(r.id); it != streams_.end()) stream_bw_one(r.id, it->second, iso_time_usec());
     streams_.erase(r.id);
   } else if (streams_.count(r.id) != 0 || streams_.size() < kMaxStreams) {
-    streams_[r.id] = StreamRow{std::string(r.status), r.circuit, r.target};
+    StreamRow& row = streams_[r.id];
+    row.status = std::string(r.status);
+    row.circuit = r.circuit;
+    row.target = r.target;
+    if (!r.stream.expired()) row.stream = r.stream;
   }
   if (!port_) return;
   std::string body = "STREAM " + std::to_string(r.id) + " " + std::string(r.status) + " " +

@@ -10,10 +10,9 @@
 #include "conflux/client/proxy_control.hpp"
 
 namespace conflux::client {
-namespace {
 
-// tor's format_iso_time_nospace_usec: 2026-11-26T14:30:00.123456 (UTC).
-std::string iso_time_usec() {
+// tor's format_iso_time_nospace_usec.
+std::string ProxyControl::iso_time_usec() {
   const auto now = std::chrono::system_clock::now();
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
   const std::time_t secs = static_cast<std::time_t>(us / 1000000);
@@ -24,6 +23,8 @@ std::string iso_time_usec() {
                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(us % 1000000));
   return buf;
 }
+
+namespace {
 
 std::string rtt_ms(proto::RttDuration d) {
   char buf[32];
@@ -50,7 +51,49 @@ std::map<std::uint64_t, const Circuit*> ProxyControl::circuits_by_serial() const
 void ProxyControl::tick() {
   const auto circuits = circuits_by_serial();
   circ_bw(circuits);
+  stream_bw(iso_time_usec());
+  guard_events();
   leg_events(circuits);
+}
+
+// control-spec 4.1.10 "GUARD ENTRY name STATUS": NEW when a guard joins the
+// sample, DROPPED when it leaves, DOWN and UP as it fails and comes back,
+// found by comparing the sample with the last tick's.
+void ProxyControl::guard_events() {
+  if (!src_.guards) return;
+  std::map<std::string, bool> now;
+  for (const auto& g : src_.guards()) {
+    now[g.name] = g.reachable;
+    const auto before = guards_seen_.find(g.name);
+    if (!port_) continue;
+    if (before == guards_seen_.end()) {
+      port_->publish("GUARD", "GUARD ENTRY " + g.name + " NEW");
+    } else if (before->second != g.reachable) {
+      port_->publish("GUARD", "GUARD ENTRY " + g.name + (g.reachable ? " UP" : " DOWN"));
+    }
+  }
+  for (const auto& [name, reachable] : guards_seen_)
+    if (now.count(name) == 0 && port_) port_->publish("GUARD", "GUARD ENTRY " + name + " DROPPED");
+  guards_seen_ = std::move(now);
+}
+
+// control-spec 4.1.13: "STREAM_BW ID WRITTEN READ TIME", the bytes the
+// application wrote (we sent on) and read since the last event, only for
+// streams that moved some, as tor's control_event_stream_bandwidth.
+void ProxyControl::stream_bw(const std::string& time) {
+  for (auto& [id, row] : streams_) stream_bw_one(id, row, time);
+}
+
+void ProxyControl::stream_bw_one(std::uint64_t id, StreamRow& row, const std::string& time) {
+  const auto stream = row.stream.lock();
+  if (!stream) return;
+  const std::uint64_t sent = stream->bytes_sent() - row.sent;
+  const std::uint64_t received = stream->bytes_received() - row.received;
+  row.sent = stream->bytes_sent();
+  row.received = stream->bytes_received();
+  if ((sent == 0 && received == 0) || !port_) return;
+  port_->publish("STREAM_BW", "STREAM_BW " + std::to_string(id) + " " + std::to_string(sent) + " " +
+                                  std::to_string(received) + " " + time);
 }
 
 void ProxyControl::circ_bw(const std::map<std::uint64_t, const Circuit*>& circuits) {

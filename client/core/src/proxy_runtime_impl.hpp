@@ -200,7 +200,7 @@ struct ProxyRuntime::Impl {
 
   bool start_control() {
     if (!options.control.enabled()) return true;
-    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}};
+    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}, {}};
     s.socks_listeners = [this] {
       std::string out;
       for (const auto& a : acceptors) {
@@ -216,6 +216,7 @@ struct ProxyRuntime::Impl {
     };
     s.heartbeat = [this] { heartbeat(); };
     s.test_bridges = [this](std::function<void(std::string)> report) { return test_bridges(std::move(report)); };
+    s.guards = [this] { return planner.guards(); };
     // As SIGTERM: main's handler logs, stops the runtime and the loop.
     s.shutdown = [] { std::raise(SIGTERM); };
     s.reconfigure = [this](config::ProxyOptions next, const std::vector<std::string>& changed) {
@@ -329,6 +330,7 @@ struct ProxyRuntime::Impl {
       if (source.starts_with("BEGIN_DIR")) ++counters.consensus_begin_dir;
       if (source.starts_with("DirPort")) ++counters.consensus_dir_port;
       planner.set_consensus(c);
+      if (control) control->consensus(c.body);
       apply_cc_params(config::merge_consensus_params(c.body.params, options.override_consensus_params));
       set_bootstrap(50, "loading_descriptors", "Loaded the consensus: " + std::to_string(c.body.routers.size()) + " relays");
       check_ready();

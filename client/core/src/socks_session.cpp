@@ -282,8 +282,9 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
 
   // 2. A stream on a circuit, retried on other exits when one refuses.
   const bool resolving = is_resolve(*request);
-  StreamReporter report{ctx, StreamReport{ctx.next_stream_id++, {}, 0,
-                                          socks::to_string(request->address) + ":" + std::to_string(request->port), {}}};
+  StreamReport first{ctx.next_stream_id++, {}, 0, socks::to_string(request->address) + ":" + std::to_string(request->port),
+                     {}, {}};
+  StreamReporter report{ctx, std::move(first)};
   report(resolving ? "NEWRESOLVE" : "NEW");
   StreamNeeds needs = stream_needs(*request, isolation, resolving);
 
@@ -315,6 +316,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
     }
     if (stream->connected() || stream->resolved()) {
       session->stream = std::move(stream);
+      report.r.stream = session->stream;
       report("SUCCEEDED", circ_id);
       break;
     }

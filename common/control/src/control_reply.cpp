@@ -21,7 +21,11 @@ ControlReply& ControlReply::mid(int code, std::string_view text) {
 }
 
 ControlReply& ControlReply::data(int code, std::string_view key, std::string_view body) {
-  put_line(out_, code, '+', std::string(key) + "=");
+  return block(code, std::string(key) + "=", body);
+}
+
+ControlReply& ControlReply::block(int code, std::string_view head, std::string_view body) {
+  put_line(out_, code, '+', head);
   std::size_t at = 0;
   while (at < body.size()) {
     auto nl = body.find('\n', at);

@@ -146,6 +146,14 @@ void ControlPort::publish_lines(std::string_view event, const std::vector<std::s
   for (auto& s : servers_) s->publish(event, bytes);
 }
 
+void ControlPort::publish_data(std::string_view event, std::string_view body) {
+  if (stopped_ || servers_.empty()) return;
+  control::ControlReply r;
+  r.block(650, event, body);
+  const std::string bytes = r.end(650, "OK");
+  for (auto& s : servers_) s->publish(event, bytes);
+}
+
 void ControlPort::publish(std::string_view event, std::string_view body) {
   if (stopped_ || servers_.empty()) return;
   const std::string line = control::control_event(body);
@@ -156,6 +164,21 @@ std::vector<tcp::endpoint> ControlPort::endpoints() const {
   std::vector<tcp::endpoint> out;
   for (const auto& s : servers_)
     if (!s->is_local()) out.push_back(s->local_endpoint());
+  return out;
+}
+
+std::string ControlPort::listeners_text() const {
+  std::string out = listener_list(endpoints());
+  for (const auto& s : config_.sockets) out += (out.empty() ? "\"unix:" : " \"unix:") + s.path + "\"";
+  return out;
+}
+
+std::string listener_list(const std::vector<tcp::endpoint>& endpoints) {
+  std::string out;
+  for (const auto& e : endpoints) {
+    const std::string addr = e.address().is_v6() ? "[" + e.address().to_string() + "]" : e.address().to_string();
+    out += (out.empty() ? "\"" : " \"") + addr + ":" + std::to_string(e.port()) + "\"";
+  }
   return out;
 }
 

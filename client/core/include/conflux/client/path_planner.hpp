@@ -17,6 +17,13 @@
 
 namespace conflux::client {
 
+// A sampled guard as a controller sees it (GETINFO entry-guards, GUARD).
+struct GuardReport {
+  std::string name;     // "$FINGERPRINT~nickname" (the nickname alone without an RSA identity)
+  std::string status;   // tor's words: "never-connected", "unusable", "down", "up"
+  bool reachable = false;
+};
+
 class PathPlanner {
  public:
   PathPlanner(const config::ProxyOptions& options, const net::Clock& clock, net::LogSink log);
@@ -39,6 +46,8 @@ class PathPlanner {
   void circuit_built(const Circuit& c, std::chrono::milliseconds took);
   void circuit_failed(const Circuit& c, bool timed_out);
   void first_hop_reachable(const LinkPool::Identity& id, bool reachable);
+  // The sampled guards in sample order (none before the first consensus).
+  [[nodiscard]] std::vector<GuardReport> guards() const;
 
  private:
   struct Impl;

@@ -14,11 +14,14 @@
 
 #include "conflux/client/circuit_pool.hpp"
 #include "conflux/client/conflux_pool.hpp"
+#include "conflux/client/path_planner.hpp"
 #include "conflux/client/proxy_counters.hpp"
 #include "conflux/client/socks_session.hpp"
 #include "conflux/config/proxy_options.hpp"
+#include "conflux/dir/consensus.hpp"
 #include "conflux/control/control_program.hpp"
 #include "conflux/controlnet/control_port.hpp"
+#include "conflux/controlnet/network_status_info.hpp"
 
 namespace conflux::client {
 
@@ -40,6 +43,7 @@ class ProxyControl {
     // CONFLUX_TESTBRIDGES: starts a test of each bridge, whose results come
     // as CONFLUX_BRIDGE event bodies to `report`; "" when started, else why not.
     std::function<std::string(std::function<void(std::string body)> report)> test_bridges;
+    std::function<std::vector<GuardReport>()> guards;  // entry-guards, GUARD
   };
 
   ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log);
@@ -57,9 +61,11 @@ class ProxyControl {
   void circuit(const Circuit& c, std::string_view status, std::string_view why);
   // A STREAM event (SocksContext::on_stream).
   void stream(const StreamReport& r);
-  // Once a second (the runtime's tick): CIRC_BW per circuit that moved
-  // bytes, CONFLUX_LEG and CIRC_MINOR PURPOSE_CHANGED as legs link and close.
+  // Once a second (the runtime's tick): CIRC_BW per circuit and STREAM_BW
+  // per stream that moved bytes, GUARD as guards change, CONFLUX_LEG and CIRC_MINOR PURPOSE_CHANGED as legs link and close.
   void tick();
+  // A new consensus: ns/* answers from it, NEWCONSENSUS tells controllers.
+  void consensus(const dir::ConsensusBody& body);
   // The Conflux pool SETCONF ConfluxEnabled 1 made.
   void set_conflux(const ConfluxPool* conflux) { src_.conflux = conflux; }
 
@@ -68,6 +74,8 @@ class ProxyControl {
     std::string status;
     std::uint64_t circuit = 0;
     std::string target;
+    std::weak_ptr<const ClientStream> stream;  // once SUCCEEDED
+    std::uint64_t sent = 0, received = 0;      // its counts at the last STREAM_BW
   };
   void add_info();
   [[nodiscard]] control::ConfigView config_view();
@@ -82,6 +90,11 @@ class ProxyControl {
   [[nodiscard]] std::string circuit_line(const Circuit& c, std::string_view status, std::size_t hops) const;
   void signal_event(std::string_view name);
   void circ_bw(const std::map<std::uint64_t, const Circuit*>& circuits);
+  void stream_bw(const std::string& time);
+  void stream_bw_one(std::uint64_t id, StreamRow& row, const std::string& time);
+  // Now as tor's events write times: 2026-11-26T14:30:00.123456 (UTC).
+  [[nodiscard]] static std::string iso_time_usec();
+  void guard_events();
   void leg_events(const std::map<std::uint64_t, const Circuit*>& circuits);
   [[nodiscard]] std::map<std::uint64_t, const Circuit*> circuits_by_serial() const;
 
@@ -89,9 +102,11 @@ class ProxyControl {
   Sources src_;
   std::string version_;
   net::LogSink log_;
+  controlnet::NetworkStatusInfo ns_;  // before program_, whose GETINFO table calls it
   control::ControlProgram program_;
   std::unique_ptr<controlnet::ControlPort> port_;
   std::map<std::uint64_t, std::size_t> hops_built_;  // circuits not closed: hops built so far
+  std::map<std::uint64_t, std::string> created_;     // circuits not closed: TIME_CREATED
   std::map<std::uint64_t, StreamRow> streams_;       // streams not closed (one per SOCKS connection)
   struct LegRow {
     std::uint64_t set = 0;
@@ -100,6 +115,7 @@ class ProxyControl {
   };
   std::map<std::uint64_t, CircuitBytes> circ_bw_last_;  // live circuits: bytes at the last CIRC_BW
   std::map<std::uint64_t, LegRow> legs_linked_;          // linked legs by circuit serial
+  std::map<std::string, bool> guards_seen_;               // sampled guards by name: reachable at the last tick
   std::string bootstrap_ = control::bootstrap_status(0, "starting", "Starting");
   bool circuit_established_ = false;
   net::asio::steady_timer shutdown_timer_;
@@ -108,5 +124,6 @@ class ProxyControl {
 // "$FINGERPRINT~nickname" (control-spec LongName), the nickname alone for a
 // hop whose RSA identity is unknown (a bridge line without one).
 [[nodiscard]] std::string control_long_name(const PathHop& hop);
+
 
 }  // namespace conflux::client

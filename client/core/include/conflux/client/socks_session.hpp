@@ -9,9 +9,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "conflux/client/client_stream.hpp"
 #include "conflux/client/proxy_counters.hpp"
 #include "conflux/client/stream_pool.hpp"
 #include "conflux/net/clock.hpp"
@@ -44,6 +46,7 @@ struct StreamReport {
   std::uint64_t circuit = 0;  // the carrier's control_circuit_id(); 0: none
   std::string target;         // "ADDRESS:PORT"
   std::string_view reason;    // tor's REASON= for DETACHED, FAILED and CLOSED; empty: none
+  std::weak_ptr<const ClientStream> stream;  // from SUCCEEDED on: its byte counts (STREAM_BW)
 };
 
 struct SocksContext {

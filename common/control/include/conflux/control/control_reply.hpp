@@ -12,6 +12,8 @@ class ControlReply {
  public:
   ControlReply& mid(int code, std::string_view text);
   ControlReply& data(int code, std::string_view key, std::string_view body);
+  // "CODE+head" and the data lines: a multi-line event ("650+NEWCONSENSUS").
+  ControlReply& block(int code, std::string_view head, std::string_view body);
   // The whole reply, ended by its last line.
   [[nodiscard]] std::string end(int code, std::string_view text);
 

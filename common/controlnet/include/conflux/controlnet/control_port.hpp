@@ -66,9 +66,15 @@ class ControlPort {
   // A multi-line event (CONF_CHANGED): "650-" before each line but the
   // last, "650 " before it.
   void publish_lines(std::string_view event, const std::vector<std::string>& lines);
+  // An event with a data block (NEWCONSENSUS): "650+event", `body`'s lines,
+  // ".", "650 OK".
+  void publish_data(std::string_view event, std::string_view body);
 
   // The TCP listeners' addresses (not the sockets').
   [[nodiscard]] std::vector<tcp::endpoint> endpoints() const;
+  // GETINFO net/listeners/control: every listener, TCP and unix sockets
+  // ("unix:PATH"), as listener_list writes them.
+  [[nodiscard]] std::string listeners_text() const;
 
  private:
   bool write_cookie();
@@ -95,5 +101,9 @@ class ControlPort {
   bool observing_ = false;  // the log observer is ours (one per process)
   bool stopped_ = false;
 };
+
+// GETINFO net/listeners/*'s value (control-spec 3.9): each address quoted,
+// "ADDR:PORT" or "[IPv6]:PORT", separated by spaces.
+[[nodiscard]] std::string listener_list(const std::vector<tcp::endpoint>& endpoints);
 
 }  // namespace conflux::controlnet

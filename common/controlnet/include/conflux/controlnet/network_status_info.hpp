@@ -1,0 +1,28 @@
+#pragma once
+// GETINFO ns/all, ns/id/<fp> and ns/name/<nickname> from the consensus a
+// program last accepted, and the NEWCONSENSUS event when a new one comes
+// (control-spec 3.9 and 4.1.12; dir::control_router_status's format). The
+// proxy and the relay each own one, declared before the ControlProgram
+// whose GETINFO table holds its providers.
+#include <optional>
+
+#include "conflux/control/control_getinfo.hpp"
+#include "conflux/controlnet/control_port.hpp"
+#include "conflux/dir/consensus.hpp"
+
+namespace conflux::controlnet {
+
+class NetworkStatusInfo {
+ public:
+  // Registers the ns/* keys; before the first consensus each answers
+  // empty, as tor's do.
+  void install(control::ControlInfo& info);
+  // A new consensus: kept for GETINFO, and sent to `port`'s NEWCONSENSUS
+  // listeners when there is a port.
+  void update(const dir::ConsensusBody& body, ControlPort* port);
+
+ private:
+  std::optional<dir::ConsensusBody> body_;
+};
+
+}  // namespace conflux::controlnet
