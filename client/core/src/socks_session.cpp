@@ -184,14 +184,25 @@ std::string_view reason_text(cell::EndReason r) {
 struct StreamReporter {
   SocksContext& ctx;
   StreamReport r;
-  void operator()(std::string_view status, std::uint64_t circuit = 0, std::string_view reason = {}) {
+  // `stream`: the stream once it SUCCEEDED (its byte counts, for STREAM_BW).
+  void operator()(std::string_view status, std::uint64_t circuit = 0, std::string_view reason = {},
+                  std::weak_ptr<const ClientStream> stream = {}) {
     if (!ctx.on_stream) return;
+    if (!stream.expired()) r.stream = std::move(stream);
     r.status = status;
     r.circuit = circuit;
     r.reason = reason;
     ctx.on_stream(r);
   }
 };
+
+// A new stream as a controller will see it: its number and target.
+StreamReport new_stream_report(SocksContext& ctx, const socks::Request& request) {
+  StreamReport r;
+  r.id = ctx.next_stream_id++;
+  r.target = socks::to_string(request.address) + ":" + std::to_string(request.port);
+  return r;
+}
 
 // A stream no circuit carried: counted, logged, reported to a controller;
 // the SOCKS reply it gets.
@@ -282,9 +293,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
 
   // 2. A stream on a circuit, retried on other exits when one refuses.
   const bool resolving = is_resolve(*request);
-  StreamReport first{ctx.next_stream_id++, {}, 0, socks::to_string(request->address) + ":" + std::to_string(request->port),
-                     {}, {}};
-  StreamReporter report{ctx, std::move(first)};
+  StreamReporter report{ctx, new_stream_report(ctx, *request)};
   report(resolving ? "NEWRESOLVE" : "NEW");
   StreamNeeds needs = stream_needs(*request, isolation, resolving);
 
@@ -316,8 +325,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
     }
     if (stream->connected() || stream->resolved()) {
       session->stream = std::move(stream);
-      report.r.stream = session->stream;
-      report("SUCCEEDED", circ_id);
+      report("SUCCEEDED", circ_id, {}, session->stream);
       break;
     }
     if (auto end = stream->peer_end()) {
