@@ -42,6 +42,10 @@ from control_stem import Checks, control_port_from_log, start_proxy_with, wait_f
 
 COLUMNS, ROWS = 132, 42
 PAGE_WAIT_S = 60  # nyx's first screen under ASan on 2 busy cores
+# Every wait ends by then (after start), so that the network is always stopped before ctest's
+# TIMEOUT (300 s) would kill the script and leave it running.
+BUDGET_S = 200
+_deadline = time.monotonic() + BUDGET_S
 
 
 class Tmux:
@@ -162,6 +166,7 @@ def screenshot(pane_text, png, workdir):
 
 def wait_screen(tmux, name, predicate, timeout=PAGE_WAIT_S):
     """The pane's text once `predicate(text)` holds (or the last text after `timeout`)."""
+    timeout = max(1.0, min(timeout, _deadline - time.monotonic()))
     found = wait_for(lambda: (lambda t: t if predicate(t) else None)(tmux.text(name)), timeout, step=0.5)
     return found or tmux.text(name)
 
