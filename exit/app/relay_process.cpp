@@ -11,6 +11,7 @@
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/proto/cc_params.hpp"
 #include "relay_cc_metrics.hpp"
+#include "relay_dos.hpp"
 #include "relay_metrics.hpp"
 #include "relay_tor_descriptor.hpp"
 
@@ -88,6 +89,8 @@ net::ChannelManagerConfig manager_config(const config::RelayOptions& o, proto::C
   c.channel_limits.cell_sample_every = o.scheduler_sample_cells;
   c.scheduler = scheduler_config(o);
   c.congestion_control = relay_cc_params(o, true);
+  c.max_mem_in_queues = relay_max_mem_in_queues(o, true);
+  c.dos = relay_dos_params(o, {});
   for (const auto& a : o.addresses) {
     if (a.is_v4()) {
       c.advertised_addresses.emplace_back(cell::NetinfoIpv4{{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]}});
@@ -153,6 +156,7 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
     collect_relay_metrics(out, counters, exit_stats, join_.stats());
     collect_cc_metrics(out, manager_, counters, exit_stats);
     collect_scheduler_metrics(out, manager_.scheduler());
+    collect_dos_metrics(out, counters);
     if (consensus_) {
       out.counter("conflux_relay_consensus_fetches_total",
                   "Consensus fetches from the authorities (for its parameters), by outcome.", consensus_->fetched(),
@@ -176,8 +180,15 @@ std::string circuit_priority_text(double halflife) {
 
 }  // namespace
 
-// The options a running relay applies (SIGHUP, SETCONF): apply_runtime_options.
-constexpr std::array<std::string_view, 2> kRuntimeOptions{"CircuitPriorityHalflife", "SchedulerTraceFile"};
+// The options a running relay applies (SIGHUP, SETCONF): apply_runtime_options,
+// and the DoS* options (kDosOptionNames).
+constexpr std::array<std::string_view, 3> kRuntimeOptions{"CircuitPriorityHalflife", "SchedulerTraceFile",
+                                                          "MaxMemInQueues"};
+
+bool is_runtime_option(std::string_view name) {
+  return std::find(kRuntimeOptions.begin(), kRuntimeOptions.end(), name) != kRuntimeOptions.end() ||
+         std::find(kDosOptionNames.begin(), kDosOptionNames.end(), name) != kDosOptionNames.end();
+}
 
 void RelayProcess::reload() {
   log::write(log::Severity::Notice, "Received reload signal (hup). Reloading config.");
@@ -187,21 +198,54 @@ void RelayProcess::reload() {
     return;
   }
   (void)apply_runtime_options(fresh->options);
-  log::write(log::Severity::Notice, "Config reloaded: " + std::string(kRuntimeOptions[0]) + " and " +
-                                        std::string(kRuntimeOptions[1]) +
-                                        " apply now; other changes take effect at the next start.");
+  log::write(log::Severity::Notice, "Config reloaded: " + std::string(kRuntimeOptions[0]) + ", " +
+                                        std::string(kRuntimeOptions[1]) + ", " + std::string(kRuntimeOptions[2]) +
+                                        " and the DoS* options apply now; other changes take effect at the next "
+                                        "start.");
 }
 
 control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, const std::vector<std::string>& changed) {
   for (const auto& name : changed)
-    if (std::find(kRuntimeOptions.begin(), kRuntimeOptions.end(), name) == kRuntimeOptions.end())
+    if (!is_runtime_option(name))
       return {553, "Transition not allowed: While Tor is running, changing " + name + " is not allowed."};
   if (!apply_runtime_options(next)) return {553, "Unable to set option: cannot open SchedulerTraceFile"};
   config_.options.config_lines = std::move(next.config_lines);
   return {};
 }
 
+void RelayProcess::apply_defences(const config::RelayOptions& fresh) {
+  auto& o = config_.options;
+  if (fresh.max_mem_in_queues != o.max_mem_in_queues) {
+    o.max_mem_in_queues = fresh.max_mem_in_queues;
+    const auto bytes = relay_max_mem_in_queues(o, true);
+    manager_.set_max_mem_in_queues(bytes);
+    log::write(log::Severity::Notice, "MaxMemInQueues is now " + std::to_string(bytes >> 20) + " MB.");
+  }
+  // The DoS* fields (GETCONF shows them; the next consensus combines with them).
+  o.dos_cc_enabled = fresh.dos_cc_enabled;
+  o.dos_cc_min_connections = fresh.dos_cc_min_connections;
+  o.dos_cc_rate = fresh.dos_cc_rate;
+  o.dos_cc_burst = fresh.dos_cc_burst;
+  o.dos_cc_defense_type = fresh.dos_cc_defense_type;
+  o.dos_cc_defense_time_period = fresh.dos_cc_defense_time_period;
+  o.dos_conn_enabled = fresh.dos_conn_enabled;
+  o.dos_conn_max_concurrent = fresh.dos_conn_max_concurrent;
+  o.dos_conn_defense_type = fresh.dos_conn_defense_type;
+  o.dos_conn_connect_rate = fresh.dos_conn_connect_rate;
+  o.dos_conn_connect_burst = fresh.dos_conn_connect_burst;
+  o.dos_conn_connect_defense_time_period = fresh.dos_conn_connect_defense_time_period;
+  o.dos_stream_enabled = fresh.dos_stream_enabled;
+  o.dos_stream_rate = fresh.dos_stream_rate;
+  o.dos_stream_burst = fresh.dos_stream_burst;
+  o.dos_stream_defense_type = fresh.dos_stream_defense_type;
+  const auto next = relay_dos_params(fresh, dos_consensus_params_);
+  if (next == manager_.dos_guard().params()) return;
+  manager_.set_dos_params(next);
+  log::write(log::Severity::Notice, dos_summary(next) + ".");
+}
+
 bool RelayProcess::apply_runtime_options(const config::RelayOptions& fresh) {
+  apply_defences(fresh);
   const double was = config_.options.circuit_priority_halflife;
   const double now = fresh.circuit_priority_halflife;
   if (now != was) {
@@ -244,6 +288,7 @@ bool RelayProcess::start() {
   log::write(log::Severity::Notice, std::string("Scheduler: ") + net::scheduler_policy_name(manager_.scheduler().policy()) +
                                         kist_limits + "; circuit priority: " +
                                         circuit_priority_text(config_.options.circuit_priority_halflife));
+  log::write(log::Severity::Notice, dos_summary(manager_.dos_guard().params()) + ".");
   arm_heartbeat();
   arm_conflux_tick();
   return true;
@@ -347,8 +392,7 @@ bool RelayProcess::start_directory() {
     aopts.params.consensus_params = o.consensus_params;
     authority_ = std::make_unique<dirnet::AuthorityState>(keys_, authority_ids, aopts);
     routes_.set_authority(authority_.get());
-    tor_uploads_ = std::make_unique<dirnet::TorDescriptorStore>();
-    routes_.set_tor_uploads(tor_uploads_.get());
+    routes_.set_tor_uploads(&authority_->tor_uploads());
     if (!start_tor_authority()) return false;
   }
 
@@ -456,6 +500,13 @@ void RelayProcess::start_consensus_fetch(std::vector<crypto::Ed25519Public> auth
 void RelayProcess::apply_consensus(const dir::Consensus& c) {
   if (control_) control_->consensus(c.body);
   const auto merged = config::merge_consensus_params(c.body.params, config_.options.override_consensus_params);
+  manager_.set_relay_addresses(relay_addresses(c));
+  dos_consensus_params_ = merged;
+  if (const auto dos = relay_dos_params(config_.options, merged); !(dos == manager_.dos_guard().params())) {
+    manager_.set_dos_params(dos);
+    log::write(log::Severity::Notice, dos_summary(dos) + " (consensus valid after " +
+                                          std::to_string(c.body.valid_after) + ").");
+  }
   auto cc = cc_entries(merged);
   if (cc == cc_params_in_use_) return;
   const auto params = relay_cc_params(merged, true);
@@ -542,6 +593,7 @@ void RelayProcess::log_counters(log::Severity severity) const {
   line << "; directory requests " << d.ok << " answered, " << d.not_found << " not found, " << d.rejected
        << " refused; BEGIN_DIR " << e.begin_dirs;
   log::write(severity, line.str());
+  log::write(severity, dos_heartbeat(manager_.dos_guard().params(), c));
 }
 
 void RelayProcess::arm_heartbeat() {

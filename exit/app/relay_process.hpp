@@ -18,7 +18,6 @@
 #include "conflux/dirnet/dir_server.hpp"
 #include "conflux/dirnet/tor_authority_keys.hpp"
 #include "conflux/dirnet/tor_authority_state.hpp"
-#include "conflux/dirnet/tor_descriptor_store.hpp"
 #include "conflux/dirnet/tor_dir_mirror.hpp"
 #include "conflux/exit/conflux_join.hpp"
 #include "conflux/exit/exit_streams.hpp"
@@ -49,15 +48,19 @@ class RelayProcess {
   // One line of counters at `severity` (heartbeat, SIGUSR1, shutdown).
   void log_counters(log::Severity severity) const;
   // SIGHUP: the torrc read again. What can change while running changes
-  // now (CircuitPriorityHalflife); the rest takes effect at the next start.
+  // now (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, DoS*);
+  // the rest takes effect at the next start.
   void reload();
   // SETCONF over the ControlPort: only what reload() applies at once may
-  // change (CircuitPriorityHalflife, SchedulerTraceFile); else 553.
+  // change (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues,
+  // DoS*); else 553.
   control::ConfigOutcome reconfigure(config::RelayOptions next, const std::vector<std::string>& changed);
 
  private:
   // What can change while running: false when the trace file cannot open.
   bool apply_runtime_options(const config::RelayOptions& fresh);
+  // MaxMemInQueues and the DoS* options (relay_dos.hpp), from the fresh torrc.
+  void apply_defences(const config::RelayOptions& fresh);
   void arm_heartbeat();
   void arm_conflux_tick();
   bool start_or_ports();
@@ -91,7 +94,6 @@ class RelayProcess {
   std::unique_ptr<dirnet::AuthorityState> authority_;
   std::optional<dirnet::TorAuthorityKeys> tor_keys_;
   std::unique_ptr<dirnet::TorAuthorityState> tor_authority_;
-  std::unique_ptr<dirnet::TorDescriptorStore> tor_uploads_;  // an authority's: tor descriptors POSTed to /tor/
   std::unique_ptr<dirnet::TorDirMirror> tor_mirror_;  // a tor network's directory, as a cache (relay_tor_mirror.cpp)
   std::shared_ptr<dirnet::DirServer> dir_server_;
   std::shared_ptr<dirnet::AuthorityService> authority_service_;
@@ -101,6 +103,7 @@ class RelayProcess {
   std::shared_ptr<dirnet::ConsensusFetcher> consensus_;
   std::shared_ptr<dirnet::ConsensusFetcher> mirror_fetch_;  // tor's documents, for tor_mirror_
   std::map<std::string, std::int32_t> cc_params_in_use_;  // the cc_* keys last applied
+  std::map<std::string, std::int32_t> dos_consensus_params_;  // the last consensus's, with the overrides
   metrics::Registry metrics_;  // before its servers: they render it
   std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers_;
   std::unique_ptr<RelayControl> control_;  // with ControlPort lines

@@ -73,6 +73,11 @@ struct Stream {
   // went out before the read had filled it).
   std::vector<std::uint8_t> read_buf;
   std::vector<std::vector<std::uint8_t>> write_chunks;
+
+  // When bytes last moved (a read, a write, a DATA cell sent), and when the
+  // stall check last logged this stream.
+  proto::CcClock::time_point last_progress{};
+  proto::CcClock::time_point last_stall_log{};
 };
 using StreamPtr = std::shared_ptr<Stream>;
 
@@ -98,6 +103,7 @@ struct ExitStreams::Impl {
   StreamPump pump;
   std::unordered_map<StreamRef, StreamPtr> by_ref;  // every live Stream
   bool running = false;                             // run() is draining the pump
+  proto::CcClock::time_point last_stall_check{};
 
   // ---- exit_streams.cpp: messages in, circuits -------------------------------
   void on_message(proto::CircuitHandle c, StreamId id, cell::RelayMsg msg);
@@ -172,6 +178,10 @@ struct ExitStreams::Impl {
   // Carries out what the pump asks, in order, until it asks nothing more.
   void run();
   void execute(PumpAction& action);
+  // Debug log of every open stream whose bytes have not moved for
+  // kStallReportAfter (issue 14): looked at from run(), so only while the
+  // exit has other work, at most once per kStallCheckEvery.
+  void report_stalls();
   [[nodiscard]] StreamPtr live(StreamRef ref) const;
 };
 

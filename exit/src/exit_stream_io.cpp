@@ -45,6 +45,7 @@ void ExitStreams::Impl::on_connected(StreamPtr s, const boost::system::error_cod
   --pending;
   s->phase = Phase::Open;
   s->connected = true;
+  s->last_progress = now();
   ++open;
   ++counters.streams_connected;
   // tor-spec 6.2: CONNECTED for a BEGIN_DIR is empty (no address, no TTL).
@@ -83,6 +84,7 @@ void ExitStreams::Impl::on_read(StreamPtr s, const boost::system::error_code& ec
     if (s->phase == Phase::Open) log(LogLevel::Info, "stream socket error: " + ec.message());
     pump.server_error(s->ref, end_reason_for(ec));
   } else {
+    s->last_progress = now();
     pump.server_read(s->ref, std::span<const std::uint8_t>(s->read_buf.data(), n), now());
   }
   run();
@@ -106,6 +108,7 @@ void ExitStreams::Impl::on_write(StreamPtr s, const boost::system::error_code& e
     pump.write_failed(s->ref, end_reason_for(ec));
   } else {
     counters.bytes_to_servers += n;
+    s->last_progress = now();
     pump.server_written(s->ref, n, now());
   }
   run();

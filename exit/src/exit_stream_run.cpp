@@ -19,6 +19,36 @@ void ExitStreams::Impl::run() {
     for (auto& a : batch) execute(a);
   }
   running = false;
+  report_stalls();
+}
+
+namespace {
+constexpr auto kStallCheckEvery = std::chrono::seconds(5);
+constexpr auto kStallReportAfter = std::chrono::seconds(10);
+}  // namespace
+
+void ExitStreams::Impl::report_stalls() {
+  const auto t = now();
+  if (t == proto::CcClock::time_point{} || t - last_stall_check < kStallCheckEvery) return;
+  last_stall_check = t;
+  for (auto& [handle, c] : circuits) {
+    for (auto& [id, s] : c.streams) {
+      if (s->phase != Phase::Open || t - s->last_progress < kStallReportAfter ||
+          t - s->last_stall_log < kStallReportAfter)
+        continue;
+      s->last_stall_log = t;
+      const auto idle = std::chrono::duration_cast<std::chrono::seconds>(t - s->last_progress).count();
+      std::string circ = " | can_send_data=" + std::to_string(out.can_send_data(handle)) +
+                         " blocked_on_channel=" + std::to_string(out.blocked_on_channel(handle));
+      if (auto f = out.flow_info(handle)) {
+        circ += " cwnd=" + std::to_string(f->window) + " inflight=" + std::to_string(f->inflight) +
+                " rtt_ms=" + std::to_string(f->ewma_rtt_usec / 1000) +
+                " min_rtt_ms=" + std::to_string(f->min_rtt_usec / 1000);
+      }
+      log(LogLevel::Debug, "circuit " + std::to_string(handle) + " stream " + std::to_string(id.value()) +
+                               " moved no bytes for " + std::to_string(idle) + " s: " + pump.describe(s->ref) + circ);
+    }
+  }
 }
 
 void ExitStreams::Impl::execute(PumpAction& action) {
@@ -41,6 +71,7 @@ void ExitStreams::Impl::execute(PumpAction& action) {
                    const auto* data = std::get_if<cell::DataMsg>(&a.msg);
                    const std::size_t n = data != nullptr ? data->data.size() : 0;
                    if (send(s, a.msg)) counters.bytes_to_clients += n;
+                   if (n > 0) s->last_progress = now();
                  },
                  [&](pump::WriteToServer& a) {
                    if (StreamPtr s = live(a.ref)) start_write(s, std::move(a.chunks));

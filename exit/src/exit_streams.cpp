@@ -376,6 +376,10 @@ void ExitStreams::on_circuit_closed(proto::CircuitHandle circuit, cell::DestroyR
   impl_->drop_circuit(circuit);
 }
 
+std::size_t ExitStreams::buffered_bytes() const { return impl_->pump.buffered_bytes(); }
+
+std::vector<proto::BufferedCircuit> ExitStreams::buffered_circuits() const { return impl_->pump.buffered_circuits(); }
+
 void ExitStreams::set_policy(proto::ExitPolicy policy) { impl_->cfg.policy = std::move(policy); }
 
 void ExitStreams::set_dir_port(std::optional<DirPortTarget> target) { impl_->cfg.dir_port = target; }

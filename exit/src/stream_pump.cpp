@@ -46,6 +46,7 @@ struct PumpStream {
   // Client -> server. 'up_bytes' counts the queue and the write in flight.
   std::deque<std::vector<std::uint8_t>> up;
   std::size_t up_bytes = 0;
+  proto::CcClock::time_point up_since{};  // when up_bytes last rose from 0
   std::size_t in_flight = 0;
   bool shut_down = false;
 
@@ -100,6 +101,7 @@ struct StreamPump::Impl {
   void saw(proto::CcClock::time_point t) { now = std::max(now, t); }
   StreamRef next_ref = 1;
   std::unordered_map<StreamRef, PumpStream> streams;
+  std::size_t up_total = 0;  // every stream's up_bytes
   std::unordered_map<proto::CircuitHandle, PumpCircuit> circuits;
   std::vector<PumpAction> actions;
 
@@ -138,6 +140,7 @@ struct StreamPump::Impl {
   void forget(StreamRef ref) {
     PumpStream* s = find(ref);
     if (s == nullptr) return;
+    up_total -= std::min(up_total, s->up_bytes);
     leave_circuit(*s);
     streams.erase(ref);
   }
@@ -358,6 +361,24 @@ void StreamPump::opened(StreamRef ref) {
 
 void StreamPump::remove(StreamRef ref) { impl_->forget(ref); }
 
+std::size_t StreamPump::buffered_bytes() const noexcept { return impl_->up_total; }
+
+std::vector<proto::BufferedCircuit> StreamPump::buffered_circuits() const {
+  std::unordered_map<proto::CircuitHandle, proto::BufferedCircuit> by;
+  for (const auto& [ref, s] : impl_->streams) {
+    // A stream that left its circuit (closing) is bounded by its linger
+    // timeout; closing a circuit would not free it.
+    if (s.up_bytes == 0 || !s.attached) continue;
+    auto [it, fresh] = by.try_emplace(s.circuit, proto::BufferedCircuit{s.circuit, 0, s.up_since});
+    it->second.bytes += s.up_bytes;
+    if (!fresh) it->second.oldest = std::min(it->second.oldest, s.up_since);
+  }
+  std::vector<proto::BufferedCircuit> out;
+  out.reserve(by.size());
+  for (auto& [c, b] : by) out.push_back(b);
+  return out;
+}
+
 void StreamPump::circuit_closed(proto::CircuitHandle circuit) {
   auto it = impl_->circuits.find(circuit);
   if (it == impl_->circuits.end()) return;
@@ -380,7 +401,9 @@ void StreamPump::client_data(StreamRef ref, std::vector<std::uint8_t> data, prot
       if (!s->attached) impl_->forget(ref);
       return impl_->kill_circuit(c);
     }
+    if (s->up_bytes == 0) s->up_since = now;
     s->up_bytes += data.size();
+    impl_->up_total += data.size();
     if (!data.empty()) s->up.push_back(std::move(data));
     if (s->xon_xoff) impl_->send_flow(*s, s->xon_xoff->on_queued(now, s->up_bytes));
   }
@@ -489,6 +512,7 @@ void StreamPump::server_written(StreamRef ref, std::size_t n, proto::CcClock::ti
   n = std::min(n, s->in_flight);
   s->in_flight -= n;
   s->up_bytes -= n;
+  impl_->up_total -= std::min(impl_->up_total, n);
   if (s->xon_xoff) impl_->send_flow(*s, s->xon_xoff->on_written(now, n, s->up_bytes));
   impl_->send_deferred_sendmes(*s);
   if (s->in_flight > 0) return;  // the rest of this write is still going
@@ -520,6 +544,37 @@ std::optional<std::uint64_t> StreamPump::xoffs_sent(StreamRef ref) const {
   auto it = impl_->streams.find(ref);
   if (it == impl_->streams.end() || !it->second.xon_xoff) return std::nullopt;
   return it->second.xon_xoff->up().xoffs_sent();
+}
+
+std::string StreamPump::describe(StreamRef ref) const {
+  auto it = impl_->streams.find(ref);
+  if (it == impl_->streams.end()) return {};
+  const PumpStream& s = it->second;
+  static constexpr const char* kStage[] = {"connecting", "open", "closing"};
+  std::string out = std::string(kStage[static_cast<std::size_t>(s.stage)]) +
+                    " reading=" + std::to_string(s.reading) + " throttled=" + std::to_string(s.throttled) +
+                    " eof=" + std::to_string(s.eof) + " down_pending=" + std::to_string(s.down.size() - s.down_off) +
+                    " in_turns=" + std::to_string(s.in_turns) + " in_readers=" + std::to_string(s.in_readers) +
+                    " window_open=" + std::to_string(s.window_open()) + " up_bytes=" + std::to_string(s.up_bytes) +
+                    " in_flight=" + std::to_string(s.in_flight);
+  if (s.xon_xoff) {
+    const auto& up = s.xon_xoff->up();
+    const auto& down = s.xon_xoff->down();
+    const auto tokens = down.bucket_tokens();
+    out += " | we_xoffed=" + std::to_string(up.xoff_sent()) + " xoffs_sent=" + std::to_string(up.xoffs_sent()) +
+           " xons_sent=" + std::to_string(up.xons_sent()) + " drain_kbps=" + std::to_string(up.drain_rate_kbps()) +
+           " | client_xoffed=" + std::to_string(!down.may_package()) +
+           " xoffs_recv=" + std::to_string(down.xoffs_received()) + " xons_recv=" + std::to_string(down.xons_received()) +
+           " read_rate=" + std::to_string(down.rate_limit_bytes_per_s()) +
+           " tokens=" + (tokens ? std::to_string(*tokens) : std::string("none"));
+  }
+  if (auto c = impl_->circuits.find(s.circuit); c != impl_->circuits.end()) {
+    static constexpr const char* kWritable[] = {"unknown", "yes", "no"};
+    out += " | circuit writable=" + std::string(kWritable[static_cast<std::size_t>(c->second.writable)]) +
+           " asked=" + std::to_string(c->second.asked) + " turns=" + std::to_string(c->second.turns.size()) +
+           " readers=" + std::to_string(c->second.readers.size());
+  }
+  return out;
 }
 
 bool StreamPump::reading(StreamRef ref) const {

@@ -52,6 +52,7 @@ class StreamXonXoff {
   [[nodiscard]] proto::CcClock::duration read_wait(std::uint64_t n) const noexcept { return down_.read_wait(n); }
 
   [[nodiscard]] const proto::StreamDeliverFlow& up() const noexcept { return up_; }
+  [[nodiscard]] const proto::StreamPackageFlow& down() const noexcept { return down_; }
 
  private:
   static std::optional<cell::RelayMsg> as_relay(std::optional<proto::StreamFlowMsg> m) {

@@ -1,5 +1,7 @@
 #include "app_options.hpp"
 
+#include "builtin_bridges.hpp"
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
@@ -34,7 +36,11 @@ AppOptions parse_app_options(const QStringList& arguments) {
                                     QStringLiteral("file"));
   const QCommandLineOption obfs4(QStringLiteral("obfs4proxy"), QStringLiteral("The obfs4 transport program."),
                                  QStringLiteral("path"), QStringLiteral("/usr/bin/obfs4proxy"));
-  p.addOptions({proxy, data, defaults, obfs4});
+  const QCommandLineOption builtin(QStringLiteral("builtin-bridges"),
+                                   QStringLiteral("The built-in bridges' list (default: $CONFLUX_GUI_BUILTIN_BRIDGES, "
+                                                  "else the one installed with the app)."),
+                                   QStringLiteral("file"));
+  p.addOptions({proxy, data, defaults, obfs4, builtin});
   p.process(arguments);
   AppOptions o;
   o.launch.program = p.isSet(proxy) ? p.value(proxy) : find_proxy_program();
@@ -42,6 +48,7 @@ AppOptions parse_app_options(const QStringList& arguments) {
                                     : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
   o.launch.defaults_torrc = p.isSet(defaults) ? QFileInfo(p.value(defaults)).absoluteFilePath() : QString();
   o.obfs4proxy = p.value(obfs4);
+  o.builtin_bridges = p.isSet(builtin) ? p.value(builtin) : find_builtin_bridges_file();
   return o;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The second screen: a progress bar following the proxy's bootstrap phase.
 // When no phase has come for kStuckAfter, it says where the proxy stopped and
-// the last warning it gave, in plain words, and what to try.
+// the last warning it gave, in plain words, and what to try, with a "Test
+// bridges" button (bridge_probe.hpp) whose verdicts it lists.
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -9,6 +10,7 @@
 #include <QWidget>
 #include <chrono>
 
+#include "bridge_probe.hpp"
 #include "status_parsing.hpp"
 
 namespace conflux::gui {
@@ -22,12 +24,16 @@ class BootstrapPage : public QWidget {
   void reset();
   void set_phase(const BootstrapPhase& phase);
   void set_warning(const QString& warning);
+  void set_bridges(const QStringList& addresses) { addresses_ = addresses; }
   void set_stuck_after(std::chrono::milliseconds after) { stuck_timer_.setInterval(after); }
 
   [[nodiscard]] int progress() const { return bar_->value(); }
   [[nodiscard]] QString phase_text() const { return phase_->text(); }
   [[nodiscard]] QString stuck_text() const { return stuck_shown_ ? stuck_->text() : QString(); }
   [[nodiscard]] QPushButton* cancel_button() const noexcept { return cancel_; }
+  [[nodiscard]] QPushButton* test_button() const noexcept { return test_; }
+  [[nodiscard]] bool testing() const noexcept { return probe_.running(); }
+  [[nodiscard]] QString test_text() const { return tested_->text(); }
 
  signals:
   void cancel_requested();
@@ -38,7 +44,11 @@ class BootstrapPage : public QWidget {
   QProgressBar* bar_;
   QLabel* phase_;
   QLabel* stuck_;
+  QPushButton* test_;
+  QLabel* tested_;
   QPushButton* cancel_;
+  BridgeProbe probe_;
+  QStringList addresses_;
   QTimer stuck_timer_;
   BootstrapPhase last_;
   QString last_warning_;

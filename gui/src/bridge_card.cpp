@@ -5,14 +5,32 @@
 namespace conflux::gui {
 
 BridgeCard::BridgeCard(QString address, QString transport, QWidget* parent)
-    : QFrame(parent), address_(std::move(address)), title_(new QLabel(this)), status_(new QLabel(this)) {
+    : QFrame(parent), address_(std::move(address)), title_(new QLabel(this)), status_(new QLabel(this)),
+      probe_(new QLabel(this)), tor_test_(new QLabel(this)) {
   setFrameShape(QFrame::StyledPanel);
   auto* layout = new QVBoxLayout(this);
   base_title_ = QStringLiteral("<b>%1</b> %2").arg(address_, transport.isEmpty() ? tr("(plain)") : transport);
   title_->setText(base_title_);
   layout->addWidget(title_);
   layout->addWidget(status_);
+  layout->addWidget(probe_);
+  layout->addWidget(tor_test_);
+  probe_->hide();
+  tor_test_->hide();
   update_state({});
+}
+
+void BridgeCard::set_probe(const QString& text, bool bad) {
+  probe_->setText(text);
+  probe_->setStyleSheet(bad ? QStringLiteral("color: #b00020") : QString());
+  probe_->setVisible(!text.isEmpty());
+}
+
+void BridgeCard::set_tor_test(const QString& text, bool bad, const QString& detail) {
+  tor_test_->setText(text);
+  tor_test_->setToolTip(detail);
+  tor_test_->setStyleSheet(bad ? QStringLiteral("color: #b00020") : QString());
+  tor_test_->setVisible(!text.isEmpty());
 }
 
 void BridgeCard::update_state(const BridgeCardState& s) {

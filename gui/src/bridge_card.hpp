@@ -2,7 +2,9 @@
 // One bridge on the connected screen: its address and transport, the
 // nickname its descriptor gave, whether the proxy reached it and how many
 // circuits and Conflux legs start there, the smallest RTT of those legs, and
-// its share of the traffic the legs carried (with its KiB/s now).
+// its share of the traffic the legs carried (with its KiB/s now), and the
+// last "Test bridges" verdicts: TCP (bridge_probe.hpp) and Tor (the proxy's
+// CONFLUX_TESTBRIDGES: its descriptor fetched from it now).
 #include <QFrame>
 #include <QLabel>
 #include <QString>
@@ -24,15 +26,21 @@ class BridgeCard : public QFrame {
  public:
   BridgeCard(QString address, QString transport, QWidget* parent = nullptr);
   void update_state(const BridgeCardState& s);
+  void set_probe(const QString& text, bool bad);
+  void set_tor_test(const QString& text, bool bad, const QString& detail = {});
 
   [[nodiscard]] const QString& address() const noexcept { return address_; }
   [[nodiscard]] QString status_text() const { return status_->text(); }
+  [[nodiscard]] QString probe_text() const { return probe_->text(); }
+  [[nodiscard]] QString tor_test_text() const { return tor_test_->text(); }
 
  private:
   QString address_;
   QString base_title_;
   QLabel* title_;
   QLabel* status_;
+  QLabel* probe_;
+  QLabel* tor_test_;
 };
 
 }  // namespace conflux::gui

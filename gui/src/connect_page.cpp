@@ -24,9 +24,11 @@ QString joined(const std::vector<std::string>& errors) {
 
 }  // namespace
 
-ConnectPage::ConnectPage(QString obfs4proxy, QWidget* parent)
+ConnectPage::ConnectPage(QString obfs4proxy, QStringList builtin, QWidget* parent)
     : QWidget(parent),
       obfs4proxy_(std::move(obfs4proxy)),
+      builtin_lines_(std::move(builtin)),
+      builtin_(new QCheckBox(this)),
       edit_(new QPlainTextEdit(this)),
       checks_(new QListWidget(this)),
       conflux_(new QCheckBox(tr("Use Conflux: spread traffic over several circuits through different bridges"), this)),
@@ -47,7 +49,13 @@ ConnectPage::ConnectPage(QString obfs4proxy, QWidget* parent)
   error_->setWordWrap(true);
   error_->setStyleSheet(QStringLiteral("color: #b00020"));
   error_->hide();
+  builtin_->setText(builtin_lines_.isEmpty()
+                        ? tr("Use the built-in bridges (none found)")
+                        : tr("Use the built-in bridges (%n shipped with the app) instead of these lines", "",
+                             static_cast<int>(builtin_lines_.size())));
+  builtin_->setEnabled(!builtin_lines_.isEmpty());
   layout->addWidget(title);
+  layout->addWidget(builtin_);
   layout->addWidget(edit_, 1);
   layout->addWidget(checks_);
   auto* conflux_row = new QHBoxLayout;
@@ -62,6 +70,10 @@ ConnectPage::ConnectPage(QString obfs4proxy, QWidget* parent)
   layout->addWidget(connect_, 0, Qt::AlignRight);
   connect(conflux_, &QCheckBox::toggled, legs_, &QSpinBox::setEnabled);
   connect(edit_, &QPlainTextEdit::textChanged, this, &ConnectPage::revalidate);
+  connect(builtin_, &QCheckBox::toggled, this, [this](bool on) {
+    edit_->setEnabled(!on);
+    revalidate();
+  });
   connect(connect_, &QPushButton::clicked, this, [this] {
     pending_.conflux = conflux_->isChecked();
     pending_.conflux_legs = static_cast<std::uint32_t>(legs_->value());
@@ -72,16 +84,20 @@ ConnectPage::ConnectPage(QString obfs4proxy, QWidget* parent)
 
 void ConnectPage::set_bridge_text(const QString& text) { edit_->setPlainText(text); }
 void ConnectPage::set_conflux(bool on) { conflux_->setChecked(on); }
+void ConnectPage::set_builtin(bool on) { builtin_->setChecked(on && builtin_->isEnabled()); }
 
 void ConnectPage::load(const SavedSettings& s) {
-  set_bridge_text(s.bridge_text);
+  // The torrc holds the built-in lines when they were chosen: the box keeps its own.
+  if (!s.builtin) set_bridge_text(s.bridge_text);
+  set_builtin(s.builtin);
   conflux_->setChecked(s.conflux);
   legs_->setValue(s.legs);
   auto_connect_->setChecked(s.auto_connect);
 }
 
 SavedSettings ConnectPage::saved() const {
-  return {edit_->toPlainText(), conflux_->isChecked(), legs_->value(), auto_connect_->isChecked()};
+  return {edit_->toPlainText(), conflux_->isChecked(), legs_->value(), auto_connect_->isChecked(),
+          builtin_->isChecked()};
 }
 
 void ConnectPage::show_error(const QString& message) {
@@ -90,7 +106,8 @@ void ConnectPage::show_error(const QString& message) {
 }
 
 void ConnectPage::revalidate() {
-  const auto check = check_bridge_lines(edit_->toPlainText().toStdString(), obfs4proxy_.toStdString());
+  const QString lines = builtin_->isChecked() ? builtin_lines_.join(QLatin1Char('\n')) : edit_->toPlainText();
+  const auto check = check_bridge_lines(lines.toStdString(), obfs4proxy_.toStdString());
   checks_->clear();
   pending_ = ProxySettings{};
   pending_.obfs4proxy = obfs4proxy_.toStdString();

@@ -22,6 +22,7 @@ ConnectedPage::ConnectedPage(QWidget* parent)
     : QWidget(parent),
       socks_(new QLineEdit(this)),
       copy_(new QPushButton(tr("Copy"), this)),
+      test_(new QPushButton(tr("Test bridges"), this)),
       cards_layout_(new QVBoxLayout),
       legs_(new QTableWidget(0, 6, this)),
       graph_(new LegGraph(this)),
@@ -35,7 +36,11 @@ ConnectedPage::ConnectedPage(QWidget* parent)
   socks_row->addWidget(socks_, 1);
   socks_row->addWidget(copy_);
   layout->addLayout(socks_row);
-  layout->addWidget(heading(tr("Bridges"), this));
+  auto* bridges_row = new QHBoxLayout;
+  bridges_row->addWidget(heading(tr("Bridges"), this));
+  bridges_row->addStretch(1);
+  bridges_row->addWidget(test_);
+  layout->addLayout(bridges_row);
   layout->addLayout(cards_layout_);
   layout->addWidget(heading(tr("Conflux legs"), this));
   legs_->setHorizontalHeaderLabels({tr("Set"), tr("Circuit"), tr("Path"), tr("State"), tr("RTT (ms)"), tr("Cells sent")});
@@ -63,6 +68,42 @@ ConnectedPage::ConnectedPage(QWidget* parent)
   connect(copy_log, &QPushButton::clicked, this,
           [this] { QGuiApplication::clipboard()->setText(log_->toPlainText()); });
   connect(disconnect, &QPushButton::clicked, this, &ConnectedPage::disconnect_requested);
+  connect(test_, &QPushButton::clicked, this, &ConnectedPage::test_bridges);
+  connect(&probe_, &BridgeProbe::result, this, [this](const ProbeResult& r) {
+    for (auto* card : cards_)
+      if (card->address() == r.address) card->set_probe(r.text(), r.verdict != ProbeResult::Verdict::Alive);
+  });
+  connect(&probe_, &BridgeProbe::finished, this, [this] { test_->setEnabled(true); });
+}
+
+void ConnectedPage::test_bridges() {
+  QStringList addresses;
+  for (auto* card : cards_) {
+    card->set_probe(tr("Test: trying…"), false);
+    card->set_tor_test(tr("Tor: asking the proxy…"), false);
+    addresses << card->address();
+  }
+  test_->setEnabled(false);
+  probe_.probe(addresses);
+  emit tor_test_requested();
+}
+
+void ConnectedPage::set_tor_test(const BridgeTest& t) {
+  const QString address = QString::fromStdString(t.address);
+  for (auto* card : cards_) {
+    if (card->address() != address) continue;
+    if (t.ok)
+      card->set_tor_test(tr("Tor: the bridge gave its descriptor in %1 ms").arg(t.ms), false);
+    else  // the reason's last step on the card, the whole chain in its tooltip
+      card->set_tor_test(tr("Tor: no answer after %1 ms (%2)")
+                             .arg(t.ms)
+                             .arg(QString::fromStdString(t.reason).section(QStringLiteral(": "), -1)),
+                         true, QString::fromStdString(t.reason));
+  }
+}
+
+void ConnectedPage::tor_test_refused(const QString& why) {
+  for (auto* card : cards_) card->set_tor_test(tr("Tor: not tested (%1)").arg(why), true);
 }
 
 void ConnectedPage::set_bridges(const ProxySettings& settings) {
@@ -100,7 +141,7 @@ void ConnectedPage::count_leg_bytes(const std::vector<LegView>& legs) {
     now[l.leg.circuit] = bytes;
     const auto before = leg_bytes_.find(l.leg.circuit);
     const std::uint64_t delta = before != leg_bytes_.end() && bytes >= before->second ? bytes - before->second : 0;
-    kib_s[l.leg.circuit] = static_cast<double>(delta) / 1024.0;  // polled once a second
+    kib_s[l.leg.circuit] = static_cast<double>(delta) / 1024.0;  // updated once a second
     if (l.path.empty()) continue;
     bridge_bytes_[l.path.front()] += delta;
     bridge_kib_s_[l.path.front()] += static_cast<double>(delta) / 1024.0;

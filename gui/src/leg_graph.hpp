@@ -1,7 +1,7 @@
 #pragma once
 // The connected screen's throughput graph: one line per Conflux leg (KiB/s
-// each second, from the change in its READ+WRITTEN bytes in GETINFO
-// conflux/sets) and one for their total, over the last kSamples seconds.
+// each second, from the change in its READ+WRITTEN bytes in its CONFLUX_LEG
+// events) and one for their total, over the last kSamples seconds.
 // Painted with QPainter (QtCharts would add a package for one line chart).
 #include <QColor>
 #include <QString>

@@ -1,5 +1,8 @@
 #include "main_window.hpp"
 
+#include "builtin_bridges.hpp"
+#include "config_words.hpp"
+
 namespace conflux::gui {
 
 MainWindow::MainWindow(AppOptions options, QWidget* parent)
@@ -7,7 +10,7 @@ MainWindow::MainWindow(AppOptions options, QWidget* parent)
       options_(std::move(options)),
       session_(options_.launch),
       stack_(new QStackedWidget(this)),
-      connect_(new ConnectPage(options_.obfs4proxy, stack_)),
+      connect_(new ConnectPage(options_.obfs4proxy, load_builtin_bridges(options_.builtin_bridges), stack_)),
       bootstrap_(new BootstrapPage(stack_)),
       connected_(new ConnectedPage(stack_)) {
   setWindowTitle(tr("Conflux"));
@@ -61,16 +64,26 @@ void MainWindow::wire_session() {
   connect(&session_, &ProxySession::circuits, connected_, &ConnectedPage::set_circuits);
   connect(&session_, &ProxySession::bandwidth, connected_, &ConnectedPage::add_bandwidth);
   connect(&session_, &ProxySession::bridge_named, connected_, &ConnectedPage::set_bridge_name);
+  connect(&session_, &ProxySession::save_failed, this, [this](const QString& why) {
+    last_warning_ = tr("The proxy could not save the settings (%1); they hold until the app closes.").arg(why);
+    bootstrap_->set_warning(last_warning_);
+  });
   connect(&session_, &ProxySession::failed, this, &MainWindow::fail);
+  connect(connected_, &ConnectedPage::tor_test_requested, &session_, &ProxySession::test_bridges);
+  connect(&session_, &ProxySession::bridge_tested, connected_, &ConnectedPage::set_tor_test);
+  connect(&session_, &ProxySession::bridge_test_refused, connected_, &ConnectedPage::tor_test_refused);
 }
 
 void MainWindow::start(const ProxySettings& settings) {
   connect_->show_error({});
-  if (!save_settings(options_.launch.data_dir, connect_->saved()))
+  if (!save_preferences(options_.launch.data_dir, connect_->saved()))
     connect_->show_error(tr("Could not save the settings in %1").arg(options_.launch.data_dir));
   last_warning_.clear();
   bootstrap_->reset();
   connected_->set_bridges(settings);
+  QStringList addresses;
+  for (const auto& b : settings.bridges) addresses << QString::fromStdString(bridge_transport_and_address(b).second);
+  bootstrap_->set_bridges(addresses);
   stack_->setCurrentWidget(bootstrap_);
   ++attempt_;
   session_.start(settings);

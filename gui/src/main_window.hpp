@@ -17,6 +17,7 @@ namespace conflux::gui {
 struct AppOptions {
   ProxyLaunch launch;
   QString obfs4proxy = QStringLiteral("/usr/bin/obfs4proxy");
+  QString builtin_bridges;  // the built-in bridges' file (builtin_bridges.hpp); "" = none
 };
 
 class MainWindow : public QMainWindow {

@@ -28,12 +28,15 @@ ProxyProcess::ProxyProcess(ProxyLaunch launch, QObject* parent) : QObject(parent
 ProxyProcess::~ProxyProcess() { stop(2000); }
 
 QString ProxyProcess::torrc_path() const { return QDir(launch_.data_dir).filePath(QStringLiteral("torrc")); }
+QString ProxyProcess::defaults_path() const {
+  return QDir(launch_.data_dir).filePath(QStringLiteral("torrc-defaults"));
+}
 QString ProxyProcess::port_file() const { return QDir(launch_.data_dir).filePath(QStringLiteral("control-port")); }
 QString ProxyProcess::cookie_path() const {
   return QDir(launch_.data_dir).filePath(QStringLiteral("control_auth_cookie"));
 }
 
-bool ProxyProcess::start(const ProxySettings& settings, QString& error) {
+bool ProxyProcess::start(QString& error) {
   if (running()) {
     error = QStringLiteral("the proxy is already running");
     return false;
@@ -44,20 +47,37 @@ bool ProxyProcess::start(const ProxySettings& settings, QString& error) {
     return false;
   }
   QFile::remove(port_file());  // a stale one from a previous run would name a dead port
-  ProxyPaths paths{dir.filePath(QStringLiteral("proxy-data")).toStdString(), port_file().toStdString(),
-                   cookie_path().toStdString()};
-  const auto text = proxy_torrc(settings, paths, static_cast<std::uint32_t>(QCoreApplication::applicationPid()));
-  QSaveFile torrc(torrc_path());
-  if (!torrc.open(QIODevice::WriteOnly) || torrc.write(QByteArray::fromStdString(text)) < 0 || !torrc.commit()) {
-    error = QStringLiteral("cannot write %1: %2").arg(torrc_path(), torrc.errorString());
-    return false;
+  QByteArray extra;
+  if (!launch_.defaults_torrc.isEmpty()) {
+    QFile user_defaults(launch_.defaults_torrc);
+    if (!user_defaults.open(QIODevice::ReadOnly)) {
+      error = QStringLiteral("cannot read %1: %2").arg(launch_.defaults_torrc, user_defaults.errorString());
+      return false;
+    }
+    extra = user_defaults.readAll();
   }
-  QStringList args{QStringLiteral("-f"), torrc_path()};
-  if (!launch_.defaults_torrc.isEmpty()) args << QStringLiteral("--defaults-torrc") << launch_.defaults_torrc;
+  const ProxyPaths paths{dir.filePath(QStringLiteral("proxy-data")).toStdString(), port_file().toStdString(),
+                         cookie_path().toStdString()};
+  if (!write_text(defaults_path(), proxy_defaults_torrc(paths, extra.toStdString()), error)) return false;
+  // The proxy's own torrc: SAVECONF writes it; it must exist to be saved to.
+  if (!QFile::exists(torrc_path()) && !write_text(torrc_path(), empty_saved_torrc(), error)) return false;
+  // "__" options are never saved (SAVECONF), as Tor Browser passes its own.
+  const QStringList args{QStringLiteral("-f"), torrc_path(), QStringLiteral("--defaults-torrc"), defaults_path(),
+                         QStringLiteral("--__OwningControllerProcess"),
+                         QString::number(QCoreApplication::applicationPid())};
   stopping_ = false;
   partial_.clear();
   process_.start(launch_.program, args);
   port_poll_.start();
+  return true;
+}
+
+bool ProxyProcess::write_text(const QString& path, const std::string& text, QString& error) {
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(text)) < 0 || !f.commit()) {
+    error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+    return false;
+  }
   return true;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// The conflux-proxy process the app owns (QProcess): its torrc written into
-// the app's data directory, started with -f (and --defaults-torrc when the
-// app was given one), its log lines passed on, the control port it wrote to
+// The conflux-proxy process the app owns (QProcess): started with -f
+// DATA_DIR/torrc (its own, which SAVECONF writes) and --defaults-torrc
+// DATA_DIR/torrc-defaults (the app's lines, written at each start: network
+// held, proxy_torrc.hpp), its log lines passed on, the control port it wrote to
 // ControlPortWriteToFile announced once there. Stopping is the session's
 // SIGNAL SHUTDOWN first; stop() then waits and terminates, kills last.
 #include <QObject>
@@ -27,8 +28,9 @@ class ProxyProcess : public QObject {
   ProxyProcess(const ProxyProcess&) = delete;
   ProxyProcess& operator=(const ProxyProcess&) = delete;
 
-  // Writes the torrc and starts the proxy; false with `error` set when it cannot.
-  bool start(const ProxySettings& settings, QString& error);
+  // Writes the defaults torrc (and an empty torrc the first time) and starts
+  // the proxy, its network held; false with `error` set when it cannot.
+  bool start(QString& error);
   // Waits up to `grace_ms` for the proxy to exit (after SIGNAL SHUTDOWN), then
   // terminates it (SIGTERM), then kills it. Blocks; returns once it is gone.
   void stop(int grace_ms);
@@ -44,6 +46,8 @@ class ProxyProcess : public QObject {
 
  private:
   [[nodiscard]] QString port_file() const;
+  [[nodiscard]] QString defaults_path() const;
+  static bool write_text(const QString& path, const std::string& text, QString& error);
   void poll_port_file();
   void read_output();
 

@@ -1,10 +1,15 @@
 #pragma once
-// The torrc conflux-gui writes for its conflux-proxy: the user's bridges and
-// Conflux choice, and what the app needs to drive the proxy (a control port
-// on 127.0.0.1 with a cookie, its port written to a file, any free SOCKS
-// port, the app's pid as __OwningControllerProcess). No Qt here.
+// What conflux-gui hands its conflux-proxy, as Tor Browser hands tor its
+// settings. The app's defaults torrc (rewritten at each start, never saved by
+// SAVECONF): a control port on 127.0.0.1 with a cookie, its port written to a
+// file, any free SOCKS port, the network held (DisableNetwork 1), and the
+// lines of --defaults-torrc. The user's choices (bridges, Conflux) go over the
+// ControlPort as one SETCONF, which SAVECONF writes to the proxy's own torrc,
+// read again at the next start. No Qt here.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace conflux::gui {
@@ -23,6 +28,23 @@ struct ProxyPaths {
   std::string cookie_file;        // CookieAuthFile
 };
 
-[[nodiscard]] std::string proxy_torrc(const ProxySettings& s, const ProxyPaths& p, std::uint32_t owner_pid);
+// The defaults torrc: the app's lines, then `extra_defaults` (the text of the
+// app's --defaults-torrc, such as a test network's DirAuthority lines).
+[[nodiscard]] std::string proxy_defaults_torrc(const ProxyPaths& p, std::string_view extra_defaults);
+
+// The proxy's torrc before its first SAVECONF: tor's header alone (a file
+// SAVECONF replaces without keeping a backup).
+[[nodiscard]] std::string empty_saved_torrc();
+
+// "SETCONF UseBridges=1 Bridge=\"...\" ... ConfluxNumLegs=N": every option
+// the connect page decides, so what the torrc held before is replaced.
+[[nodiscard]] std::string settings_setconf(const ProxySettings& s);
+
+// A value quoted as the control protocol's QuotedString (backslash escapes).
+[[nodiscard]] std::string control_quoted(std::string_view value);
+
+// The settings a torrc written by SAVECONF holds (Bridge, UseBridges,
+// ConfluxEnabled, ConfluxNumLegs); nullopt when `text` has no Bridge line.
+[[nodiscard]] std::optional<ProxySettings> settings_from_torrc(std::string_view text);
 
 }  // namespace conflux::gui

@@ -1,33 +1,41 @@
 #include "saved_settings.hpp"
 
 #include <QDir>
+#include <QFile>
 #include <QSettings>
-#include <algorithm>
+
+#include "proxy_torrc.hpp"
 
 namespace conflux::gui {
 
 namespace {
 
-QString file_in(const QString& data_dir) { return QDir(data_dir).filePath(QStringLiteral("conflux-gui.ini")); }
+QString ini_in(const QString& data_dir) { return QDir(data_dir).filePath(QStringLiteral("conflux-gui.ini")); }
 
 }  // namespace
 
 SavedSettings load_settings(const QString& data_dir) {
-  QSettings ini(file_in(data_dir), QSettings::IniFormat);
   SavedSettings s;
-  s.bridge_text = ini.value(QStringLiteral("bridges")).toString();
-  s.conflux = ini.value(QStringLiteral("conflux"), true).toBool();
-  s.legs = std::clamp(ini.value(QStringLiteral("legs"), 2).toInt(), 2, 8);
+  QFile torrc(QDir(data_dir).filePath(QStringLiteral("torrc")));
+  if (torrc.open(QIODevice::ReadOnly)) {
+    if (auto saved = settings_from_torrc(torrc.readAll().toStdString())) {
+      QStringList lines;
+      for (const auto& b : saved->bridges) lines << QString::fromStdString(b);
+      s.bridge_text = lines.join(QLatin1Char('\n'));
+      s.conflux = saved->conflux;
+      s.legs = static_cast<int>(saved->conflux_legs);
+    }
+  }
+  QSettings ini(ini_in(data_dir), QSettings::IniFormat);
   s.auto_connect = ini.value(QStringLiteral("auto_connect"), false).toBool();
+  s.builtin = ini.value(QStringLiteral("builtin_bridges"), false).toBool();
   return s;
 }
 
-bool save_settings(const QString& data_dir, const SavedSettings& s) {
-  QSettings ini(file_in(data_dir), QSettings::IniFormat);
-  ini.setValue(QStringLiteral("bridges"), s.bridge_text);
-  ini.setValue(QStringLiteral("conflux"), s.conflux);
-  ini.setValue(QStringLiteral("legs"), s.legs);
+bool save_preferences(const QString& data_dir, const SavedSettings& s) {
+  QSettings ini(ini_in(data_dir), QSettings::IniFormat);
   ini.setValue(QStringLiteral("auto_connect"), s.auto_connect);
+  ini.setValue(QStringLiteral("builtin_bridges"), s.builtin);
   ini.sync();
   return ini.status() == QSettings::NoError;
 }

@@ -1,7 +1,9 @@
 #pragma once
-// What the connect page remembers between runs, in DATA_DIR/conflux-gui.ini:
-// the bridge lines as typed, Conflux on/off, legs per set, and whether to
-// connect at once next time. (The proxy's own torrc is rewritten on each connect.)
+// What the connect page shows at start. The proxy's settings (bridges,
+// Conflux, legs per set) come from the torrc the proxy saved (SAVECONF) in
+// DATA_DIR; the app's own preferences, which are no proxy option ("connect
+// automatically next time", built-in bridges chosen), from
+// DATA_DIR/conflux-gui.ini, as Tor Browser keeps its own in its prefs.
 #include <QString>
 
 namespace conflux::gui {
@@ -11,10 +13,13 @@ struct SavedSettings {
   bool conflux = true;
   int legs = 2;
   bool auto_connect = false;
+  bool builtin = false;  // the built-in bridges, not the pasted lines
 };
 
+// DATA_DIR/torrc (as the proxy saved it) and DATA_DIR/conflux-gui.ini.
 [[nodiscard]] SavedSettings load_settings(const QString& data_dir);
-// False when the file cannot be written (the caller shows it).
-bool save_settings(const QString& data_dir, const SavedSettings& s);
+// The app's preferences only (the proxy saves the rest); false when the
+// file cannot be written (the caller shows it).
+bool save_preferences(const QString& data_dir, const SavedSettings& s);
 
 }  // namespace conflux::gui

@@ -69,6 +69,36 @@ std::vector<ConfluxLeg> parse_conflux_sets(std::string_view text) {
   return out;
 }
 
+std::optional<LegEvent> parse_conflux_leg_event(std::string_view text) {
+  const auto words = config::split_words(text);
+  if (words.empty() || words[0] != "CONFLUX_LEG") return std::nullopt;
+  LegEvent ev;
+  bool have_circ = false;
+  for (auto word : words) {
+    const auto eq = word.find('=');
+    if (eq == std::string_view::npos) continue;
+    const auto key = word.substr(0, eq);
+    const auto value = word.substr(eq + 1);
+    if (key == "SET") (void)number(value, ev.leg.set);
+    if (key == "CIRC") have_circ = number(value, ev.leg.circuit);
+    if (key == "STATUS") ev.status = std::string(value);
+    if (key == "RTT_MS") (void)number(value, ev.leg.srtt_ms);
+    if (key == "READ") (void)number(value, ev.leg.read);
+    if (key == "WRITTEN") (void)number(value, ev.leg.written);
+  }
+  if (!have_circ || ev.status.empty()) return std::nullopt;
+  return ev;
+}
+
+std::optional<CircEvent> parse_circ_event(std::string_view text) {
+  const auto words = config::split_words(text);
+  if (words.size() < 3 || words[0] != "CIRC") return std::nullopt;
+  text.remove_prefix(static_cast<std::size_t>(words[1].data() - text.data()));  // views into text
+  const auto paths = parse_circuit_paths(text);
+  if (paths.size() != 1) return std::nullopt;
+  return CircEvent{paths.begin()->first, std::string(words[2]), paths.begin()->second};
+}
+
 std::map<std::uint32_t, std::vector<std::string>> parse_circuit_paths(std::string_view text) {
   std::map<std::uint32_t, std::vector<std::string>> out;
   for (auto line : lines_of(text)) {
@@ -89,6 +119,25 @@ std::map<std::uint32_t, std::vector<std::string>> parse_circuit_paths(std::strin
     }
   }
   return out;
+}
+
+std::optional<BridgeTest> parse_bridge_test_event(std::string_view text) {
+  auto args = control::parse_control_args(text);
+  if (!args || args->empty() || (*args)[0].key || (*args)[0].value != "CONFLUX_BRIDGE") return std::nullopt;
+  BridgeTest t;
+  bool have_status = false;
+  for (const auto& a : *args) {
+    if (!a.key) continue;
+    if (*a.key == "ADDR") t.address = a.value;
+    if (*a.key == "STATUS") {
+      have_status = a.value == "OK" || a.value == "FAILED";
+      t.ok = a.value == "OK";
+    }
+    if (*a.key == "MS") (void)number(std::string_view(a.value), t.ms);
+    if (*a.key == "REASON") t.reason = a.value;
+  }
+  if (t.address.empty() || !have_status) return std::nullopt;
+  return t;
 }
 
 std::optional<BandwidthSample> parse_bw_event(std::string_view text) {

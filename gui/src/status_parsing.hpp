@@ -37,9 +37,35 @@ struct ConfluxLeg {
 // GETINFO conflux/sets: one leg per line; lines of sets without legs are skipped.
 [[nodiscard]] std::vector<ConfluxLeg> parse_conflux_sets(std::string_view text);
 
+// "CONFLUX_LEG SET=N CIRC=ID STATUS=LINKED|BW|CLOSED RTT_MS=x READ=n
+// WRITTEN=n" (the event's body); nullopt when it is not one.
+struct LegEvent {
+  std::string status;
+  ConfluxLeg leg;  // set, circuit, srtt_ms, read, written
+};
+[[nodiscard]] std::optional<LegEvent> parse_conflux_leg_event(std::string_view text);
+
 // GETINFO circuit-status: circuit id -> the nicknames of its hops so far
 // ("$FP~name" gives name; a hop without a fingerprint is its name alone).
 [[nodiscard]] std::map<std::uint32_t, std::vector<std::string>> parse_circuit_paths(std::string_view text);
+
+// A CIRC event's body ("CIRC ID STATUS [PATH] ..."): its id, status and hops.
+struct CircEvent {
+  std::uint32_t circuit = 0;
+  std::string status;
+  std::vector<std::string> hops;
+};
+[[nodiscard]] std::optional<CircEvent> parse_circ_event(std::string_view text);
+
+// "CONFLUX_BRIDGE ADDR=A:P STATUS=OK|FAILED MS=n [REASON=\"...\"]" (the
+// proxy's answer for one bridge to CONFLUX_TESTBRIDGES).
+struct BridgeTest {
+  std::string address;
+  bool ok = false;
+  std::uint64_t ms = 0;
+  std::string reason;
+};
+[[nodiscard]] std::optional<BridgeTest> parse_bridge_test_event(std::string_view text);
 
 struct BandwidthSample {
   std::uint64_t read = 0;

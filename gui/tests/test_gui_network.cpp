@@ -1,10 +1,13 @@
 // conflux-gui against a real network (conflux-net: 4 relays, 2 exits, two
-// obfs4 bridges): the app's own conflux-proxy connects through both bridges,
-// reaches 100%, shows two Conflux legs with RTTs, a download through the SOCKS
-// address it shows is intact; one bridge killed shows as such on its card and
-// a download still works; closing the window stops the proxy. Then
-// __OwningControllerProcess: a proxy whose owner dies exits. Screenshots of
-// each page go to $CONFLUX_GUI_SCREENSHOTS (docs/gui/ when refreshing them).
+// obfs4 bridges): the app's own conflux-proxy, started with its network held,
+// gets the bridges over the ControlPort (SETCONF, saved by SAVECONF), connects
+// through both, reaches 100%, shows two Conflux legs with RTTs, a download
+// through the SOCKS address it shows is intact; "Test bridges" finds both
+// alive; one bridge killed shows as such on its card (and to the test) and a
+// download still works; closing the window stops the proxy. The built-in
+// bridges from an overriding list connect too. Then __OwningControllerProcess:
+// a proxy whose owner dies exits. Screenshots of each page go to
+// $CONFLUX_GUI_SCREENSHOTS (docs/gui/ when refreshing them).
 #include <signal.h>
 
 #include <QCryptographicHash>
@@ -18,6 +21,7 @@
 #include <QtTest>
 #include <cerrno>
 
+#include "builtin_bridges.hpp"
 #include "main_window.hpp"
 
 using namespace conflux::gui;
@@ -92,6 +96,7 @@ class NetworkTest : public QObject {
   }
 
   void connects_through_two_bridges_and_downloads();
+  void builtin_bridges_from_an_override_list();
   void owner_gone_stops_the_proxy();
   void unreachable_bridge_is_explained();
 
@@ -100,6 +105,7 @@ class NetworkTest : public QObject {
   [[nodiscard]] AppOptions options() const {
     AppOptions o;
     o.launch = {QStringLiteral(CONFLUX_PROXY_BINARY), dir_.filePath("gui-data"), dir_.filePath("network.torrc")};
+    o.builtin_bridges = QStringLiteral(CONFLUX_GUI_SHIPPED_BRIDGES);  // offered, not chosen (no public network here)
     return o;
   }
   [[nodiscard]] QJsonObject process(const QString& name) const {
@@ -180,7 +186,20 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
     shares += m.captured(1).toDouble();
   }
   QVERIFY2(shares >= 98 && shares <= 102, qPrintable(QString::number(shares)));
+  // "Test bridges": both answer.
+  QTest::mouseClick(w.connected_page()->test_button(), Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(!w.connected_page()->testing(), 15000);
+  for (auto* card : w.connected_page()->cards()) {
+    QVERIFY2(card->probe_text().startsWith(QStringLiteral("Test: answered in ")), qPrintable(card->probe_text()));
+    // And the proxy's own test (CONFLUX_TESTBRIDGES): each bridge gave its descriptor through obfs4.
+    QTRY_VERIFY2_WITH_TIMEOUT(card->tor_test_text().startsWith(QStringLiteral("Tor: the bridge gave its descriptor in ")),
+                              qPrintable(card->tor_test_text()), 40000);
+  }
   screenshot(w, "connected.png");
+  // The bridges went over the ControlPort, and the proxy saved them in its torrc.
+  const QString saved = QString::fromUtf8(read_file(dir_.filePath("gui-data/torrc")));
+  for (const auto& line : bridge_lines_) QVERIFY2(saved.contains(line + QLatin1Char('\n')), qPrintable(saved));
+  QVERIFY2(saved.contains(QStringLiteral("\nClientTransportPlugin obfs4 exec ")), qPrintable(saved));
 
   // One bridge dies: its card says so, and downloads go on through the other.
   const QJsonObject dead = process("obfsB");
@@ -192,6 +211,11 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
   QVERIFY(::kill(static_cast<pid_t>(dead["pid"].toInteger()), SIGKILL) == 0);
   QTRY_VERIFY2_WITH_TIMEOUT(dead_card->status_text().startsWith(QStringLiteral("No circuit")),
                             qPrintable(dead_card->status_text()), 60000);
+  QTest::mouseClick(w.connected_page()->test_button(), Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(!w.connected_page()->testing(), 15000);
+  QVERIFY2(dead_card->probe_text().startsWith(QStringLiteral("Test: dead (")), qPrintable(dead_card->probe_text()));
+  QTRY_VERIFY2_WITH_TIMEOUT(dead_card->tor_test_text().startsWith(QStringLiteral("Tor: no answer after ")),
+                            qPrintable(dead_card->tor_test_text()), 40000);
   const QJsonObject f2 = file("1MiB.bin");
   curl.start("curl", {"-sS", "--max-time", "120", "--socks5-hostname", w.connected_page()->socks_text(),
                       "--proxy-user", "gui2:x", "-o", dir_.filePath("got2.bin"), f2["url"].toString()});
@@ -206,6 +230,36 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
   QVERIFY(pid > 0);
   w.close();
   QVERIFY(process_gone(pid));
+}
+
+// The built-in list named by CONFLUX_GUI_BUILTIN_BRIDGES (here: this network's
+// two bridges, as a shipped list would hold them) is offered and connects.
+void NetworkTest::builtin_bridges_from_an_override_list() {
+  QVERIFY(write_file(dir_.filePath("builtin.txt"), ("# test list\n" + bridge_lines_.join('\n') + "\n").toUtf8()));
+  qputenv("CONFLUX_GUI_BUILTIN_BRIDGES", dir_.filePath("builtin.txt").toUtf8());
+  AppOptions o = options();
+  o.builtin_bridges = find_builtin_bridges_file();
+  qunsetenv("CONFLUX_GUI_BUILTIN_BRIDGES");
+  QCOMPARE(o.builtin_bridges, dir_.filePath("builtin.txt"));
+  // A new data directory (the other test's proxy, stopped, would still hold the network's state).
+  o.launch.data_dir = dir_.filePath("gui-builtin");
+  QDir().mkpath(o.launch.data_dir);
+  MainWindow w(o);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.connect_page()->builtin_box()->isEnabled());
+  w.connect_page()->builtin_box()->click();
+  // obfsB was killed by the test before: single circuits through obfsA.
+  w.connect_page()->set_conflux(false);
+  QVERIFY2(w.connect_page()->connect_button()->isEnabled(), qPrintable(w.connect_page()->validation_messages().join('\n')));
+  QTest::mouseClick(w.connect_page()->connect_button(), Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(w.current_page() == w.connected_page(), 180000);
+  QCOMPARE(w.connected_page()->cards().size(), std::size_t{2});
+  const QString saved = QString::fromUtf8(read_file(QDir(o.launch.data_dir).filePath("torrc")));
+  for (const auto& line : bridge_lines_) QVERIFY2(saved.contains(line + QLatin1Char('\n')), qPrintable(saved));
+  w.close();
+  MainWindow again(o);
+  QVERIFY(again.connect_page()->saved().builtin);
 }
 
 void NetworkTest::owner_gone_stops_the_proxy() {
@@ -260,6 +314,12 @@ void NetworkTest::unreachable_bridge_is_explained() {
   const QString stuck = w.bootstrap_page()->stuck_text();
   QVERIFY2(stuck.startsWith(QStringLiteral("Stuck at: ")) && stuck.contains(QStringLiteral("What to try")),
            qPrintable(stuck));
+  // "Test bridges" from there: nothing listens at the line's address.
+  QVERIFY(w.bootstrap_page()->test_button()->isVisible());
+  QTest::mouseClick(w.bootstrap_page()->test_button(), Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(!w.bootstrap_page()->testing(), 15000);
+  QCOMPARE(w.bootstrap_page()->test_text(),
+           QStringLiteral("127.0.0.1:%1: Test: dead (Connection refused)").arg(port));
   screenshot(w, "stuck.png");
   const qint64 pid = w.session().proxy_pid();
   QTest::mouseClick(w.bootstrap_page()->cancel_button(), Qt::LeftButton);

@@ -1,6 +1,7 @@
 // The pieces of conflux-gui without a window: control replies read in any
-// chunking, the proxy's status lines (docs/CONTROL.md formats), the torrc the
-// app writes (accepted by conflux-proxy --verify-config).
+// chunking, the proxy's status lines and events (docs/CONTROL.md formats),
+// the SETCONF the app sends, the defaults torrc it writes (accepted by
+// conflux-proxy --verify-config) and the settings read back from a saved torrc.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -10,6 +11,11 @@
 #include "status_parsing.hpp"
 
 using namespace conflux::gui;
+
+namespace {
+constexpr const char* kEd = "aa4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4";
+constexpr const char* kEd2 = "bb4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4";
+}  // namespace
 
 class ParsingTest : public QObject {
   Q_OBJECT
@@ -85,25 +91,82 @@ class ParsingTest : public QObject {
     QVERIFY(named && named->first == "127.0.0.1:4100" && named->second == "obfsA");
   }
 
-  void written_torrc_passes_verify_config() {
-    QTemporaryDir dir;
+  void leg_and_circ_events() {
+    const auto leg = parse_conflux_leg_event("CONFLUX_LEG SET=3 CIRC=12 STATUS=BW RTT_MS=41.5 READ=5090 WRITTEN=1018");
+    QVERIFY(leg);
+    QCOMPARE(leg->status, std::string("BW"));
+    QCOMPARE(leg->leg.set, 3u);
+    QCOMPARE(leg->leg.circuit, 12u);
+    QCOMPARE(leg->leg.srtt_ms, 41.5);
+    QCOMPARE(leg->leg.read, std::uint64_t{5090});
+    QCOMPARE(leg->leg.written, std::uint64_t{1018});
+    QVERIFY(!parse_conflux_leg_event("CONFLUX_LEG SET=3 STATUS=BW"));
+    QVERIFY(!parse_conflux_leg_event("CIRC 12 BUILT"));
+    const auto circ = parse_circ_event("CIRC 7 BUILT $AAAA~obfsA,$BBBB~relay1,$CCCC~exit1 PURPOSE=GENERAL");
+    QVERIFY(circ);
+    QCOMPARE(circ->circuit, 7u);
+    QCOMPARE(circ->status, std::string("BUILT"));
+    QCOMPARE(circ->hops, (std::vector<std::string>{"obfsA", "relay1", "exit1"}));
+    const auto launched = parse_circ_event("CIRC 8 LAUNCHED PURPOSE=GENERAL");
+    QVERIFY(launched && launched->status == "LAUNCHED" && launched->hops.empty());
+    QVERIFY(!parse_circ_event("CONFLUX_LEG SET=1 CIRC=2 STATUS=BW"));
+    const auto ok = parse_bridge_test_event("CONFLUX_BRIDGE ADDR=127.0.0.1:4100 STATUS=OK MS=12");
+    QVERIFY(ok && ok->ok && ok->address == "127.0.0.1:4100" && ok->ms == 12 && ok->reason.empty());
+    const auto dead = parse_bridge_test_event(
+        "CONFLUX_BRIDGE ADDR=127.0.0.1:4101 STATUS=FAILED MS=3 REASON=\"connect failed: \\\"refused\\\"\"");
+    QVERIFY(dead && !dead->ok && dead->ms == 3);
+    QCOMPARE(dead->reason, std::string("connect failed: \"refused\""));
+    QVERIFY(!parse_bridge_test_event("CONFLUX_BRIDGE ADDR=127.0.0.1:4101 STATUS=MAYBE MS=3"));
+    QVERIFY(!parse_bridge_test_event("CONFLUX_LEG SET=1 CIRC=2 STATUS=BW"));
+  }
+
+  // What the app sends and saves: SETCONF's quoting, the defaults torrc the
+  // proxy accepts, and the settings read back from a torrc SAVECONF wrote.
+  void setconf_and_saved_torrc() {
     ProxySettings s;
-    s.bridges = {"127.0.0.1:9001 aa4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4",
-                 "obfs4 127.0.0.1:9002 bb4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4 cert=AAAA iat-mode=0"};
+    s.bridges = {"127.0.0.1:9001 " + std::string(kEd), "obfs4 127.0.0.1:9002 " + std::string(kEd2) + " cert=A+/\"q iat-mode=0"};
     s.uses_transport = true;
+    s.conflux_legs = 3;
+    QCOMPARE(settings_setconf(s),
+             "SETCONF UseBridges=1 Bridge=\"127.0.0.1:9001 " + std::string(kEd) + "\" Bridge=\"obfs4 127.0.0.1:9002 " +
+                 std::string(kEd2) + " cert=A+/\\\"q iat-mode=0\" ClientTransportPlugin=\"obfs4 exec /usr/bin/obfs4proxy\" "
+                 "ConfluxEnabled=1 ConfluxNumLegs=3");
+    s.uses_transport = false;
+    s.conflux = false;
+    s.bridges.pop_back();
+    QCOMPARE(settings_setconf(s), "SETCONF UseBridges=1 Bridge=\"127.0.0.1:9001 " + std::string(kEd) +
+                                      "\" ClientTransportPlugin ConfluxEnabled=0 ConfluxNumLegs=3");
+    const auto back = settings_from_torrc(empty_saved_torrc() + "UseBridges 1\nBridge obfs4 127.0.0.1:9002 " +
+                                          std::string(kEd2) + " cert=AAAA iat-mode=0\nConfluxEnabled 0\nConfluxNumLegs 5\n");
+    QVERIFY(back);
+    QCOMPARE(back->bridges, std::vector<std::string>{"obfs4 127.0.0.1:9002 " + std::string(kEd2) + " cert=AAAA iat-mode=0"});
+    QVERIFY(back->uses_transport && !back->conflux);
+    QCOMPARE(back->conflux_legs, 5u);
+    QVERIFY(!settings_from_torrc(empty_saved_torrc()));
+    QVERIFY(!settings_from_torrc("UseBridges 0\nBridge 127.0.0.1:9001 " + std::string(kEd) + "\n"));
+  }
+
+  void defaults_torrc_passes_verify_config() {
+    QTemporaryDir dir;
     const ProxyPaths paths{dir.filePath("data").toStdString(), dir.filePath("port").toStdString(),
                            dir.filePath("cookie").toStdString()};
-    const auto text = proxy_torrc(s, paths, 4242);
-    QVERIFY(text.find("__OwningControllerProcess 4242\n") != std::string::npos);
-    QVERIFY(text.find("ClientTransportPlugin obfs4 exec /usr/bin/obfs4proxy\n") != std::string::npos);
-    QVERIFY(text.find("ConfluxEnabled 1\nConfluxNumLegs 2\n") != std::string::npos);
-    QFile f(dir.filePath("torrc"));
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(QByteArray::fromStdString(text));
-    f.close();
+    const auto text = proxy_defaults_torrc(paths, "TestingTorNetwork 1");
+    QVERIFY(text.find("DisableNetwork 1\n") != std::string::npos);
+    QVERIFY(text.find("CookieAuthFile " + paths.cookie_file + "\n") != std::string::npos);
+    QVERIFY(text.ends_with("# From --defaults-torrc:\nTestingTorNetwork 1\n"));
+    QFile defaults(dir.filePath("torrc-defaults"));
+    QVERIFY(defaults.open(QIODevice::WriteOnly));
+    defaults.write(QByteArray::fromStdString(text));
+    defaults.close();
+    QFile torrc(dir.filePath("torrc"));
+    QVERIFY(torrc.open(QIODevice::WriteOnly));
+    torrc.write(QByteArray::fromStdString(empty_saved_torrc() + "UseBridges 1\nBridge 127.0.0.1:9001 " + kEd + "\n"));
+    torrc.close();
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(QStringLiteral(CONFLUX_PROXY_BINARY), {QStringLiteral("--verify-config"), QStringLiteral("-f"), f.fileName()});
+    p.start(QStringLiteral(CONFLUX_PROXY_BINARY), {QStringLiteral("--verify-config"), QStringLiteral("-f"), torrc.fileName(),
+                                                  QStringLiteral("--defaults-torrc"), defaults.fileName(),
+                                                  QStringLiteral("--__OwningControllerProcess"), QStringLiteral("4242")});
     // Generous: a cold start of the ASan-built proxy on a loaded 2-core machine once took over 30 s.
     QVERIFY(p.waitForFinished(120000));
     QVERIFY2(p.exitCode() == 0, p.readAll().constData());

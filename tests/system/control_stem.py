@@ -24,7 +24,8 @@ HashedControlPassword. With Debian's python3-stem (this must run under /usr/bin/
     conflux/sets, or a Conflux leg), CONF_CHANGED for each change, CIRC_BW per circuit during a download,
     CIRC_MINOR PURPOSE_CHANGED and CONFLUX_LEG LINKED as legs link; SocksPort moved (the old port closes,
     the new serves); UseBridges 1 with one of the network's Bridge lines: the next circuit starts at that
-    bridge; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
+    bridge, and CONFLUX_TESTBRIDGES gets its CONFLUX_BRIDGE STATUS=OK; DisableNetwork 1 closes every circuit and a download then fails (SocksTimeout 5 s), DisableNetwork 0
+    bootstraps again and a download works; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
     `conflux-proxy --verify-config -f` accepts the file; LOADCONF of that file's text is OK.
 Exit status 0 when every check passed, 1 otherwise, 77 when stem is missing (skip).
 """
@@ -401,6 +402,26 @@ def check_bridges(checks, c, net, socks, url):
     first = [x.path[0][1] for x in c.get_circuits() if x.id == circ and x.path]
     checks.add(r.stdout.startswith("200 1048576") and first == [name],
                "after SETCONF Bridge the download (%s) went through bridge %s (first hop %s)" % (r.stdout, name, first))
+    tested = []
+    try:
+        c.add_event_listener(lambda e: tested.append(str(e)), "CONFLUX_BRIDGE")
+    except Exception as e:  # stem may refuse a name it does not know
+        checks.add(False, "SETEVENTS CONFLUX_BRIDGE through stem: %s" % e)
+    reply = c.msg("CONFLUX_TESTBRIDGES").content()[-1][0]
+    addr = lines[0].split(" ")[0]
+    checks.add(reply == "250" and wait_for(lambda: [x for x in tested if "ADDR=%s STATUS=OK " % addr in x], 30),
+               "CONFLUX_TESTBRIDGES %s: %s" % (reply, tested))
+
+
+def check_disable_network(checks, c, socks, url):
+    c.set_options({"DisableNetwork": "1", "SocksTimeout": "5"})
+    checks.add(wait_for(lambda: not [x for x in c.get_circuits() if x.status == "BUILT"], 15),
+               "DisableNetwork 1: no circuit left open: %s" % [(x.id, x.status) for x in c.get_circuits()])
+    r = download(socks, url, "held")
+    checks.add(not r.stdout.startswith("200"), "DisableNetwork 1: a download fails (%s)" % r.stdout)
+    c.set_options({"DisableNetwork": "0", "SocksTimeout": "120"})
+    r = download(socks, url, "released")
+    checks.add(r.stdout.startswith("200 1048576"), "DisableNetwork 0: a download works again (%s)" % r.stdout)
 
 
 def check_saveconf(checks, c, ctl):
@@ -443,6 +464,7 @@ def drive_config(checks, c, net, ctl, socks, url, port):
     check_conflux_switch(checks, c, socks, url, "--single" in sys.argv)
     socks = check_socks_move(checks, c, ctl, socks, url)
     check_bridges(checks, c, net, socks, url)
+    check_disable_network(checks, c, socks, url)
     check_saveconf(checks, c, ctl)
     check_ownership(checks, c, port)
 

@@ -39,7 +39,7 @@ TEST_CASE("circuit mux serves circuits round robin, one cell each", "[mux]") {
 }
 
 TEST_CASE("control bytes go first and are bounded", "[mux]") {
-  CircuitMux mux({.max_cells_per_circuit = 10, .max_control_bytes = 8});
+  CircuitMux mux({.max_cells_per_circuit = 10, .max_control_bytes = 8, .gauge = nullptr});
   REQUIRE(mux.push(CircId{5}, cell_of(50)) == MuxPush::Queued);
   std::vector<std::uint8_t> ctl{0xAA, 0xBB, 0xCC};
   REQUIRE(mux.push_control(ctl) == MuxPush::Queued);
@@ -53,7 +53,7 @@ TEST_CASE("control bytes go first and are bounded", "[mux]") {
 }
 
 TEST_CASE("a full circuit queue is reported, other circuits unaffected", "[mux]") {
-  CircuitMux mux({.max_cells_per_circuit = 2, .max_control_bytes = 64});
+  CircuitMux mux({.max_cells_per_circuit = 2, .max_control_bytes = 64, .gauge = nullptr});
   REQUIRE(mux.push(CircId{1}, cell_of(1)) == MuxPush::Queued);
   REQUIRE(mux.push(CircId{1}, cell_of(2)) == MuxPush::Queued);
   CHECK(mux.push(CircId{1}, cell_of(3)) == MuxPush::CircuitQueueFull);

@@ -145,7 +145,7 @@ TEST_CASE("an idle circuit keeps its history until it is detached", "[mux][ewma]
 TEST_CASE("the scaled EWMA picks the same circuits as the naive formula over 10^6 random events",
           "[mux][ewma]") {
   const double h_s = 2.0;
-  CircuitMux mux({.max_cells_per_circuit = 64, .max_control_bytes = 1024}, CircuitPriority{h_s});
+  CircuitMux mux({.max_cells_per_circuit = 64, .max_control_bytes = 1024, .gauge = nullptr}, CircuitPriority{h_s});
   NaiveEwma naive(h_s);
   std::mt19937_64 rng(20100406);
   std::uniform_int_distribution<int> what(0, 999);

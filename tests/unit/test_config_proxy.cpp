@@ -49,7 +49,7 @@ TEST_CASE("proxy options: every option set", "[config][proxy]") {
                     "NumEntryGuards 3\nMaxCircuitDirtiness 1 hour\nCircuitBuildTimeout 30 seconds\n"
                     "LearnCircuitBuildTimeout 0\nNewCircuitPeriod 1 minute\nEnforceDistinctSubnets 0\n"
                     "SocksTimeout 45\nMetricsPort 9036\nConfluxEnabled 1\nConfluxClientUX latency_lowmem\n"
-                    "ConfluxNumLegs 3\nMaxClientCircuitsPending 64\nTestingTorNetwork 1\n");
+                    "ConfluxNumLegs 3\nMaxClientCircuitsPending 64\nTestingTorNetwork 1\nDisableNetwork 1\n");
   REQUIRE(o.socks_ports.size() == 1);
   CHECK(o.socks_ports[0].port == 9150);
   CHECK(o.socks_ports[0].isolate_dest_port);
@@ -74,6 +74,7 @@ TEST_CASE("proxy options: every option set", "[config][proxy]") {
   CHECK(o.conflux_num_legs == 3);
   CHECK(o.max_client_circuits_pending == 64);
   CHECK(o.testing_tor_network);
+  CHECK(o.disable_network);
   CHECK(o.warnings.empty());
 }
 
@@ -118,6 +119,7 @@ TEST_CASE("proxy options: each option's errors carry its line", "[config][proxy]
       {"MaxClientCircuitsPending 0", "MaxClientCircuitsPending"},
       {"MaxClientCircuitsPending 1025", "MaxClientCircuitsPending"},
       {"TestingTorNetwork on", "TestingTorNetwork"},
+      {"DisableNetwork 2", "DisableNetwork"},
       {"__OwningControllerProcess 0", "__OwningControllerProcess: integer out of range"},
       {"__OwningControllerProcess gui", "__OwningControllerProcess"},
   };

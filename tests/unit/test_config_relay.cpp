@@ -352,3 +352,43 @@ TEST_CASE("relay options: ConsensusParams and OverrideConsensusParams", "[config
   for (int i = 0; i < 65; ++i) many += " p" + std::to_string(i) + "=1";
   CHECK(bad(many).message.find("more than 64") != std::string::npos);
 }
+
+TEST_CASE("relay options: MaxMemInQueues and the DoS options, as tor spells them", "[config][relay][dos]") {
+  auto d = ok("");
+  CHECK(d.max_mem_in_queues == 0);
+  CHECK(d.dos_cc_enabled == AutoBool::Auto);
+  CHECK(d.dos_conn_enabled == AutoBool::Auto);
+  CHECK(d.dos_stream_enabled == AutoBool::Auto);
+  CHECK(d.dos_cc_rate == 0);
+  CHECK(d.dos_cc_defense_time_period == 0s);
+
+  auto o = ok("MaxMemInQueues 512 MB\nDoSCircuitCreationEnabled 1\nDoSCircuitCreationMinConnections 2\n"
+              "DoSCircuitCreationRate 5\nDoSCircuitCreationBurst 50\nDoSCircuitCreationDefenseType 2\n"
+              "DoSCircuitCreationDefenseTimePeriod 2 hours\nDoSConnectionEnabled 0\n"
+              "DoSConnectionMaxConcurrentCount 30\nDoSConnectionDefenseType 1\nDoSConnectionConnectRate 10\n"
+              "DoSConnectionConnectBurst 20\nDoSConnectionConnectDefenseTimePeriod 1 day\n"
+              "DoSStreamCreationEnabled auto\nDoSStreamCreationRate 50\nDoSStreamCreationBurst 150\n"
+              "DoSStreamCreationDefenseType 3\n");
+  CHECK(o.max_mem_in_queues == 512ull << 20);
+  CHECK(o.dos_cc_enabled == AutoBool::True);
+  CHECK(o.dos_cc_min_connections == 2);
+  CHECK(o.dos_cc_rate == 5);
+  CHECK(o.dos_cc_burst == 50);
+  CHECK(o.dos_cc_defense_type == 2);
+  CHECK(o.dos_cc_defense_time_period == 7200s);
+  CHECK(o.dos_conn_enabled == AutoBool::False);
+  CHECK(o.dos_conn_max_concurrent == 30);
+  CHECK(o.dos_conn_defense_type == 1);
+  CHECK(o.dos_conn_connect_rate == 10);
+  CHECK(o.dos_conn_connect_burst == 20);
+  CHECK(o.dos_conn_connect_defense_time_period == 86400s);
+  CHECK(o.dos_stream_enabled == AutoBool::Auto);
+  CHECK(o.dos_stream_rate == 50);
+  CHECK(o.dos_stream_burst == 150);
+  CHECK(o.dos_stream_defense_type == 3);
+
+  CHECK(bad("DoSConnectionDefenseType 3\n").line == 3);  // 1 or 2 (0: the consensus)
+  CHECK(bad("DoSStreamCreationDefenseType 4\n").line == 3);
+  CHECK(bad("DoSCircuitCreationRate -1\n").line == 3);
+  CHECK(bad("MaxMemInQueues lots\n").line == 3);
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "conflux/control/control_program.hpp"
+#include "conflux/control/control_reply.hpp"
 
 using namespace conflux::control;
 
@@ -115,6 +116,18 @@ TEST_CASE("control program: SIGNAL runs the action through the deferral, 552 for
   CHECK(run(p, "SIGNAL", "FROB") == "552 Unrecognized signal code \"FROB\"\r\n");
   CHECK(run(p, "SIGNAL", "").starts_with("512 "));
   CHECK(run(p, "GETINFO", "signal/names") == "250-signal/names=NEWNYM\r\n250 OK\r\n");
+}
+
+TEST_CASE("control program: a program's own command gets its arguments and answers", "[control]") {
+  ControlProgram p({}, test_config());
+  std::string got;
+  p.add_command("CONFLUX_TESTBRIDGES", [&](std::string_view args) {
+    got = std::string(args);
+    return ControlAnswer{control_line(551, "No bridges in use (UseBridges 0)"), false};
+  });
+  CHECK(run(p, "CONFLUX_TESTBRIDGES", "now") == "551 No bridges in use (UseBridges 0)\r\n");
+  CHECK(got == "now");
+  CHECK(run(p, "CONFLUX_OTHER", "") == "510 Unrecognized command \"CONFLUX_OTHER\"\r\n");
 }
 
 TEST_CASE("control program: GETINFO names, USEFEATURE, unknown commands", "[control]") {

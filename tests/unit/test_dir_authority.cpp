@@ -192,6 +192,21 @@ TEST_CASE("authority: flag assignment on hand-made inputs", "[dir][authority]") 
       CHECK(e.flags.guard);
     }
   }
+  SECTION("tor's FastFlagMinThreshold and FastFlagMaxThreshold parameters bound the Fast threshold") {
+    std::vector<RelayRecord> slow;
+    for (std::uint8_t i = 1; i <= 8; ++i) {
+      Spec s;
+      s.bw = i == 1 ? 0 : 1'000'000;  // a relay that has measured nothing yet, among fast ones
+      slow.push_back(make_record(i, s));
+    }
+    AuthorityParams p = params;
+    CHECK_FALSE(find(compute_router_entries(slow, kAt, p), 1)->flags.fast);  // threshold: 100 KB/s
+    p.consensus_params["FastFlagMaxThreshold"] = 0;
+    CHECK(find(compute_router_entries(slow, kAt, p), 1)->flags.fast);
+    CHECK(find(compute_router_entries(slow, kAt, p), 2)->flags.fast);
+    p.consensus_params["FastFlagMinThreshold"] = 2'000'000;  // the minimum wins
+    CHECK_FALSE(find(compute_router_entries(slow, kAt, p), 2)->flags.fast);
+  }
   SECTION("low WFU blocks Guard") {
     recs[6].history.up_seconds = 900;  // 90% < min(median 99%, 98%)
     CHECK_FALSE(find(compute_router_entries(recs, kAt, params), 7)->flags.guard);

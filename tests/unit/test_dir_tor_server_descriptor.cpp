@@ -10,6 +10,8 @@
 #include "conflux/bytes/base64.hpp"
 #include "conflux/bytes/hex.hpp"
 #include "conflux/crypto/x25519_to_ed25519.hpp"
+#include "conflux/dir/fields.hpp"
+#include "conflux/dir/tor_relay_facts.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 
 using namespace conflux;
@@ -42,6 +44,16 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   const auto at = text.find(from);
   REQUIRE(at != std::string::npos);
   return text.replace(at, from.size(), to);
+}
+
+// "RATE BURST OBSERVED IPV6|- POLICY", or the error's name.
+std::string summarize_tor_descriptor_facts(const std::string& text, std::uint16_t or_port) {
+  auto f = parse_tor_relay_facts(text, or_port);
+  if (!f) return std::string(to_string(f.error().code));
+  std::string v6 = "-";
+  if (f->ipv6) v6 = "[" + format_ipv6(*f->ipv6) + "]";
+  return std::to_string(f->bandwidth_rate) + " " + std::to_string(f->bandwidth_burst) + " " +
+         std::to_string(f->bandwidth_observed) + " " + v6 + " " + f->exit_policy;
 }
 
 DirError error_of(const DirResult<TorServerDescriptor>& r) {
@@ -83,6 +95,49 @@ TEST_CASE("tor server descriptors: one relay's fields", "[dir][tor]") {
   auto auth = parse_tor_server_descriptor(one("auth0"), kNow);
   REQUIRE(auth);
   CHECK(auth->dir_port == 19100);
+}
+
+TEST_CASE("tor server descriptors: what an authority lists (bandwidth, exit policy summary)", "[dir][tor]") {
+  auto middle = parse_tor_server_descriptor(one("middle1"), kNow);
+  REQUIRE(middle);
+  CHECK(middle->facts.bandwidth_rate == 1073741824);
+  CHECK(middle->facts.bandwidth_burst == 1073741824);
+  CHECK(middle->facts.bandwidth_observed == 950);
+  CHECK(middle->facts.exit_policy == "reject 1-65535");  // "reject *:*"
+  CHECK_FALSE(middle->facts.ipv6);
+  auto exit = parse_tor_server_descriptor(one("exit0"), kNow);
+  REQUIRE(exit);
+  CHECK(exit->facts.bandwidth_observed == 1863);
+  CHECK(exit->facts.exit_policy == "accept 1-65535");  // "accept *:*"
+}
+
+TEST_CASE("tor server descriptors: the exit policy summary is tor's policy_summarize", "[dir][tor]") {
+  // The lines are inside the signed text: a changed policy fails the
+  // signatures, so the facts are read from made-up lines instead.
+  const std::string text =
+      "bandwidth 100 200 300 400\n"
+      "or-address 127.0.0.2:9001\n"
+      "or-address [2001:db8::1]:9002\n"
+      "or-address [2001:db8::2]:9001\n"
+      "reject 10.0.0.0/8:*\n"
+      "reject 0.0.0.0/0:25\n"
+      "accept *:80\n"
+      "accept *:443\n"
+      "accept 1.2.3.4:22\n"
+      "reject *:*\n";
+  CHECK(summarize_tor_descriptor_facts(text, 9001) == "100 200 300 [2001:db8::2] accept 80,443");
+  CHECK(summarize_tor_descriptor_facts("bandwidth 1 2 3\n", 9001) == "1 2 3 - reject 1-65535");
+  CHECK(summarize_tor_descriptor_facts("bandwidth 1 2 3\naccept *:*\nreject *:25\n", 9001) ==
+        "1 2 3 - accept 1-65535");
+  CHECK(summarize_tor_descriptor_facts("bandwidth 1 2 3\nreject 127.0.0.1:*\naccept *:*\n", 9001) ==
+        "1 2 3 - accept 1-65535");  // a reject of one address does not count (tor's cut-off)
+  CHECK(summarize_tor_descriptor_facts("bandwidth 99999999999999999 2 3\n", 9001) ==
+        "1099511627776 2 3 - reject 1-65535");  // capped at 2^40
+  CHECK(summarize_tor_descriptor_facts("accept *:80\n", 9001) == "missing field");
+  CHECK(summarize_tor_descriptor_facts("bandwidth 1 2\n", 9001) == "field value out of range or syntax");
+  CHECK(summarize_tor_descriptor_facts("bandwidth 1 2 3\naccept *:0\n", 9001) == "field value out of range or syntax");
+  CHECK(summarize_tor_descriptor_facts("bandwidth 1 2 3\naccept *:80 x\n", 9001) == "field value out of range or syntax");
+  CHECK(summarize_tor_descriptor_facts("bandwidth 1 2 3\nor-address [::1:9001\n", 9001) == "field value out of range or syntax");
 }
 
 TEST_CASE("tor server descriptors: a changed text fails the Ed25519 signature", "[dir][tor]") {

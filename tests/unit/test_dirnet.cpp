@@ -380,7 +380,7 @@ TEST_CASE("the reachability probe is pluggable, a lone authority is its own majo
   // never reachable, so never Running, so never listed.
   std::vector<std::uint16_t> unreachable_ports;
   std::size_t probed = 0;
-  Network net(1, [&](const dir::Descriptor& d) -> net::awaitable<bool> {
+  Network net(1, [&](const ProbeTarget& d) -> net::awaitable<bool> {
     ++probed;
     for (auto p : unreachable_ports)
       if (p == d.or_port) co_return false;

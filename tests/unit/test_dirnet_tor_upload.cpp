@@ -3,7 +3,8 @@
 // publisher in tor's form POSTs it to /tor/ as text/plain, reading tor's
 // answer ("HTTP/1.0 200 OK", or 400 with the reason in the status line).
 // An authority of ours takes such uploads (TorDescriptorStore) and answers
-// as tor's do, the reason in the status line.
+// as tor's do, the reason in the status line; once it found the relay
+// reachable, the relay is in its consensus, JSON and tor's.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <algorithm>
@@ -16,6 +17,12 @@
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
 
+#include "conflux/bytes/base64.hpp"
+#include "conflux/crypto/digest.hpp"
+#include "conflux/dir/authority.hpp"
+#include "conflux/dir/tor_consensus_make.hpp"
+#include "conflux/dir/tor_microdesc.hpp"
+#include "conflux/dirnet/authority_state.hpp"
 #include "conflux/dirnet/descriptor_publisher.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/dirnet/dir_server.hpp"
@@ -122,7 +129,9 @@ TEST_CASE("an authority of ours takes tor descriptors at POST /tor/ and answers 
   CHECK(fresh.accept(descs[1], kStockPublished + 86400 + 60).reason.starts_with("Rejected: Server is expired"));
   CHECK(fresh.accept(descs[1], kStockPublished - 12 * 3600 - 60).status == 400);
   CHECK(fresh.size() == 0);
-  CHECK(routes.handle(HttpMethod::Post, "/tor/", std::string(dir::kMaxTorServerDescriptorSize + 1, 'x'), now).status == 413);
+  CHECK(routes.handle(HttpMethod::Post, "/tor/", std::string(kMaxTorUploadBody + 1, 'x'), now).status == 413);
+  CHECK(fresh.accept("router " + std::string(dir::kMaxTorServerDescriptorSize, 'x'), now).reason ==
+        "Router descriptor was too large.");
 }
 
 TEST_CASE("a tor-form publisher's upload to an authority of ours: 200 Descriptor accepted in the status line",
@@ -215,4 +224,168 @@ TEST_CASE("the publisher in tor's form POSTs tor's descriptor to /tor/ of each a
     CHECK(req.find("Content-Type: text/plain\r\n") != std::string::npos);
     CHECK(req.substr(req.find("\r\n\r\n") + 4) == "router ours1 127.0.0.1 9001 0 0\ntor form\n");
   }
+}
+
+namespace {
+
+// An authority of ours alone (its own majority), with a 20-second interval
+// as conflux-net's test networks use, at the time the stock descriptors
+// were fresh.
+struct LoneAuthority {
+  keys::RelayKeys keys = keys::RelayKeys::generate(kStockPublished - 3600);
+  AuthorityState state{keys, {keys.identity()}, options()};
+  static AuthorityOptions options() {
+    AuthorityOptions o;
+    o.params = authority_params(20, true);
+    return o;
+  }
+};
+
+const dir::RouterEntry* entry_named(const dir::ConsensusBody& b, std::string_view nick) {
+  for (const auto& r : b.routers)
+    if (r.nickname == nick) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a tor descriptor POSTed to an authority of ours enters its consensus once reachable", "[dirnet][tor]") {
+  const auto descs = stock_descriptors();
+  auto exit0 = dir::parse_tor_server_descriptor(descs[3], kStockPublished + 60);
+  REQUIRE(exit0);
+  REQUIRE(exit0->nickname == "exit0");
+  const std::uint64_t now = kStockPublished + 10;
+  const std::uint64_t va = dir::valid_after_for(now, 20);
+  LoneAuthority a;
+  DirRoutes routes;
+  routes.set_authority(&a.state);
+  routes.set_tor_uploads(&a.state.tor_uploads());
+  std::vector<crypto::Ed25519Public> new_relays;
+  routes.on_new_relay = [&](const crypto::Ed25519Public& id) { new_relays.push_back(id); };
+
+  CHECK(routes.handle(HttpMethod::Post, "/tor/", descs[3], now).reason == "Descriptor accepted");
+  REQUIRE(new_relays.size() == 1);  // the service tests it at once
+  CHECK(new_relays[0] == exit0->ed25519_identity);
+  CHECK(routes.handle(HttpMethod::Post, "/tor/", descs[3], now).descriptor_not_new);
+  CHECK(new_relays.size() == 1);
+  auto targets = a.state.probe_targets();
+  REQUIRE(targets.size() == 1);
+  CHECK(targets[0].identity == exit0->ed25519_identity);
+  CHECK(targets[0].or_port == 19007);
+
+  // Not tested yet: not Running, so not listed.
+  (void)a.state.build(va, now);
+  CHECK(a.state.current()->body.routers.empty());
+
+  a.state.observe(exit0->ed25519_identity, now, true);
+  (void)a.state.build(va + 20, va + 20);
+  const dir::Consensus* c = a.state.published(va + 20);
+  REQUIRE(c != nullptr);
+  REQUIRE(c->body.routers.size() == 1);
+  const dir::RouterEntry& e = c->body.routers[0];
+  CHECK(e.nickname == "exit0");
+  CHECK(e.identity == exit0->ed25519_identity);
+  CHECK(e.rsa_identity == exit0->rsa_identity);
+  CHECK(e.ntor_onion_key == exit0->ntor_onion_key);
+  CHECK(e.or_port == 19007);
+  CHECK(e.exit_policy == "accept 1-65535");
+  CHECK(e.protocols == exit0->protocols);
+  CHECK(e.bandwidth == 1);  // min(1073741824, 1863) bytes/s, in KB/s
+  CHECK(e.flags == dir::Flags{true, true, true, true, true, true});  // testing thresholds: all six
+  CHECK(e.published == exit0->published);
+  CHECK(e.descriptor_digest ==
+        crypto::sha256({reinterpret_cast<const std::uint8_t*>(exit0->text.data()), exit0->text.size()}));
+  // The JSON consensus with a tor relay in it still parses (our proxies read it).
+  auto again = dir::parse_consensus(dir::encode_consensus(*c));
+  REQUIRE(again);
+  CHECK(*again == *c);
+
+  // tor's microdesc consensus of that body lists it, with a microdescriptor
+  // our parser reads back.
+  const dir::TorConsensusDraft draft = dir::make_tor_microdesc_consensus(c->body, {});
+  CHECK(draft.unsigned_text.find("\nr exit0 " + std::string(bytes::base64_encode(exit0->rsa_identity)) + " ") !=
+        std::string::npos);
+  CHECK(draft.unsigned_text.find("\ns Exit Fast Guard Running Stable Valid\n") != std::string::npos);
+  REQUIRE(draft.microdescs.size() == 1);
+  auto mds = dir::parse_tor_microdescs(draft.microdescs[0]);
+  REQUIRE(mds);
+  REQUIRE(mds->size() == 1);
+  CHECK((*mds)[0].ntor_onion_key == exit0->ntor_onion_key);
+  CHECK((*mds)[0].ed25519_id == exit0->ed25519_identity);
+  CHECK(dir::format_policy_summary((*mds)[0].ipv4_policy) == "accept 1-65535");
+}
+
+TEST_CASE("tor descriptors in the body: checked again at VA, the one published by VA, expired with ours",
+          "[dirnet][tor]") {
+  const auto descs = stock_descriptors();
+  LoneAuthority a;
+  const std::uint64_t now = kStockPublished + 30;  // the next VA after the last was published
+  for (const auto& d : descs) REQUIRE(a.state.tor_uploads().accept(d, now).accepted);
+  REQUIRE(a.state.tor_uploads().size() == 9);
+  for (const auto& t : a.state.probe_targets()) a.state.observe(t.identity, now, t.or_port != 19006);  // middle1 down
+
+  // VA before every one was published: none is listed.
+  (void)a.state.build(kStockPublished - 3600, now);
+  CHECK(a.state.current()->body.routers.empty());
+
+  const std::uint64_t va = dir::valid_after_for(now, 20);
+  (void)a.state.build(va, now);
+  const dir::ConsensusBody& b = a.state.current()->body;
+  CHECK(b.routers.size() == 8);
+  CHECK(entry_named(b, "middle1") == nullptr);
+  REQUIRE(entry_named(b, "exit1") != nullptr);
+  CHECK(entry_named(b, "exit1")->flags.exit);
+  REQUIRE(entry_named(b, "middle0") != nullptr);
+  CHECK_FALSE(entry_named(b, "middle0")->flags.exit);
+  CHECK(entry_named(b, "middle0")->exit_policy == "reject 1-65535");
+  CHECK(entry_named(b, "auth0")->dir_port == 19100);
+  CHECK(std::is_sorted(b.routers.begin(), b.routers.end(),
+                       [](const auto& x, const auto& y) { return x.identity < y.identity; }));
+  // Deterministic: another authority holding the same facts writes the same body.
+  LoneAuthority other;
+  for (auto it = descs.rbegin(); it != descs.rend(); ++it) (void)other.state.tor_uploads().accept(*it, now);
+  for (const auto& t : other.state.probe_targets()) other.state.observe(t.identity, now, t.or_port != 19006);
+  (void)other.state.build(va, now);
+  CHECK(dir::consensus_body_digest(other.state.current()->body) == dir::consensus_body_digest(b));
+
+  // Past the descriptor window (48 h) the descriptors are dropped.
+  a.state.expire(kStockPublished + 49 * 3600);
+  CHECK(a.state.tor_uploads().size() == 0);
+  CHECK(a.state.probe_targets().empty());
+}
+
+TEST_CASE("the tor store binds one Ed25519 identity to one RSA identity and keeps the previous descriptor",
+          "[dirnet][tor]") {
+  const auto descs = stock_descriptors();
+  const std::uint64_t now = kStockPublished + 10;
+  TorDescriptorStore store;
+  const auto first = store.accept(descs[0], now);
+  CHECK(first.accepted);
+  CHECK(first.new_relay);
+  const auto again = store.accept(descs[0], now);
+  CHECK_FALSE(again.accepted);
+  CHECK_FALSE(again.new_relay);
+  CHECK(store.records_at(now).size() == 1);
+  CHECK(store.records_at(kStockPublished - 1).empty());  // published after that VA
+  store.observe(first.identity, now, true);
+  REQUIRE(store.records_at(now).size() == 1);
+  CHECK(store.records_at(now)[0].history.last_reachable == now);
+  store.expire(now, 3600);
+  CHECK(store.size() == 1);
+  store.expire(kStockPublished + 3601, 3600);
+  CHECK(store.size() == 0);
+  CHECK(store.all().empty());
+}
+
+TEST_CASE("a stock relay's upload: its extra-info descriptor follows in the same body and is skipped",
+          "[dirnet][tor]") {
+  const auto descs = stock_descriptors();
+  TorDescriptorStore store;
+  // tor's relays POST the server descriptor, then the extra-info one.
+  const std::string body = descs[2] + "extra-info auth0 E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731\n"
+                                      "published 2026-11-26 00:46:07\nrouter-signature\n";
+  const auto a = store.accept(body, kStockPublished + 10);
+  CHECK(a.reason == "Descriptor accepted");
+  CHECK(store.all().rfind("router auth0 ", 0) == 0);
+  CHECK(store.all().find("\nextra-info ") == std::string::npos);  // (its own "extra-info-digest" stays)
 }

@@ -207,3 +207,34 @@ TEST_CASE("a client sending beyond the buffer limit kills the circuit, and nothi
   CHECK(std::get<exit::pump::KillCircuit>(a[1]).circuit == kCirc);
   CHECK_FALSE(pump.knows(ref));
 }
+
+TEST_CASE("the bytes held for servers are counted, in all and by circuit with their age", "[exit][pump][oom]") {
+  exit::StreamPump pump;
+  const auto t0 = proto::CcClock::time_point{} + std::chrono::seconds(100);
+  const auto a = pump.add(kCirc, StreamId{1}, proto::StreamKind::Connect);
+  const auto b = pump.add(kCirc, StreamId{2}, proto::StreamKind::Connect);
+  const auto c = pump.add(9, StreamId{1}, proto::StreamKind::Connect);
+  pump.client_data(a, std::vector<std::uint8_t>(std::size_t{100}, 1), t0 + std::chrono::seconds(2));
+  pump.client_data(b, std::vector<std::uint8_t>(std::size_t{200}, 1), t0);
+  pump.client_data(c, std::vector<std::uint8_t>(std::size_t{50}, 1), t0 + std::chrono::seconds(1));
+  (void)pump.take_actions();
+  CHECK(pump.buffered_bytes() == 350);
+  auto by = pump.buffered_circuits();
+  std::sort(by.begin(), by.end(), [](const auto& x, const auto& y) { return x.circuit < y.circuit; });
+  REQUIRE(by.size() == 2);
+  CHECK(by[0].circuit == kCirc);
+  CHECK(by[0].bytes == 300);
+  CHECK(by[0].oldest == t0);  // stream 2's bytes waited longest
+  CHECK(by[1].circuit == 9);
+  CHECK(by[1].oldest == t0 + std::chrono::seconds(1));
+  // Written to the server: no longer held.
+  pump.opened(c);
+  auto w = of<exit::pump::WriteToServer>(pump.take_actions());
+  REQUIRE(w.size() == 1);
+  pump.server_written(c, 50, t0 + std::chrono::seconds(3));
+  CHECK(pump.buffered_bytes() == 300);
+  // A closed circuit's streams give theirs back.
+  pump.circuit_closed(kCirc);
+  CHECK(pump.buffered_bytes() == 0);
+  CHECK(pump.buffered_circuits().empty());
+}

@@ -49,14 +49,15 @@ std::optional<T> await_in(asio::io_context& io, net::awaitable<T> a, std::chrono
 // A client with one link to its first hop and any number of circuits on it.
 class Client {
  public:
-  Client(asio::io_context& io, const net::Clock& clock) : scheduler_(io, clock, nullptr) {
+  Client(asio::io_context& io, const net::Clock& clock, net::ClientLink::Options options = {})
+      : scheduler_(io, clock, nullptr) {
     net::ClientLink::Callbacks cb;
     cb.on_open = [this] { opened_ = true; };
     cb.on_cell = [this](const cell::CellView& c) {
       if (auto it = circuits_.find(c.circ_id.value()); it != circuits_.end()) it->second->on_cell(c);
     };
     cb.on_closed = [this](std::string_view why) { closed_ = std::string(why); };
-    link_ = std::make_unique<net::ClientLink>(io, tls_, scheduler_, clock, std::move(cb), net::ClientLink::Options{});
+    link_ = std::make_unique<net::ClientLink>(io, tls_, scheduler_, clock, std::move(cb), std::move(options));
   }
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

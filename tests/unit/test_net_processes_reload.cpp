@@ -61,3 +61,35 @@ TEST_CASE("relay process: SIGHUP reloads the torrc, CircuitPriorityHalflife appl
   CHECK(run_until(io, [&] { return logged("Scheduler trace stopped."); }, 10s));
   CHECK(proc.running());
 }
+
+TEST_CASE("relay process: SIGHUP applies MaxMemInQueues and the DoS options", "[processes][dos]") {
+  TempDir tmp;
+  asio::io_context io;
+  const auto torrc = tmp.path() / "relay.torrc";
+  const auto log_path = tmp.path() / "relay.log";
+  const auto port = free_ports(io, 1)[0];
+  const std::string base = "Nickname reload\nDataDirectory " + (tmp.path() / "data").string() +
+                           "\nORPort 127.0.0.1:" + std::to_string(port) + "\nLog notice file " + log_path.string() +
+                           "\nTestingTorNetwork 1\n";
+  write_text(torrc, base + "MaxMemInQueues 300 MB\n");
+  Child proc("relay", CONFLUX_RELAY_BINARY, {"-f", torrc.string()}, tmp.path() / "relay.out");
+  proc.start();
+  auto logged = [&](const std::string& text) { return read_text(log_path).find(text) != std::string::npos; };
+  INFO(read_text(log_path) << proc.output_text());
+  REQUIRE(run_until(io, [&] { return logged(" is up as ") || !proc.running(); }, 30s));
+  REQUIRE(proc.running());
+  // tor's defaults: every defence off without a consensus that turns it on.
+  CHECK(run_until(io, [&] { return logged("DoS defences: circuit creation off; connections off; stream creation off."); }, 10s));
+
+  write_text(torrc, base + "MaxMemInQueues 400 MB\nDoSCircuitCreationEnabled 1\nDoSCircuitCreationRate 5\n"
+                           "DoSStreamCreationEnabled 1\nDoSStreamCreationBurst 20\n");
+  proc.signal(SIGHUP);
+  CHECK(run_until(io, [&] { return logged("MaxMemInQueues is now 400 MB."); }, 10s));
+  CHECK(run_until(io, [&] {
+    return logged("DoS defences: circuit creation on (5/s, burst 90, from 3 connections); connections off; "
+                  "stream creation on (100/s per circuit, burst 20).");
+  }, 10s));
+  CHECK(logged("Config reloaded: CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues and the DoS* options "
+               "apply now"));
+  CHECK(proc.running());
+}

@@ -12,6 +12,9 @@
 //    middle and exit with the SHA-256 intact;
 //  - with ConfluxEnabled 1 it links Conflux sets at our exit, and the
 //    download's circuit is a linked leg (GETINFO circuit-status).
+// Second case: a stock tor relay joins such a network (it uploads its
+// descriptor to our authorities, which list it), and a stock client's
+// circuit goes through it.
 // One setting works around what our directory does not give yet: the exits
 // also accept ports 80 and 443 (our authorities vote Exit only then). tor
 // uses its guards as it would anywhere: it samples them among V2Dir relays,
@@ -29,6 +32,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -89,8 +93,8 @@ int run(std::vector<std::string> argv, const fs::path& out) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// GET http://127.0.0.1:port/path: the body of a 200 reply, else fails.
-std::string http_get(std::uint16_t port, const std::string& path) {
+// GET http://127.0.0.1:port/path: the whole reply.
+std::string http_reply(std::uint16_t port, const std::string& path) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   REQUIRE(fd >= 0);
   sockaddr_in a{};
@@ -104,10 +108,24 @@ std::string http_get(std::uint16_t port, const std::string& path) {
   char buf[16384];
   for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) reply.append(buf, static_cast<std::size_t>(n));
   ::close(fd);
+  return reply;
+}
+
+// The body of a 200 reply, else fails.
+std::string http_get(std::uint16_t port, const std::string& path) {
+  const std::string reply = http_reply(port, path);
   INFO(path << " -> " << reply.substr(0, 200));
   REQUIRE(reply.rfind("HTTP/1.1 200", 0) == 0);
   const auto body = reply.find("\r\n\r\n");
   REQUIRE(body != std::string::npos);
+  return reply.substr(body + 4);
+}
+
+// The body of a 200 reply, "" for any other.
+std::string http_get_or_empty(std::uint16_t port, const std::string& path) {
+  const std::string reply = http_reply(port, path);
+  const auto body = reply.find("\r\n\r\n");
+  if (reply.rfind("HTTP/1.1 200", 0) != 0 || body == std::string::npos) return {};
   return reply.substr(body + 4);
 }
 
@@ -351,6 +369,184 @@ TEST_CASE("a stock tor client bootstraps from our authorities and downloads thro
   CHECK(legs >= 2);
 
   tor.stop();
+  net.down();
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
+namespace {
+
+// A loopback port nobody listens on now (bound, read, closed).
+std::uint16_t free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  socklen_t len = sizeof a;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+pid_t start_tor(const fs::path& torrc, const fs::path& out) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
+    }
+    ::execl(kTor, kTor, "-f", torrc.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+fs::path private_dir(const fs::path& p) {
+  fs::create_directories(p);
+  fs::permissions(p, fs::perms::owner_all, fs::perm_options::replace);
+  return p;
+}
+
+}  // namespace
+
+// Issue 15/16: a stock tor relay joins a conflux-net network. It uploads its
+// server descriptor to our authorities (POST /tor/), they test its ORPort and
+// list it in the consensus all three sign; a stock client then builds its
+// circuit through it (MiddleNodes) and downloads intact. The stock relay has
+// measured no bandwidth yet ("bandwidth ... 0"): tor's own
+// FastFlagMaxThreshold parameter, which our authorities apply as tor's do,
+// lets it be Fast, which a client wants of every hop of an exit circuit.
+TEST_CASE("a stock tor relay joins our network through our authorities and carries a stock client's circuit",
+          "[stocktor][dir]") {
+  if (!fs::exists(kTor)) {
+    WARN("no " << kTor << ": nothing to test against");
+    return;
+  }
+  std::string tmpl = (fs::temp_directory_path() / "conflux-stocktor-join-XXXXXX").string();
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  const fs::path root = tmpl;
+  write_text(root / "spec.json", R"({"proxies": [], "authorities": 3, "relays": 2, "exits": 1,
+      "consensus_interval": 20, "exit_policy": ["accept *:80", "accept *:443"],
+      "relay_options": ["ConsensusParams FastFlagMaxThreshold=0"]})");
+  Network net;
+  net.dir = root / "net";
+  const int up = run({CONFLUX_NET_BINARY, "up", "--dir", net.dir.string(), "--spec", (root / "spec.json").string()},
+                     root / "up.out");
+  INFO(read_text(root / "up.out"));
+  net.up = true;
+  auto decoded = netspec::decode_network(read_text(net.dir / netspec::kNetworkFileName));
+  REQUIRE(decoded);
+  const netspec::NetworkInfo& info = *decoded;
+  REQUIRE(up == 0);
+  std::vector<crypto::RsaFingerprint> trusted;
+  std::string dir_authorities;
+  for (const auto& l : info.tor_dir_authorities) {
+    trusted.push_back(v3ident_of(l));
+    dir_authorities += l + "\n";
+  }
+  std::uint16_t dir_port = 0;
+  for (const auto& p : info.processes)
+    if (p.name == "auth1") dir_port = p.ports.dir_port;
+  REQUIRE(dir_port != 0);
+
+  // The stock relay: a middle, publishing at once (AssumeReachable, as tornet's relays).
+  const fs::path relay_data = private_dir(root / "relay-data");
+  write_text(root / "relay-torrc", "DataDirectory " + relay_data.string() +
+                                       "\nNickname stockmid\nTestingTorNetwork 1\nSocksPort 0\nORPort 127.0.0.1:" +
+                                       std::to_string(free_loopback_port()) +
+                                       "\nAddress 127.0.0.1\nAssumeReachable 1\nExitRelay 0\nExitPolicy reject *:*\n"
+                                       "ContactInfo stockmid@conflux.invalid\nOutboundBindAddress 127.0.0.1\n"
+                                       "Log notice file " + (root / "relay-notice.log").string() + "\n" +
+                                       dir_authorities);
+  TorProcess relay;
+  relay.pid = start_tor(root / "relay-torrc", root / "relay.out");
+  const std::string fp_line = wait_for(relay_data / "fingerprint", "stockmid ", 60s);  // "stockmid HEX\n"
+  REQUIRE(fp_line.rfind("stockmid ", 0) == 0);
+  const std::string fp = fp_line.substr(9, 40);
+
+  // Accepted by our authority (tor's answer in the stock relay's log is at
+  // info level), then listed in the consensus all three authorities sign.
+  std::string uploaded;
+  for (auto until = std::chrono::steady_clock::now() + 90s; std::chrono::steady_clock::now() < until;) {
+    uploaded = http_get_or_empty(dir_port, "/tor/server/all");
+    if (uploaded.find("router stockmid ") != std::string::npos) break;
+    std::this_thread::sleep_for(1s);
+  }
+  INFO("stock relay's log:\n" << read_text(root / "relay-notice.log"));
+  REQUIRE(uploaded.find("router stockmid ") != std::string::npos);
+  std::optional<dir::TorRouterStatus> listed;
+  std::size_t signatures = 0;
+  for (auto until = std::chrono::steady_clock::now() + 120s; !listed && std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(2s);
+    auto certs = dir::parse_key_certs(http_get(dir_port, "/tor/keys/all"));
+    auto c = dir::parse_tor_consensus(http_get(dir_port, "/tor/status-vote/current/consensus-microdesc"));
+    REQUIRE(certs);
+    REQUIRE(c);
+    auto ok = dir::verify_tor_consensus(*c, *certs, trusted, static_cast<std::uint64_t>(std::time(nullptr)), 5);
+    REQUIRE(ok);
+    signatures = *ok;
+    for (const auto& r : c->routers)
+      if (r.nickname == "stockmid" && signatures == 3) listed = r;
+  }
+  REQUIRE(listed);
+  CHECK(bytes::to_hex(listed->identity, true) == fp);
+  CHECK(listed->has_flag("Running"));
+  CHECK(listed->has_flag("Valid"));
+  CHECK(listed->has_flag("Fast"));
+  CHECK_FALSE(listed->has_flag("Exit"));
+
+  // A stock client through it: our guard, the stock middle, our exit.
+  // EntryNodes too: with MiddleNodes alone tor 0.4.9 estimates its guards
+  // among the MiddleNodes (compute_frac_paths_available) and, with no Guard
+  // there, never bootstraps. Our authorities are our guards (Guard, V2Dir).
+  std::string entry_nodes;
+  for (const auto& l : info.tor_dir_authorities) entry_nodes += (entry_nodes.empty() ? "$" : ",$") + l.substr(l.rfind(' ') + 1);
+  const fs::path data = private_dir(root / "tor-data");
+  write_text(root / "torrc", dir_authorities + "DataDirectory " + data.string() +
+                                 "\nSocksPort 127.0.0.1:auto\nControlPort 127.0.0.1:auto\nControlPortWriteToFile " +
+                                 (root / "control-port").string() +
+                                 "\nTestingTorNetwork 1\nClientUseIPv6 0\nConfluxEnabled 0\nMiddleNodes $" + fp + "\nEntryNodes " + entry_nodes +
+                                 "\nLog notice file " + (root / "tor-notice.log").string() + "\n");
+  TorProcess tor;
+  tor.pid = start_tor(root / "torrc", root / "tor.out");
+  const std::string notice = wait_for(root / "tor-notice.log", "Bootstrapped 100% (done)", 180s);
+  INFO("tor's notices:\n" << notice);
+  REQUIRE(notice.find("Bootstrapped 100% (done)") != std::string::npos);
+  const std::uint16_t socks = socks_port_of(notice);
+  REQUIRE(socks != 0);
+  const netspec::FileRecord* file = nullptr;
+  for (const auto& f : info.files)
+    if (f.name == "1MiB.bin") file = &f;
+  REQUIRE(file != nullptr);
+  const fs::path got = root / "download.bin";
+  const int rc = run({"/usr/bin/curl", "-sS", "--max-time", "120", "--socks5-hostname",
+                      "127.0.0.1:" + std::to_string(socks), "--proxy-user", "viastock:x", "-o", got.string(), file->url},
+                     root / "curl.out");
+  INFO("curl: " << read_text(root / "curl.out"));
+  REQUIRE(rc == 0);
+  const std::string body = read_text(got);
+  CHECK(body.size() == file->size);
+  CHECK(bytes::to_hex(crypto::sha256({reinterpret_cast<const std::uint8_t*>(body.data()), body.size()})) ==
+        file->sha256);
+
+  const std::string port_file = read_text(root / "control-port");
+  const auto colon = port_file.rfind(':');
+  REQUIRE(colon != std::string::npos);
+  const std::string status =
+      control_query(static_cast<std::uint16_t>(std::stoul(port_file.substr(colon + 1))), "GETINFO circuit-status");
+  INFO("circuit-status:\n" << status);
+  bool through = false;
+  for (const auto& l : lines_of(status))
+    if (l.find("SOCKS_USERNAME=\"viastock\"") != std::string::npos && l.find(" BUILT $") != std::string::npos)
+      through = through || (l.find("$" + fp + "~stockmid,") != std::string::npos && l.find("~exit1 ") != std::string::npos);
+  CHECK(through);
+
+  tor.stop();
+  relay.stop();
   net.down();
   std::error_code ec;
   fs::remove_all(root, ec);

@@ -17,6 +17,7 @@ namespace {
 struct FlakyCarrier final : client::StreamCarrier {
   client::StreamEvents* stream = nullptr;
   std::size_t refuse_every = 0;
+  bool refuse_all = false;  // a Conflux set whose held queue is full
   std::size_t offered = 0;
   std::size_t data_cells = 0;
   std::size_t sendmes = 0;
@@ -32,7 +33,7 @@ struct FlakyCarrier final : client::StreamCarrier {
   void detach(StreamId) override { stream = nullptr; }
   bool send(StreamId, const cell::RelayMsg& msg) override {
     ++offered;
-    if (refuse_every != 0 && offered % refuse_every == 0) return false;
+    if (refuse_all || (refuse_every != 0 && offered % refuse_every == 0)) return false;
     if (std::holds_alternative<cell::DataMsg>(msg)) ++data_cells;
     if (std::holds_alternative<cell::SendmeMsg>(msg)) ++sendmes;
     if (std::holds_alternative<cell::XoffMsg>(msg)) ++xoffs;
@@ -150,4 +151,99 @@ TEST_CASE("with congestion control: the exit's XOFF stops our DATA until its XON
 
   stream.on_stream_msg(cell::SendmeMsg{});
   CHECK(stream.failed());
+}
+
+namespace {
+
+// 1200 full cells over 60 ms that the application does not take: XOFF.
+void fill_past_xoff(CcStream& s) {
+  for (int i = 0; i < 1200; ++i) {
+    s.clock.t += std::chrono::microseconds(50);
+    s.stream.on_stream_msg(cell::DataMsg{std::vector<std::uint8_t>(498, 1)});
+  }
+  REQUIRE(s.carrier.xoffs == 1);
+}
+
+void drain_all(CcStream& s) {
+  while (s.stream.pending_bytes() > 0) {
+    s.clock.t += std::chrono::microseconds(100);
+    (void)s.stream.take_received(8192);
+  }
+}
+
+}  // namespace
+
+// Issue 14: StreamDeliverFlow clears its XOFF state when it decides the XON,
+// so an XON the carrier refused was never decided again and the exit stayed
+// stopped for good.
+TEST_CASE("with congestion control: an XON the carrier refused goes once the carrier takes cells again",
+          "[proxy][stream][cc]") {
+  CcStream s;
+  fill_past_xoff(s);
+  s.carrier.refuse_all = true;
+  drain_all(s);
+  CHECK(s.carrier.xons.empty());
+  CHECK(s.stream.flow_owed());
+  // Still refused: still owed.
+  s.stream.retry_owed();
+  CHECK(s.stream.flow_owed());
+  s.carrier.refuse_all = false;
+  s.stream.on_circuit_writable();
+  CHECK(s.carrier.xons.size() == 1);
+  CHECK_FALSE(s.stream.flow_owed());
+  // Once, not again.
+  s.stream.retry_owed();
+  CHECK(s.carrier.xons.size() == 1);
+}
+
+TEST_CASE("with congestion control: a refused XON goes with the next cell the stream receives", "[proxy][stream][cc]") {
+  CcStream s;
+  fill_past_xoff(s);
+  s.carrier.refuse_all = true;
+  drain_all(s);
+  s.carrier.refuse_all = false;
+  // The exit's in-flight DATA (it has not seen an XON yet).
+  s.stream.on_stream_msg(cell::DataMsg{std::vector<std::uint8_t>(498, 1)});
+  CHECK(s.carrier.xons.size() == 1);
+  CHECK_FALSE(s.stream.flow_owed());
+}
+
+TEST_CASE("with congestion control: an XOFF after a refused XON is not sent, the exit being stopped already",
+          "[proxy][stream][cc]") {
+  CcStream s;
+  fill_past_xoff(s);
+  s.carrier.refuse_all = true;
+  drain_all(s);
+  // The application lags again before the XON could go: XOFF decided.
+  for (int i = 0; i < 1200; ++i) {
+    s.clock.t += std::chrono::microseconds(50);
+    s.stream.on_stream_msg(cell::DataMsg{std::vector<std::uint8_t>(498, 1)});
+  }
+  CHECK(s.stream.deliver_flow()->xoffs_sent() == 2);
+  s.carrier.refuse_all = false;
+  s.stream.retry_owed();
+  CHECK(s.carrier.xoffs == 1);
+  CHECK(s.carrier.xons.empty());
+  CHECK_FALSE(s.stream.flow_owed());
+  // Drained: the XON goes as usual.
+  drain_all(s);
+  CHECK(s.carrier.xons.size() == 1);
+}
+
+TEST_CASE("stream SENDMEs the carrier refused go once it takes cells again", "[proxy][stream]") {
+  net::asio::io_context io;
+  ManualClock clock;
+  FlakyCarrier carrier;
+  client::ClientStream stream(io.get_executor(), proto::StreamKind::Connect, clock);
+  REQUIRE(stream.open_on(carrier, cell::BeginMsg{}));
+  stream.on_stream_msg(cell::ConnectedMsg{});
+  for (int i = 0; i < 300; ++i) stream.on_stream_msg(cell::DataMsg{std::vector<std::uint8_t>(498, 1)});
+  REQUIRE(carrier.sendmes == 2);
+  carrier.refuse_all = true;
+  (void)stream.take_received(1 << 20);
+  CHECK(carrier.sendmes == 2);
+  carrier.refuse_all = false;
+  stream.retry_owed();
+  CHECK(carrier.sendmes == 6);
+  CHECK_FALSE(stream.flow_owed());
 }

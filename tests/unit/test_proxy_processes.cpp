@@ -77,3 +77,31 @@ TEST_CASE("with UseBridges the proxy reaches the network through a bridge it fet
     CHECK(log.find("Bootstrapped 100%") == std::string::npos);
   }
 }
+
+TEST_CASE("on tor's directory documents alone (spec \"directory\": \"tor\") the relays and the proxy work as on ours") {
+  // Relays upload tor's server descriptor to POST /tor/, which the authority
+  // lists; the proxy bootstraps from the microdesc consensus.
+  Network net(R"({"directory": "tor", "bridges": [], "proxies": [{"name": "proxy"}]})");
+  for (const auto& name : {std::string("proxy"), std::string("relay1"), std::string("exit1")}) {
+    INFO(name);
+    const auto torrc = conflux::test::procs::read_text(net.process(name)["torrc"].get<std::string>());
+    CHECK(torrc.find("DirAuthority auth1 orport=") != std::string::npos);
+    CHECK(torrc.find(" v3ident=") != std::string::npos);
+  }
+  for (const auto& name : net.names_with_role("exit")) {
+    const auto log = conflux::test::procs::read_text(net.process(name)["log"].get<std::string>());
+    INFO(name << ": " << log);
+    CHECK(std::regex_search(log, std::regex("Descriptor upload to authority 127\\.0\\.0\\.1:\\d+: 200 Descriptor accepted")));
+  }
+  const auto page = scrape(net.metrics_url());
+  REQUIRE(metric(page, "conflux_proxy_bootstrap_percent") == 100);
+  CHECK(metric(page, "conflux_proxy_dir_consensus_fetches_total{via=\"begin_dir\"}").value_or(0) +
+            metric(page, "conflux_proxy_dir_consensus_fetches_total{via=\"dir_port\"}").value_or(0) >=
+        1);
+  for (const std::string name : {"1MiB.bin", "5MiB.bin"}) {
+    INFO(name);
+    auto f = curl_fetch("--socks5-hostname", net.socks(), net.file_url(name));
+    CHECK(f.curl_status == 0);
+    CHECK(f.sha256 == net.file_sha(name));
+  }
+}

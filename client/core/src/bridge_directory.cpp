@@ -55,6 +55,24 @@ std::size_t BridgeDirectory::usable() const {
       std::count_if(bridges_.begin(), bridges_.end(), [](const BridgeStatus& b) { return b.descriptor.has_value(); }));
 }
 
+void BridgeDirectory::probe(ProbeDone done) {
+  for (std::size_t i = 0; i < bridges_.size(); ++i) net::asio::co_spawn(io_, probe_one(i, done), net::asio::detached);
+}
+
+net::awaitable<void> BridgeDirectory::probe_one(std::size_t index, ProbeDone done) {
+  std::weak_ptr<int> life = life_;
+  const auto since = clock_.now();
+  auto error = co_await fetch_once(index);
+  if (life.expired() || stopped_) co_return;
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - since);
+  const auto& b = bridges_[index];
+  if (!error && b.descriptor)
+    net::emit(log_, net::LogLevel::Notice, "Bridge " + b.descriptor->nickname + " (" + endpoint_text(b.target.at) +
+                                               "): tested, descriptor fetched in " + std::to_string(took.count()) + " ms.");
+  if (!error && on_change) on_change();  // a bridge that was down may be usable again
+  done(b.target, took, error);
+}
+
 net::awaitable<void> BridgeDirectory::keep_fresh(std::size_t index) {
   std::weak_ptr<int> life = life_;
   auto backoff = options_.retry_initial;

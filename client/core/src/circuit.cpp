@@ -193,4 +193,13 @@ bool Circuit::send(StreamId id, const cell::RelayMsg& msg) {
   return ok;
 }
 
+std::string Circuit::describe_flow() const {
+  std::string out = name() + " can_send_data=" + std::to_string(can_send_data()) +
+                    " blocked_on_channel=" + std::to_string(blocked_on_channel()) +
+                    " could_send=" + std::to_string(could_send_);
+  if (const proto::Vegas* v = inner_.vegas())
+    out += " cwnd=" + std::to_string(v->cwnd()) + " inflight=" + std::to_string(v->inflight());
+  return out;
+}
+
 }  // namespace conflux::client

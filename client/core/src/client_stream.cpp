@@ -74,8 +74,9 @@ std::vector<std::uint8_t> ClientStream::take_received(std::size_t max) {
   // take everything at once and then wait for more, which the exit sends
   // only against these SENDMEs (tor's connection_edge_consider_sending_sendme
   // loops too).
-  while (circuit_ != nullptr && inbound_bytes_ < kBackloggedBytes && machine_.take_deferred_sendme())
-    (void)circuit_->send(id_, cell::SendmeMsg{});
+  std::size_t sendmes = 0;
+  while (circuit_ != nullptr && inbound_bytes_ < kBackloggedBytes && machine_.take_deferred_sendme()) ++sendmes;
+  send_sendmes(sendmes);
   return out;
 }
 
@@ -99,7 +100,14 @@ bool ClientStream::send_data(bytes::ByteSpan data) {
   return true;
 }
 
+void ClientStream::on_circuit_writable() {
+  retry_owed();
+  notify();
+}
+
 void ClientStream::on_stream_msg(const cell::RelayMsg& msg) {
+  // The carrier works again: what it refused before goes first.
+  if (flow_owed()) retry_owed();
   proto::StreamActions a;
   if (std::holds_alternative<cell::ConnectedMsg>(msg)) {
     a = machine_.on_connected();
@@ -149,9 +157,36 @@ void ClientStream::on_flow_msg(const cell::RelayMsg& msg) {
   notify();
 }
 
+// StreamDeliverFlow has counted the message as sent (an XON clears its
+// XOFF state): refused, it is owed until the carrier takes it. Only the
+// latest decision matters, as the exit acts only on the last one it got.
 void ClientStream::send_flow(const std::optional<proto::StreamFlowMsg>& m) {
   if (!m || circuit_ == nullptr) return;
-  std::visit([this](const auto& flow) { (void)circuit_->send(id_, cell::RelayMsg{flow}); }, *m);
+  owed_flow_ = *m;
+  retry_owed();
+}
+
+void ClientStream::send_sendmes(std::size_t n) {
+  if (n == 0 || circuit_ == nullptr) return;
+  owed_sendmes_ += n;
+  retry_owed();
+}
+
+void ClientStream::retry_owed() {
+  if (circuit_ == nullptr) return;
+  if (owed_flow_) {
+    const bool xoff = std::holds_alternative<cell::XoffMsg>(*owed_flow_);
+    if (xoff && exit_stopped_) {
+      owed_flow_.reset();  // an XOFF after an XON that never went: the exit is stopped already
+    } else {
+      const cell::RelayMsg msg = std::visit([](const auto& f) { return cell::RelayMsg{f}; }, *owed_flow_);
+      if (!circuit_->send(id_, msg)) return;
+      exit_stopped_ = xoff;
+      owed_flow_.reset();
+    }
+  }
+  // The send may have closed the carrier (on_circuit_closed cleared it).
+  while (owed_sendmes_ > 0 && circuit_ != nullptr && circuit_->send(id_, cell::SendmeMsg{})) --owed_sendmes_;
 }
 
 void ClientStream::act(const proto::StreamActions& a) {
@@ -167,11 +202,29 @@ void ClientStream::act(const proto::StreamActions& a) {
       if (a.violation) violation_ = true;
       if (a.send_end) (void)circuit_->send(id_, cell::EndMsg{*a.send_end, std::nullopt});
       // The END may have closed the carrier (on_circuit_closed cleared it).
-      if (a.send_sendme && circuit_ != nullptr) (void)circuit_->send(id_, cell::SendmeMsg{});
+      if (a.send_sendme) send_sendmes(1);
     }
   }
   if (machine_.state() == proto::StreamState::Closed) detach();
   notify();
+}
+
+std::string ClientStream::describe() const {
+  std::string out = "stream " + std::to_string(id_.value()) + " sent=" + std::to_string(bytes_sent_) +
+                    " received=" + std::to_string(bytes_received_) + " pending=" + std::to_string(inbound_bytes_) +
+                    " can_send_data=" + std::to_string(can_send_data()) + " owed=" + std::to_string(flow_owed());
+  if (deliver_flow_)
+    out += " | we_xoffed=" + std::to_string(deliver_flow_->xoff_sent()) +
+           " xoffs_sent=" + std::to_string(deliver_flow_->xoffs_sent()) +
+           " xons_sent=" + std::to_string(deliver_flow_->xons_sent()) +
+           " drain_kbps=" + std::to_string(deliver_flow_->drain_rate_kbps()) +
+           " last_sent_kbps=" + std::to_string(deliver_flow_->last_sent_rate_kbps());
+  if (package_flow_)
+    out += " | exit_xoffed=" + std::to_string(!package_flow_->may_package()) +
+           " xoffs_recv=" + std::to_string(package_flow_->xoffs_received()) +
+           " xons_recv=" + std::to_string(package_flow_->xons_received());
+  out += " | " + (circuit_ != nullptr ? circuit_->describe_flow() : std::string("no carrier"));
+  return out;
 }
 
 }  // namespace conflux::client

@@ -564,4 +564,16 @@ std::uint64_t ConfluxTunnel::leg_serial(proto::LegId id) const {
   return 0;
 }
 
+std::string ConfluxTunnel::describe_flow() const {
+  std::string out = name() + " can_send_data=" + std::to_string(can_send_data());
+  for (const auto& [serial, leg] : legs_) {
+    out += " | leg " + std::to_string(serial) + " linked=" + std::to_string(leg.phase == LegPhase::Linked) +
+           " relinking=" + std::to_string(leg.relinking) +
+           " blocked_on_channel=" + std::to_string(leg.circuit->blocked_on_channel());
+    if (const proto::Vegas* v = leg.circuit->leg_vegas())
+      out += " cwnd=" + std::to_string(v->cwnd()) + " inflight=" + std::to_string(v->inflight());
+  }
+  return out;
+}
+
 }  // namespace conflux::client

@@ -8,6 +8,7 @@
 #include "conflux/bytes/hex.hpp"
 #include "conflux/client/conflux_tunnel.hpp"
 #include "conflux/config/control_config_view.hpp"
+#include "conflux/control/control_reply.hpp"
 
 namespace conflux::client {
 namespace {
@@ -62,12 +63,21 @@ std::string control_long_name(const PathHop& hop) {
 
 ProxyControl::ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log)
     : io_(io), src_(std::move(sources)), version_(std::move(version)), log_(std::move(log)),
-      program_({"CIRC", "CIRC_MINOR", "CIRC_BW", "CONFLUX_LEG", "STREAM", "STREAM_BW", "BW", "NEWCONSENSUS", "GUARD",
-                "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "STATUS_GENERAL", "STATUS_SERVER", "CONF_CHANGED"},
+      program_({"CIRC", "CIRC_MINOR", "CIRC_BW", "CONFLUX_LEG", "CONFLUX_BRIDGE", "STREAM", "STREAM_BW", "BW",
+                "NEWCONSENSUS", "GUARD", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "STATUS_GENERAL",
+                "STATUS_SERVER", "CONF_CHANGED"},
                config_view()),
       shutdown_timer_(io) {
   add_info();
   add_signals();
+  program_.add_command("CONFLUX_TESTBRIDGES", [this](std::string_view) -> control::ControlAnswer {
+    const std::string why = src_.test_bridges ? src_.test_bridges([this](const std::string& body) {
+      if (port_) port_->publish("CONFLUX_BRIDGE", body);
+    })
+                                              : std::string("No bridges to test");
+    if (!why.empty()) return {control::control_line(551, why), false};
+    return {control::control_line(250, "OK"), false};
+  });
 }
 
 ProxyControl::~ProxyControl() { stop(); }

@@ -11,8 +11,9 @@ namespace conflux::client {
 namespace {
 
 // What the proxy can change while running.
-constexpr std::array<std::string_view, 6> kRuntimeOptions = {
-    "ConfluxEnabled", "UseBridges", "Bridge", "ClientTransportPlugin", "SocksPort", "SocksTimeout"};
+constexpr std::array<std::string_view, 9> kRuntimeOptions = {
+    "ConfluxEnabled", "ConfluxNumLegs", "ConfluxClientUX", "UseBridges",    "Bridge",
+    "ClientTransportPlugin", "SocksPort", "SocksTimeout",    "DisableNetwork"};
 
 bool has(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -37,7 +38,13 @@ control::ConfigOutcome ProxyRuntime::Impl::reconfigure(config::ProxyOptions next
   socks->limits.socks_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.socks_timeout);
   metrics.socks_timeout = options.socks_timeout;
   if (conflux_on() != conflux_was) switch_conflux(conflux_on());
+  if (conflux && (has(changed, "ConfluxNumLegs") || has(changed, "ConfluxClientUX"))) {
+    // New sets link with the new legs; those open now take no new stream.
+    conflux->set_tunnel(ConfluxTunnelConfig::for_ux(link_ux(options.conflux_client_ux), options.conflux_num_legs));
+    conflux->retire_all();
+  }
   if (has(changed, "UseBridges") || has(changed, "Bridge") || has(changed, "ClientTransportPlugin")) switch_bridges();
+  if (has(changed, "DisableNetwork")) switch_network(!options.disable_network);
   return {};
 }
 
@@ -117,11 +124,42 @@ void ProxyRuntime::Impl::switch_bridges() {
   bridges_started = false;
   planner.set_use_bridges(options.use_bridges);
   planner.set_bridges({});
+  pool.retire_all();
+  if (options.disable_network || !network_started) {
+    // Held back (DisableNetwork 1): the new lines are used when it is 0.
+    transports.stop();
+    if (conflux) conflux->retire_all();
+    return;
+  }
   transports.restart();
   start_bridges();
-  pool.retire_all();
   if (conflux) conflux->retire_all();
   check_ready();
+}
+
+// tor's DisableNetwork. 1: the directory, the bridges' fetches and the
+// transports stop, every circuit and set takes no new stream and every
+// channel closes; SOCKS listeners stay open and their streams wait. 0: the
+// bootstrap starts (again), with the bridges and transports configured now.
+void ProxyRuntime::Impl::switch_network(bool on) {
+  if (on) {
+    net::emit(log, net::LogLevel::Notice, "DisableNetwork 0: connecting to the network.");
+    if (network_started) transports.restart();
+    if (bridges) bridges->stop();  // a SETCONF of the bridges in the same command started them
+    old_bridges = std::move(bridges);
+    bridges_started = false;
+    start_directory();
+    return;
+  }
+  net::emit(log, net::LogLevel::Notice, std::string(kNetworkDisabled));
+  if (directory) directory->stop();
+  if (bridges) bridges->stop();
+  old_bridges = std::move(bridges);
+  bridges_started = false;
+  transports.stop();
+  pool.retire_all();
+  if (conflux) conflux->retire_all();
+  links.close_all();
 }
 
 }  // namespace conflux::client

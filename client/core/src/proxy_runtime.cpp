@@ -35,7 +35,10 @@ bool ProxyRuntime::start() {
               "ConfluxEnabled 1: streams use Conflux sets of " + std::to_string(m.options.conflux_num_legs) +
                   " legs (ConfluxClientUX " + std::string(config::to_string(m.options.conflux_client_ux)) + ").");
   if (!m.open_listeners() || !m.start_control()) return false;
-  m.start_directory();
+  if (m.options.disable_network)
+    net::emit(m.log, net::LogLevel::Notice, std::string(ProxyRuntime::Impl::kNetworkDisabled));
+  else
+    m.start_directory();
   m.tick();
   return true;
 }

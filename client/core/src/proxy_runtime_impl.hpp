@@ -70,6 +70,7 @@ struct ProxyRuntime::Impl {
   // launches (declared after it and the links: it goes first).
   std::unique_ptr<ConfluxPool> conflux;
   std::unique_ptr<DirectoryClient> directory;
+  std::unique_ptr<DirectoryClient> old_directory;  // stopped by the last DisableNetwork 1
   std::unique_ptr<BridgeDirectory> bridges;
   std::unique_ptr<BridgeDirectory> old_bridges;  // stopped by the last SETCONF of the bridges
   ProxyMetrics metrics;
@@ -85,6 +86,10 @@ struct ProxyRuntime::Impl {
   int bootstrap = -1;
   bool stopped = false;
   bool bridges_started = false;
+  bool network_started = false;  // the directory was started once (DisableNetwork 0)
+  static constexpr std::string_view kNetworkDisabled =
+      "DisableNetwork is set. Tor will not make or accept non-control network connections. "
+      "Shutting down all existing connections.";
   std::string last_not_ready;
 
   Impl(net::asio::io_context& io_, const net::Clock& clock_, config::ProxyOptions options_, net::LogSink log_)
@@ -142,7 +147,13 @@ struct ProxyRuntime::Impl {
 
   CircuitPool::Hooks pool_hooks() {
     CircuitPool::Hooks h;
-    h.choose_path = [this](const PathRequest& r, PathProblem& p) { return planner.choose(r, p); };
+    h.choose_path = [this](const PathRequest& r, PathProblem& p) -> std::optional<PathChoice> {
+      if (options.disable_network) {  // no circuit at all, a stream's or a leg's
+        p.why = "DisableNetwork is set";
+        return std::nullopt;
+      }
+      return planner.choose(r, p);
+    };
     h.exit_allows = [this](const std::string& s, std::uint16_t port) { return planner.exit_allows(s, port); };
     h.build_timeout = [this] { return planner.build_timeout(); };
     // A build that ends frees a MaxClientCircuitsPending slot: streams
@@ -189,7 +200,7 @@ struct ProxyRuntime::Impl {
 
   bool start_control() {
     if (!options.control.enabled()) return true;
-    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}};
+    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}, {}};
     s.socks_listeners = [this] {
       std::string out;
       for (const auto& a : acceptors) {
@@ -204,6 +215,7 @@ struct ProxyRuntime::Impl {
       if (conflux) conflux->retire_all();
     };
     s.heartbeat = [this] { heartbeat(); };
+    s.test_bridges = [this](std::function<void(std::string)> report) { return test_bridges(std::move(report)); };
     s.guards = [this] { return planner.guards(); };
     // As SIGTERM: main's handler logs, stops the runtime and the loop.
     s.shutdown = [] { std::raise(SIGTERM); };
@@ -281,6 +293,8 @@ struct ProxyRuntime::Impl {
   }
 
   void start_directory() {
+    network_started = true;
+    if (directory) old_directory = std::move(directory);
     DirectoryClient::Options d;
     d.data_directory = options.data_directory;
     d.links = &links;
@@ -381,6 +395,8 @@ struct ProxyRuntime::Impl {
   bool reopen_socks(const std::vector<config::SocksPortConfig>& ports);
   void switch_conflux(bool on);
   void switch_bridges();
+  void switch_network(bool on);
+  std::string test_bridges(std::function<void(std::string)> report);
 
   void check_ready() {
     if (planner.ready()) {
@@ -400,7 +416,9 @@ struct ProxyRuntime::Impl {
 
   void tick() {
     if (stopped) return;
-    if (planner.ready()) {
+    if (options.disable_network) {
+      // tor's DisableNetwork: nothing is built until it is 0 again.
+    } else if (planner.ready()) {
       pool.tick();
       if (conflux) conflux->tick();
       if (bootstrap >= 75 && bootstrap < 90 && pool.building_count() > 0)

@@ -60,6 +60,29 @@ struct Session {
   bool closing = false;
 };
 
+// Issue 14: a stream whose bytes stop while its carrier works. While one
+// direction has waited kStallReportAfter without moving a byte, its state
+// goes to the debug log, again every kStallReportAfter.
+class StallReport {
+ public:
+  static constexpr auto kStallReportAfter = std::chrono::seconds(10);
+  StallReport(SocksContext& ctx, const char* direction) : ctx_(ctx), direction_(direction) { moved(); }
+  void moved() { since_ = last_ = ctx_.clock.now(); }
+  void waiting(const ClientStream& st) {
+    const auto now = ctx_.clock.now();
+    if (now - last_ < kStallReportAfter) return;
+    last_ = now;
+    const auto idle = std::chrono::duration_cast<std::chrono::seconds>(now - since_).count();
+    net::emit(ctx_.log, net::LogLevel::Debug,
+              std::string(direction_) + " stalled for " + std::to_string(idle) + " s: " + st.describe());
+  }
+
+ private:
+  SocksContext& ctx_;
+  const char* direction_;
+  net::Clock::Monotonic::time_point since_, last_;
+};
+
 net::awaitable<bool> write_all(net::tcp::socket& s, const std::vector<std::uint8_t>& bytes) {
   if (bytes.empty()) co_return true;
   auto [ec, n] = co_await net::asio::async_write(s, net::asio::buffer(bytes), net::use_nothrow);
@@ -72,19 +95,20 @@ net::awaitable<void> uplink(std::shared_ptr<Session> s, SocksContext& ctx, std::
   std::vector<std::uint8_t> buf(ctx.limits.read_chunk);
   std::vector<std::uint8_t> pending = std::move(early);
   std::size_t offset = 0;
+  StallReport stall(ctx, "uplink");
   for (;;) {
+    stall.moved();
     while (offset < pending.size()) {
       auto& st = *s->stream;
       if (s->closing || st.failed() || st.peer_end() || st.circuit() == nullptr) co_return;
-      if (!st.can_send_data()) {
-        co_await st.tx_wakeup().wait_for(std::chrono::seconds(5));
-        continue;
-      }
       const std::size_t n = std::min(cell::kRelayBodyMaxLen, pending.size() - offset);
+      // send_data() asks can_send_data() first; a carrier may still refuse.
       if (!st.send_data(bytes::ByteSpan(pending).subspan(offset, n))) {
+        stall.waiting(st);
         co_await st.tx_wakeup().wait_for(std::chrono::seconds(5));
         continue;
       }
+      stall.moved();
       ctx.counters.bytes_to_network += n;
       offset += n;
     }
@@ -114,15 +138,21 @@ net::awaitable<void> uplink(std::shared_ptr<Session> s, SocksContext& ctx, std::
 // Network -> application, until the stream ends; then the socket closes.
 net::awaitable<void> downlink(std::shared_ptr<Session> s, SocksContext& ctx) {
   auto& st = *s->stream;
+  StallReport stall(ctx, "downlink");
   for (;;) {
     if (st.pending_bytes() > 0) {
+      stall.moved();
       auto chunk = st.take_received(64 * 1024);
       ctx.counters.bytes_from_network += chunk.size();
       if (!co_await write_all(s->socket, chunk)) break;
       continue;
     }
     if (s->closing || st.peer_end() || st.failed() || st.circuit() == nullptr) break;
-    co_await st.rx_wakeup().wait_for(std::chrono::seconds(30));
+    // An XON or SENDME the carrier refused is tried again every second
+    // until it goes: without it the exit would send us nothing more.
+    if (st.flow_owed()) st.retry_owed();
+    stall.waiting(st);
+    co_await st.rx_wakeup().wait_for(st.flow_owed() ? std::chrono::seconds(1) : std::chrono::seconds(30));
   }
   s->closing = true;
   boost::system::error_code ignored;

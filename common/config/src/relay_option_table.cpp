@@ -33,6 +33,11 @@ ValueResult<std::chrono::seconds> consensus_interval(std::string_view s) {
 
 ValueResult<double> halflife(std::string_view s) { return parse_double(s, -1.0, 86400.0); }
 
+ValueResult<std::uint32_t> dos_number(std::string_view s) { return bounded<std::uint32_t, 0, 2147483647>(s); }
+
+// tor's MaxMemInQueues is a memory unit; 0 (or unset) picks the default.
+ValueResult<std::uint64_t> max_mem(std::string_view s) { return parse_memunit(s); }
+
 ValueResult<std::chrono::milliseconds> kist_interval(std::string_view s) {
   auto v = parse_msec_interval(s);
   if (!v) return v;
@@ -179,6 +184,45 @@ constexpr OptionSpec kOptions[] = {
   {"SchedulerTraceFile", "", false, set_value<&R::scheduler_trace_file, any_text>,
    reset_value<&R::scheduler_trace_file>, "path", "(none)", Ours,
    "experiments: per sampled cell and per KIST run timings, one line each"},
+  {"MaxMemInQueues", "", false, set_value<&R::max_mem_in_queues, max_mem>, reset_value<&R::max_mem_in_queues>,
+   "memory unit", "0 (3/4 of RAM, 2/5 from 8 GB; 256 MB - 8 GB)", Same,
+   "cell queues above this: circuits with the oldest queued cells are closed until 90% of it; at least 64 MB"},
+  // The DoS defences (docs/OPERATORS.md); SIGHUP and SETCONF apply them.
+  {"DoSCircuitCreationEnabled", "", false, set_value<&R::dos_cc_enabled, parse_autobool>,
+   reset_value<&R::dos_cc_enabled>, "0|1|auto", "auto", Same, "auto: the consensus (off if absent)"},
+  {"DoSCircuitCreationMinConnections", "", false, set_value<&R::dos_cc_min_connections, dos_number>,
+   reset_value<&R::dos_cc_min_connections>, "integer 0-2147483647", "0", Same, "0: the consensus (3 if absent)"},
+  {"DoSCircuitCreationRate", "", false, set_value<&R::dos_cc_rate, dos_number>, reset_value<&R::dos_cc_rate>,
+   "integer 0-2147483647", "0", Same, "circuits per second per client address; 0: the consensus (3)"},
+  {"DoSCircuitCreationBurst", "", false, set_value<&R::dos_cc_burst, dos_number>, reset_value<&R::dos_cc_burst>,
+   "integer 0-2147483647", "0", Same, "0: the consensus (90)"},
+  {"DoSCircuitCreationDefenseType", "", false, set_value<&R::dos_cc_defense_type, bounded<std::uint32_t, 0, 2>>,
+   reset_value<&R::dos_cc_defense_type>, "0|1|2", "0", Same, "1 none, 2 refuse CREATE; 0: the consensus (2)"},
+  {"DoSCircuitCreationDefenseTimePeriod", "", false,
+   set_value<&R::dos_cc_defense_time_period, interval_within<0, 2147483647>>,
+   reset_value<&R::dos_cc_defense_time_period>, "interval", "0", Same, "0: the consensus (1 hour)"},
+  {"DoSConnectionEnabled", "", false, set_value<&R::dos_conn_enabled, parse_autobool>,
+   reset_value<&R::dos_conn_enabled>, "0|1|auto", "auto", Same, "auto: the consensus (off if absent)"},
+  {"DoSConnectionMaxConcurrentCount", "", false, set_value<&R::dos_conn_max_concurrent, dos_number>,
+   reset_value<&R::dos_conn_max_concurrent>, "integer 0-2147483647", "0", Same, "0: the consensus (100)"},
+  {"DoSConnectionDefenseType", "", false, set_value<&R::dos_conn_defense_type, bounded<std::uint32_t, 0, 2>>,
+   reset_value<&R::dos_conn_defense_type>, "0|1|2", "0", Same, "1 none, 2 close; 0: the consensus (2)"},
+  {"DoSConnectionConnectRate", "", false, set_value<&R::dos_conn_connect_rate, dos_number>,
+   reset_value<&R::dos_conn_connect_rate>, "integer 0-2147483647", "0", Same, "0: the consensus (20 per second)"},
+  {"DoSConnectionConnectBurst", "", false, set_value<&R::dos_conn_connect_burst, dos_number>,
+   reset_value<&R::dos_conn_connect_burst>, "integer 0-2147483647", "0", Same, "0: the consensus (40)"},
+  {"DoSConnectionConnectDefenseTimePeriod", "", false,
+   set_value<&R::dos_conn_connect_defense_time_period, interval_within<0, 2147483647>>,
+   reset_value<&R::dos_conn_connect_defense_time_period>, "interval", "0", Same, "0: the consensus (24 hours)"},
+  {"DoSStreamCreationEnabled", "", false, set_value<&R::dos_stream_enabled, parse_autobool>,
+   reset_value<&R::dos_stream_enabled>, "0|1|auto", "auto", Same, "exit side; auto: the consensus (off if absent)"},
+  {"DoSStreamCreationRate", "", false, set_value<&R::dos_stream_rate, dos_number>, reset_value<&R::dos_stream_rate>,
+   "integer 0-2147483647", "0", Same, "BEGIN/RESOLVE per second per circuit; 0: the consensus (100)"},
+  {"DoSStreamCreationBurst", "", false, set_value<&R::dos_stream_burst, dos_number>,
+   reset_value<&R::dos_stream_burst>, "integer 0-2147483647", "0", Same, "0: the consensus (300)"},
+  {"DoSStreamCreationDefenseType", "", false, set_value<&R::dos_stream_defense_type, bounded<std::uint32_t, 0, 3>>,
+   reset_value<&R::dos_stream_defense_type>, "0|1|2|3", "0", Same,
+   "1 none, 2 refuse the stream, 3 close the circuit; 0: the consensus (2)"},
   {"MetricsPort", "", true, add_value<&R::metrics_ports, metrics_port>, reset_value<&R::metrics_ports>,
    "[ADDR:]PORT [prometheus]", "(none)", Same, "Prometheus metrics listener; default address 127.0.0.1"},
   // The control port (control_option_rows.hpp; the same rows in both tables).

@@ -43,6 +43,10 @@ ControlProgram::ControlProgram(std::set<std::string> events, ConfigView config)
             [](std::string_view) { return std::optional<std::string>("VERBOSE_NAMES EXTENDED_EVENTS"); });
 }
 
+void ControlProgram::add_command(std::string keyword, std::function<ControlAnswer(std::string_view)> handler) {
+  commands_[std::move(keyword)] = std::move(handler);
+}
+
 void ControlProgram::add_signal(std::string name, std::function<void()> action) {
   signals_[std::move(name)] = std::move(action);
 }
@@ -55,6 +59,7 @@ ControlAnswer ControlProgram::on_command(const ControlCommand& cmd) {
   if (cmd.keyword == "LOADCONF") return loadconf(cmd);
   if (cmd.keyword == "SIGNAL") return signal(cmd.args);
   if (cmd.keyword == "USEFEATURE") return usefeature(cmd.args);
+  if (auto own = commands_.find(cmd.keyword); own != commands_.end()) return own->second(cmd.args);
   return {control_line(510, "Unrecognized command \"" + cmd.keyword + "\""), false};
 }
 

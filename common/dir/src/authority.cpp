@@ -1,6 +1,7 @@
 #include "conflux/dir/authority.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "conflux/crypto/digest.hpp"
 #include "conflux/dir/signing_cert.hpp"
@@ -17,30 +18,113 @@ T nth_smallest(std::vector<T> v, std::size_t k) {
 }
 
 struct Candidate {
-  const RelayRecord* record;
-  std::array<std::uint8_t, 32> digest;
-  std::uint64_t bw;
+  const ReachabilityHistory* history;
+  std::uint64_t bw;      // advertised, bytes/s
+  RouterEntry entry;     // everything but the flags and the weight
 };
 
-// One verified, non-bridge, Running descriptor per identity: the latest.
-std::vector<Candidate> listed_relays(std::span<const RelayRecord> records, std::uint64_t at,
-                                     const AuthorityParams& params) {
-  std::map<crypto::Ed25519Public, Candidate> best;
+bool running_at(const ReachabilityHistory& h, std::uint64_t at, const AuthorityParams& params) {
+  const auto& last = h.last_reachable;
+  return last && !(at > *last && at - *last > params.thresholds.running_window);
+}
+
+// Keeps `c` unless `best` holds a later one of the same identity (the larger
+// digest breaks a tie), so the choice does not depend on input order.
+void keep_latest(std::map<crypto::Ed25519Public, Candidate>& best, Candidate c) {
+  auto [it, fresh] = best.try_emplace(c.entry.identity, c);
+  if (fresh) return;
+  const RouterEntry& old = it->second.entry;
+  if (c.entry.published > old.published ||
+      (c.entry.published == old.published && c.entry.descriptor_digest > old.descriptor_digest))
+    it->second = std::move(c);
+}
+
+Candidate candidate_of(const RelayRecord& rec) {
+  const Descriptor& d = rec.descriptor;
+  Candidate c{&rec.history, advertised_bandwidth(d), {}};
+  RouterEntry& e = c.entry;
+  e.identity = d.identity;
+  e.nickname = d.nickname;
+  e.ipv4 = d.ipv4;
+  e.ipv6 = d.ipv6;
+  e.or_port = d.or_port;
+  e.dir_port = d.dir_port;
+  e.ntor_onion_key = d.ntor_onion_key;
+  e.exit_policy = d.exit_policy;
+  e.protocols = d.protocols;
+  e.family = d.family;
+  std::sort(e.family.begin(), e.family.end());
+  e.family.erase(std::unique(e.family.begin(), e.family.end()), e.family.end());
+  e.descriptor_digest = descriptor_digest(d);
+  e.published = d.published;
+  e.rsa_identity = descriptor_rsa_fingerprint(d);
+  return c;
+}
+
+// A tor descriptor, checked again at `at` as ours are: both signatures and
+// the certificates (by parsing its text at `at`), and the descriptor window.
+std::optional<Candidate> candidate_of(const TorRelayRecord& rec, std::uint64_t at, const AuthorityParams& params) {
+  auto d = parse_tor_server_descriptor(rec.descriptor.text, at);
+  if (!d) return std::nullopt;
+  const DescriptorCheck& check = params.descriptor_check;
+  if (d->published > at + check.max_future || d->published + check.max_age < at) return std::nullopt;
+  if (!valid_protocols(d->protocols) || d->protocols.size() > kMaxProtocolsLen) return std::nullopt;
+  Candidate c{&rec.history, std::min(d->facts.bandwidth_rate, d->facts.bandwidth_observed), {}};
+  RouterEntry& e = c.entry;
+  e.identity = d->ed25519_identity;
+  e.nickname = d->nickname;
+  e.ipv4 = d->ipv4;
+  e.ipv6 = d->facts.ipv6;
+  e.or_port = d->or_port;
+  e.dir_port = d->dir_port;
+  e.ntor_onion_key = d->ntor_onion_key;
+  e.exit_policy = d->facts.exit_policy;
+  e.protocols = d->protocols;
+  e.descriptor_digest =
+      crypto::sha256({reinterpret_cast<const std::uint8_t*>(d->text.data()), d->text.size()});
+  e.published = d->published;
+  e.rsa_identity = d->rsa_identity;
+  return c;
+}
+
+// One verified, non-bridge, Running descriptor per identity: the latest;
+// ours before tor's (see compute_router_entries).
+std::vector<Candidate> listed_relays(std::span<const RelayRecord> records, std::span<const TorRelayRecord> tor_records,
+                                     std::uint64_t at, const AuthorityParams& params) {
+  std::map<crypto::Ed25519Public, Candidate> ours, theirs;
   for (const RelayRecord& rec : records) {
     const Descriptor& d = rec.descriptor;
     if (d.is_bridge || !verify_descriptor(d, at, params.descriptor_check)) continue;
-    const auto& last = rec.history.last_reachable;
-    if (!last || (at > *last && at - *last > params.thresholds.running_window)) continue;
-    Candidate c{&rec, descriptor_digest(d), advertised_bandwidth(d)};
-    auto [it, fresh] = best.try_emplace(d.identity, c);
-    if (fresh) continue;
-    const Descriptor& old = it->second.record->descriptor;
-    if (d.published > old.published || (d.published == old.published && c.digest > it->second.digest))
-      it->second = c;
+    if (!running_at(rec.history, at, params)) continue;
+    keep_latest(ours, candidate_of(rec));
+  }
+  for (const TorRelayRecord& rec : tor_records) {
+    if (!running_at(rec.history, at, params)) continue;
+    if (auto c = candidate_of(rec, at, params)) keep_latest(theirs, std::move(*c));
+  }
+  std::set<crypto::RsaFingerprint> rsa_claimed;
+  for (const auto& [id, c] : ours)
+    if (c.entry.rsa_identity) rsa_claimed.insert(*c.entry.rsa_identity);
+  for (auto& [id, c] : theirs) {
+    if (ours.contains(id) || !rsa_claimed.insert(*c.entry.rsa_identity).second) continue;
+    ours.emplace(id, std::move(c));
   }
   std::vector<Candidate> out;
-  out.reserve(best.size());
-  for (auto& [id, c] : best) out.push_back(c);  // std::map: sorted by identity
+  out.reserve(ours.size());
+  for (auto& [id, c] : ours) out.push_back(std::move(c));  // std::map: sorted by identity
+  return out;
+}
+
+// tor's consensus parameters FastFlagMinThreshold and FastFlagMaxThreshold
+// (bytes/s), as its authorities apply them to the threshold they computed:
+// raised to the minimum, lowered to the maximum, the minimum winning. tor
+// reads them from the consensus; ours are the ones this body carries.
+std::uint64_t fast_threshold(std::uint64_t computed, const std::map<std::string, std::int32_t>& p) {
+  std::uint64_t out = computed;
+  if (auto it = p.find("FastFlagMaxThreshold"); it != p.end() && it->second >= 0)
+    out = std::min<std::uint64_t>(out, static_cast<std::uint64_t>(it->second));
+  if (auto it = p.find("FastFlagMinThreshold"); it != p.end() && it->second >= 0)
+    out = std::max<std::uint64_t>(out, static_cast<std::uint64_t>(it->second));
   return out;
 }
 
@@ -72,20 +156,26 @@ bool exit_flag(std::string_view policy_summary) noexcept {
 
 std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records, std::uint64_t at,
                                                 const AuthorityParams& params) {
+  return compute_router_entries(records, {}, at, params);
+}
+
+std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records,
+                                                std::span<const TorRelayRecord> tor_records, std::uint64_t at,
+                                                const AuthorityParams& params) {
   const FlagThresholds& th = params.thresholds;
-  const std::vector<Candidate> listed = listed_relays(records, at, params);
+  std::vector<Candidate> listed = listed_relays(records, tor_records, at, params);
   const std::size_t n = listed.size();
 
   std::vector<std::uint64_t> bws, runs, familiar_wfus;
   for (const Candidate& c : listed) {
     bws.push_back(c.bw);
-    runs.push_back(c.record->history.run_length(at));
-    if (c.record->history.known_for(at) >= th.guard_familiar_after)
-      familiar_wfus.push_back(c.record->history.wfu_ppm());
+    runs.push_back(c.history->run_length(at));
+    if (c.history->known_for(at) >= th.guard_familiar_after) familiar_wfus.push_back(c.history->wfu_ppm());
   }
-  // Fast: in the top 7/8 by bandwidth, or at the guarantee; never below the floor.
-  const std::uint64_t fast_bw =
-      std::min(std::max(nth_smallest(bws, n / 8), th.fast_minimum), th.fast_guarantee);
+  // Fast: in the top 7/8 by bandwidth, or at the guarantee; never below the
+  // floor; then within tor's FastFlagMinThreshold..FastFlagMaxThreshold.
+  const std::uint64_t fast_bw = fast_threshold(
+      std::min(std::max(nth_smallest(bws, n / 8), th.fast_minimum), th.fast_guarantee), params.consensus_params);
   // Stable: run length at least the median, or at the guarantee.
   const std::uint64_t stable_run = std::min(nth_smallest(runs, n / 2), th.stable_guarantee);
   // Guard: bandwidth in the top 25%, or at the guarantee; WFU at least the
@@ -96,33 +186,17 @@ std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> rec
 
   std::vector<RouterEntry> out;
   out.reserve(n);
-  for (const Candidate& c : listed) {
-    const Descriptor& d = c.record->descriptor;
-    const ReachabilityHistory& h = c.record->history;
-    RouterEntry e;
-    e.identity = d.identity;
-    e.nickname = d.nickname;
-    e.ipv4 = d.ipv4;
-    e.ipv6 = d.ipv6;
-    e.or_port = d.or_port;
-    e.dir_port = d.dir_port;
+  for (Candidate& c : listed) {
+    const ReachabilityHistory& h = *c.history;
+    RouterEntry& e = c.entry;
     e.flags.running = true;
     e.flags.valid = true;
     e.flags.fast = c.bw >= fast_bw;
     e.flags.stable = h.run_length(at) >= stable_run;
-    e.flags.exit = exit_flag(d.exit_policy);
+    e.flags.exit = exit_flag(e.exit_policy);
     e.flags.guard = e.flags.fast && e.flags.stable && h.known_for(at) >= th.guard_familiar_after &&
                     h.wfu_ppm() >= guard_wfu && c.bw >= guard_bw;
     e.bandwidth = c.bw / 1000;
-    e.ntor_onion_key = d.ntor_onion_key;
-    e.exit_policy = d.exit_policy;
-    e.protocols = d.protocols;
-    e.family = d.family;
-    std::sort(e.family.begin(), e.family.end());
-    e.family.erase(std::unique(e.family.begin(), e.family.end()), e.family.end());
-    e.descriptor_digest = c.digest;
-    e.published = d.published;
-    e.rsa_identity = descriptor_rsa_fingerprint(d);
     out.push_back(std::move(e));
   }
   return out;
@@ -148,13 +222,18 @@ std::uint64_t valid_after_for(std::uint64_t now, std::uint64_t interval) noexcep
 }
 
 ConsensusBody make_body(std::span<const RelayRecord> records, std::uint64_t va, const AuthorityParams& params) {
+  return make_body(records, {}, va, params);
+}
+
+ConsensusBody make_body(std::span<const RelayRecord> records, std::span<const TorRelayRecord> tor_records,
+                        std::uint64_t va, const AuthorityParams& params) {
   ConsensusBody b;
   const std::uint64_t interval = std::max<std::uint64_t>(params.interval, 1);
   b.valid_after = va;
   b.fresh_until = va + interval;
   b.valid_until = va + interval * std::max<std::uint64_t>(params.valid_intervals, 2);
   b.params = params.consensus_params;
-  b.routers = compute_router_entries(records, va, params);
+  b.routers = compute_router_entries(records, tor_records, va, params);
   b.bandwidth_weights = weights_for(b.routers, params.weight_scale);
   return b;
 }

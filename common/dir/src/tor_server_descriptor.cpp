@@ -174,6 +174,9 @@ DirResult<TorServerDescriptor> parse_one(std::string_view text, const Item* firs
   if (auto e = check_ed25519(text, first, last - 1, *items, now, *d)) return Unexpected<DirError>{*e};
   if (auto e = check_ntor(*items, now, *d)) return Unexpected<DirError>{*e};
   if (auto e = check_rsa(text, first, last, *items, *d)) return Unexpected<DirError>{*e};
+  auto facts = read_tor_relay_facts(std::span(first + 1, last - 1), d->or_port);
+  if (!facts) return dir_pass(facts);
+  d->facts = std::move(*facts);
   auto joined = [](const Item* item) {
     std::string out;
     if (item == nullptr) return out;

@@ -60,10 +60,10 @@ void AuthorityService::stop() {
 
 void AuthorityService::probe_soon(const crypto::Ed25519Public& identity) {
   if (stopped_ || soon_in_flight_ >= options_.parallel_probes) return;
-  for (auto& d : state_.relays()) {
-    if (d.identity == identity) {
+  for (auto& t : state_.probe_targets()) {
+    if (t.identity == identity) {
       ++soon_in_flight_;
-      asio::co_spawn(ex_, probe_one(std::move(d)),
+      asio::co_spawn(ex_, probe_one(t),
                      [self = shared_from_this()](std::exception_ptr) { --self->soon_in_flight_; });
       return;
     }
@@ -103,7 +103,7 @@ awaitable<void> AuthorityService::loop() {
 }
 
 awaitable<void> AuthorityService::probe_all() {
-  std::vector<dir::Descriptor> relays = state_.relays();
+  std::vector<ProbeTarget> relays = state_.probe_targets();
   for (std::size_t i = 0; i < relays.size() && !stopped_; i += options_.parallel_probes) {
     auto batch = std::make_shared<Countdown>(ex_);
     const std::size_t end = std::min(relays.size(), i + options_.parallel_probes);
@@ -114,12 +114,12 @@ awaitable<void> AuthorityService::probe_all() {
   }
 }
 
-awaitable<void> AuthorityService::probe_one(dir::Descriptor d) {
+awaitable<void> AuthorityService::probe_one(ProbeTarget t) {
   auto self = shared_from_this();
-  const bool reachable = co_await probe_(d);
+  const bool reachable = co_await probe_(t);
   if (stopped_) co_return;
   ++probes_;
-  state_.observe(d.identity, clock_.unix_seconds(), reachable);
+  state_.observe(t.identity, clock_.unix_seconds(), reachable);
 }
 
 awaitable<void> AuthorityService::send_signature(AuthorityPeer peer, std::string path, std::string text,

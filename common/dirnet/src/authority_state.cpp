@@ -73,7 +73,10 @@ UploadOutcome AuthorityState::upload(std::string_view text, std::uint64_t now) {
 
 void AuthorityState::observe(const crypto::Ed25519Public& identity, std::uint64_t now, bool reachable) {
   auto it = relays_.find(identity);
-  if (it == relays_.end()) return;
+  if (it == relays_.end()) {
+    tor_uploads_.observe(identity, now, reachable);
+    return;
+  }
   it->second.history = dir::observe(it->second.history, now, reachable);
 }
 
@@ -81,6 +84,16 @@ std::vector<dir::Descriptor> AuthorityState::relays() const {
   std::vector<dir::Descriptor> out;
   out.reserve(relays_.size());
   for (const auto& [id, held] : relays_) out.push_back(held.descriptors.back());
+  return out;
+}
+
+std::vector<ProbeTarget> AuthorityState::probe_targets() const {
+  std::vector<ProbeTarget> out = tor_uploads_.probe_targets();
+  out.reserve(out.size() + relays_.size());
+  for (const auto& [id, held] : relays_) {
+    const dir::Descriptor& d = held.descriptors.back();
+    out.push_back({id, d.ipv4, d.or_port});
+  }
   return out;
 }
 
@@ -93,6 +106,7 @@ void AuthorityState::expire(std::uint64_t now) {
     std::erase_if(v, [&](const dir::Descriptor& d) { return d.published + max_age < now; });
     it = v.empty() ? relays_.erase(it) : std::next(it);
   }
+  tor_uploads_.expire(now, max_age);
 }
 
 dir::DetachedSignature AuthorityState::build(std::uint64_t va, std::uint64_t now) {
@@ -106,7 +120,8 @@ dir::DetachedSignature AuthorityState::build(std::uint64_t va, std::uint64_t now
       }
     }
   }
-  dir::ConsensusBody body = dir::make_body(records, va, options_.params);
+  const std::vector<dir::TorRelayRecord> tor_records = tor_uploads_.records_at(va);
+  dir::ConsensusBody body = dir::make_body(records, tor_records, va, options_.params);
   dir::DetachedSignature own = dir::sign_body(body, keys_.identity(), keys_.signing_cert_bytes(), keys_.signing_key());
   current_ = dir::Consensus{std::move(body), {own.signature}};
   current_digest_ = own.digest;

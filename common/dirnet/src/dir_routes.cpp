@@ -7,6 +7,7 @@
 #include "conflux/dir/tor_dir_url.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/dirnet/authority_state.hpp"
+#include "conflux/dirnet/tor_descriptor_store.hpp"
 
 namespace conflux::dirnet {
 namespace {
@@ -87,7 +88,7 @@ RouteCheck DirRoutes::check(HttpMethod method, std::string_view target) const {
   c.body_limit = r == Route::Upload         ? dir::kMaxUploadBody
                  : r == Route::Signature    ? dir::kMaxSignatureBody
                  : r == Route::TorSignature ? dir::kMaxTorSignatureBody
-                 : r == Route::TorUpload    ? dir::kMaxTorServerDescriptorSize
+                 : r == Route::TorUpload    ? kMaxTorUploadBody
                                             : 0;
   return c;
 }

@@ -89,6 +89,7 @@ DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_v
     }
     case Route::TorUpload: {
       const TorUploadAnswer a = uploads_->accept(body, now);
+      if (a.new_relay && on_new_relay) on_new_relay(a.identity);
       DirReply r = text_reply(a.status, a.reason);
       r.reason = a.reason;
       r.descriptor_not_new = a.not_new;

@@ -31,7 +31,7 @@ net::awaitable<bool> tls_probe(std::shared_ptr<asio::ssl::context> ctx, std::chr
 
 ReachabilityProbe make_tls_probe(std::chrono::milliseconds timeout) {
   auto ctx = std::make_shared<asio::ssl::context>(net::make_tls_client_context());
-  return [ctx, timeout](const dir::Descriptor& d) { return tls_probe(ctx, timeout, d.ipv4, d.or_port); };
+  return [ctx, timeout](const ProbeTarget& t) { return tls_probe(ctx, timeout, t.ipv4, t.or_port); };
 }
 
 }  // namespace conflux::dirnet

@@ -12,6 +12,12 @@ std::uint64_t next_channel_id() {
   static std::atomic<std::uint64_t> next{1};
   return next++;
 }
+proto::CircuitMuxLimits mux_limits(const Channel::Limits& limits) {
+  proto::CircuitMuxLimits m;
+  m.gauge = limits.gauge;
+  return m;
+}
+
 }  // namespace
 
 Channel::Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& events, Limits limits)
@@ -21,7 +27,7 @@ Channel::Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& even
       events_(events),
       limits_(limits),
       id_(next_channel_id()),
-      mux_(proto::CircuitMuxLimits{}, limits.priority) {
+      mux_(mux_limits(limits), limits.priority) {
   mux_.set_sampling(limits.cell_sample_every);
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "conflux/cell/destroy_cell.hpp"
+#include "conflux/crypto/random.hpp"
 #include "conflux/net/tls.hpp"
 
 namespace conflux::net {
@@ -87,6 +88,11 @@ ChannelManager::ChannelManager(asio::io_context& io, const Clock& clock, const k
                   : std::optional<proto::TokenBucket>(std::in_place, config_.bandwidth_rate,
                                                       config_.bandwidth_burst, clock.now())),
       scheduler_(io, clock, bucket_ ? &*bucket_ : nullptr, config_.scheduler),
+      queue_limit_(config_.max_mem_in_queues),
+      dos_(config_.dos, config_.dos_max_addresses,
+           [](std::uint32_t lo, std::uint32_t hi) {
+             return lo + static_cast<std::uint32_t>(crypto::random_uniform(std::uint64_t{hi} - lo + 1));
+           }),
       switch_(circuit_switch_keys(keys),
               switch_config(config_, clock, [this](proto::ChannelId ch, CircId id) { return channel_state(ch, id); })),
       acceptor_(io),
@@ -141,14 +147,15 @@ awaitable<void> ChannelManager::accept_loop(std::weak_ptr<int> life) {
       if (life.expired()) co_return;
       continue;
     }
-    if (channels_in_use() >= config_.max_channels) {
-      ++counters_.channels_rejected;
+    std::optional<proto::DosAddress> peer;
+    if (channels_in_use() >= config_.max_channels || !dos_accept(socket, peer)) {
+      if (channels_in_use() >= config_.max_channels) ++counters_.channels_rejected;
       boost::system::error_code ignored;
       socket.close(ignored);
       continue;
     }
     set_link_socket_options(socket);
-    adopt(std::move(socket), false, std::nullopt);
+    adopt(std::move(socket), false, std::nullopt, std::nullopt, peer);
   }
 }
 
@@ -185,18 +192,21 @@ LinkChannel::Params ChannelManager::link_params(Channel::Role role, std::optiona
   p.our_addresses = config_.advertised_addresses;
   p.handshake_timeout = config_.handshake_timeout;
   p.channel_limits = config_.channel_limits;
+  p.channel_limits.gauge = gauge_;
   return p;
 }
 
 std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outbound,
                                                    std::optional<crypto::Ed25519Public> expected,
-                                                   std::optional<crypto::RsaFingerprint> expected_rsa) {
+                                                   std::optional<crypto::RsaFingerprint> expected_rsa,
+                                                   std::optional<proto::DosAddress> peer) {
   auto& ctx = outbound ? client_tls_ : server_tls_;
   const auto role = outbound ? Channel::Role::Initiator : Channel::Role::Responder;
   auto link = LinkChannel::create(TlsStream(std::move(socket), ctx), scheduler_, clock_, *this,
                                   link_params(role, expected, expected_rsa), log_);
   set_block_watermarks(link->channel().mux());
-  channels_.emplace(link->id(), Entry{link, outbound, false, expected, expected_rsa, clock_.now()});
+  Entry e{link, outbound, false, expected, expected_rsa, clock_.now(), peer, false, false};
+  channels_.emplace(link->id(), std::move(e));
   link->start();
   return link;
 }
@@ -251,6 +261,7 @@ void ChannelManager::on_link_open(LinkChannel& link) {
   e->identity = link.peer_identity();
   e->rsa = e->identity ? link.peer_rsa_identity() : std::nullopt;
   ++counters_.channels_opened;
+  dos_channel_open(*e);
   switch_.on_channel_open(link.id(), e->outbound ? proto::ChannelRole::Initiator : proto::ChannelRole::Responder);
   index_open_channel(link.id(), *e);
   run_actions();
@@ -292,6 +303,7 @@ void ChannelManager::on_link_cell(LinkChannel& link, const cell::CellView& c) {
   if (e == nullptr || !e->open) return;
   ++counters_.cells_in;
   e->last_active = clock_.now();
+  if (e->client && dos_refuse_create(link.id(), *e, c)) return;
   switch_.on_cell(link.id(), c);
   run_actions();
 }
@@ -315,6 +327,7 @@ void ChannelManager::on_link_closed(LinkChannel& link, std::string_view reason) 
   Entry e = std::move(it->second);
   channels_.erase(it);
   ++counters_.channels_closed;
+  if (e.dos_counted && e.peer) dos_.client_connection_closed(*e.peer);
   if (e.open) {
     unindex_channel(id, e);
     switch_.on_channel_closed(id);
@@ -348,6 +361,7 @@ void ChannelManager::run_actions() {
     for (auto& more : switch_.take_actions()) actions_.push_back(std::move(more));
   }
   draining_ = false;
+  check_queue_memory();
 }
 
 void ChannelManager::execute(proto::SwitchAction& action) {
@@ -361,13 +375,14 @@ void ChannelManager::execute(proto::SwitchAction& action) {
         } else if constexpr (std::is_same_v<T, proto::OpenChannel>) {
           open_channel(a);
         } else if constexpr (std::is_same_v<T, proto::DeliverStreamMessage>) {
-          if (exit_ != nullptr) exit_->on_stream_message(a.circuit, a.stream, std::move(a.msg));
+          if (exit_ != nullptr && dos_stream_allowed(a)) exit_->on_stream_message(a.circuit, a.stream, std::move(a.msg));
         } else if constexpr (std::is_same_v<T, proto::CircuitWritable>) {
           if (exit_ != nullptr) exit_->on_circuit_writable(a.circuit);
         } else if constexpr (std::is_same_v<T, proto::CircuitSendme>) {
           if (exit_ != nullptr) exit_->on_circuit_sendme(a.circuit);
         } else if constexpr (std::is_same_v<T, proto::CircuitClosed>) {
           ++counters_.circuits_destroyed_by_reason[reason_slot(a.reason)];
+          dos_.circuit_closed(a.circuit);
           if (exit_ != nullptr) exit_->on_circuit_closed(a.circuit, a.reason);
         }
       },
@@ -390,6 +405,7 @@ void ChannelManager::send_cell(const proto::SendCell& s) {
       // ways. The switch sees it as a DESTROY from this side and answers the
       // other side itself.
       ++counters_.circuit_queue_overflows;
+      dos_queue_filled(s.chan, s.circ);
       const std::array<std::uint8_t, 1> body{static_cast<std::uint8_t>(cell::DestroyReason::ResourceLimit)};
       switch_.on_cell(s.chan, cell::CellView{s.circ, cell::CellCommand::Destroy, body});
       send_destroy(s.chan, s.circ, cell::DestroyReason::ResourceLimit);
@@ -532,6 +548,10 @@ RuntimeCounters ChannelManager::counters() const {
   c.circuits_cc = switch_.stats().circuits_cc;
   c.cc_slow_start_exits = switch_.stats().cc_slow_start_exits;
   c.circuits_closed = switch_.stats().circuits_closed;
+  c.queued_bytes = gauge_->bytes;
+  c.exit_buffered_bytes = exit_ != nullptr ? exit_->buffered_bytes() : 0;
+  c.max_mem_in_queues = queue_limit_.max();
+  c.dos = dos_.stats();
   return c;
 }
 

@@ -73,7 +73,7 @@ awaitable<ClientLink::PreludeResult> ClientLink::run_prelude(tcp::socket& socket
 awaitable<void> ClientLink::run_connect(std::weak_ptr<int> life, std::vector<tcp::endpoint> endpoints,
                                         Expected expected, Prelude prelude) {
   const auto deadline = std::chrono::steady_clock::now() + options_.connect_timeout;
-  auto [ec, socket] = co_await connect_tcp(std::move(endpoints), options_.connect_timeout);
+  auto [ec, socket] = co_await connect_tcp(std::move(endpoints), options_.connect_timeout, options_.bind_address);
   if (life.expired() || state_ != State::Connecting) co_return;
   if (ec) {
     closed("connect failed: " + ec.message());

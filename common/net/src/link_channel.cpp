@@ -229,12 +229,23 @@ void set_link_socket_options(tcp::socket& socket) {
 }
 
 awaitable<std::pair<boost::system::error_code, tcp::socket>> connect_tcp(std::vector<tcp::endpoint> endpoints,
-                                                                         std::chrono::milliseconds per_attempt) {
+                                                                         std::chrono::milliseconds per_attempt,
+                                                                         std::optional<asio::ip::address> local) {
   auto exec = co_await asio::this_coro::executor;
   boost::system::error_code last = asio::error::host_not_found;
   for (const auto& ep : endpoints) {
     // Shared with the timer's handler, which may run after this frame moved on.
     auto sock = std::make_shared<tcp::socket>(exec);
+    if (local) {
+      if (local->is_v4() != ep.address().is_v4()) continue;
+      boost::system::error_code bind_ec;
+      sock->open(ep.protocol(), bind_ec);
+      if (!bind_ec) sock->bind(tcp::endpoint(*local, 0), bind_ec);
+      if (bind_ec) {
+        last = bind_ec;
+        continue;
+      }
+    }
     auto expired = std::make_shared<bool>(false);
     asio::steady_timer timer(exec);
     timer.expires_after(per_attempt);

@@ -2,32 +2,39 @@
 
 namespace conflux::proto {
 
-MuxPush CircuitMux::push(CircId circ, const WireCell& cell) {
+CircuitMux::~CircuitMux() { gauge_sub(queued_cells_ * kQueuedCellCost + control_.size()); }
+
+MuxPush CircuitMux::push(CircId circ, const WireCell& cell, MuxTime now) {
   Queue& q = queues_[circ];
   if (q.cells.size() >= limits_.max_cells_per_circuit) return MuxPush::CircuitQueueFull;
   q.cells.push_back(cell);
+  q.queued_at.push_back(now);
   ++q.pushed;
   ++queued_cells_;
+  gauge_add(kQueuedCellCost);
   if (q.cells.size() >= block_high_) q.blocked = true;
   if (q.cells.size() == 1) active_->activate(circ);
-  return MuxPush::Queued;
-}
-
-MuxPush CircuitMux::push(CircId circ, const WireCell& cell, MuxTime now) {
-  MuxPush r = push(circ, cell);
-  if (r != MuxPush::Queued || sample_every_ == 0) return r;
+  if (sample_every_ == 0) return MuxPush::Queued;
   if (sample_countdown_ == 0) {
-    Queue& q = queues_[circ];
     q.samples.emplace_back(q.pushed - 1, CellSample{next_sample_seq_++, circ, now});  // at most one per queued cell
     sample_countdown_ = sample_every_;
   }
   --sample_countdown_;
-  return r;
+  return MuxPush::Queued;
+}
+
+std::vector<QueuedCircuit> CircuitMux::queued_circuits(std::uint64_t channel) const {
+  std::vector<QueuedCircuit> out;
+  out.reserve(queues_.size());
+  for (const auto& [circ, q] : queues_)
+    if (!q.cells.empty()) out.push_back({channel, circ, q.cells.size(), q.queued_at.front(), 0, 0});
+  return out;
 }
 
 MuxPush CircuitMux::push_control(bytes::ByteSpan encoded) {
   if (control_.size() + encoded.size() > limits_.max_control_bytes) return MuxPush::ControlQueueFull;
   control_.insert(control_.end(), encoded.begin(), encoded.end());
+  gauge_add(encoded.size());
   return MuxPush::Queued;
 }
 
@@ -55,6 +62,7 @@ std::size_t CircuitMux::detach(CircId circ) {
   if (it == queues_.end()) return 0;
   std::size_t dropped = it->second.cells.size();
   queued_cells_ -= dropped;
+  gauge_sub(dropped * kQueuedCellCost);
   queues_.erase(it);
   return dropped;
 }
@@ -82,6 +90,7 @@ std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
     std::size_t n = control_.size();
     out.insert(out.end(), control_.begin(), control_.end());
     control_.clear();
+    gauge_sub(n);
     return n;
   }
   CircId circ{};
@@ -98,6 +107,8 @@ std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
   Queue& q = it->second;
   out.insert(out.end(), q.cells.front().begin(), q.cells.front().end());
   q.cells.pop_front();
+  q.queued_at.pop_front();
+  gauge_sub(kQueuedCellCost);
   if (!q.samples.empty() && q.samples.front().first == q.popped) {
     last_sample_ = q.samples.front().second;
     q.samples.pop_front();

@@ -524,6 +524,12 @@ std::optional<ChannelId> CircuitSwitch::client_channel(CircuitHandle circuit) co
   return it->second->p.chan;
 }
 
+std::optional<CircuitHandle> CircuitSwitch::circuit_on(ChannelId chan, CircId id) const {
+  auto it = impl_->by_side.find({chan, id.value()});
+  if (it == impl_->by_side.end()) return std::nullopt;
+  return it->second;
+}
+
 std::size_t CircuitSwitch::circuit_count() const noexcept { return impl_->circuits.size(); }
 
 std::size_t CircuitSwitch::circuits_on(ChannelId chan) const {

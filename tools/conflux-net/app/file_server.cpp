@@ -41,6 +41,14 @@ constexpr std::size_t kHeaderLimit = 8192;
 constexpr std::size_t kChunk = 64 * 1024;
 constexpr auto kIdleTimeout = 30s;
 constexpr auto kWriteTimeout = 120s;  // per 64 KiB piece: a stalled reader is dropped
+// Each connection's kernel send buffer. Left to autotuning it grows to MiBs
+// on loopback, and the kernel wakes a blocked writer only once about half of
+// it has drained: a reader taking a few kB/s (an exit sharing one slow
+// circuit between two 5 MiB downloads under load) then left one piece
+// unwritten past kWriteTimeout while its bytes kept moving (issue 14). With
+// 256 KiB a piece waits for about 128 KiB to be read, so the timeout drops
+// readers slower than about 1 kB/s, not slow ones.
+constexpr int kSendBuffer = 256 * 1024;
 constexpr std::uint64_t kMaxEchoBody = 8 * 1024 * 1024;
 constexpr std::uint64_t kMaxEchoInFlight = 128 * 1024 * 1024;  // all echo bodies held at once
 constexpr auto kEchoBodyTimeout = 300s;  // the whole upload (through a loaded onion network)
@@ -206,6 +214,8 @@ asio::awaitable<bool> echo(beast::tcp_stream& stream, beast::flat_buffer& buffer
 
 asio::awaitable<void> serve(std::shared_ptr<Server> server, net::tcp::socket socket) {
   ++server->connections;
+  boost::system::error_code sndbuf_ec;  // without it, only the timeout's meaning is looser
+  socket.set_option(asio::socket_base::send_buffer_size(kSendBuffer), sndbuf_ec);
   beast::tcp_stream stream(std::move(socket));
   beast::flat_buffer buffer(kHeaderLimit);
   for (std::size_t n = 0; n < kMaxRequestsPerConnection; ++n) {

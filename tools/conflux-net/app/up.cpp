@@ -270,6 +270,7 @@ class Up {
     in.consensus_interval = spec_.consensus_interval;
     in.exit_policy = spec_.exit_policy;
     in.relay_options = spec_.relay_options;
+    in.tor_directory = spec_.directory == "tor";
     for (const auto& p : procs_) {
       if (p.plan.role == Role::Authority)
         in.authorities.push_back(

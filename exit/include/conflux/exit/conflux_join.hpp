@@ -124,6 +124,11 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   void on_circuit_writable(proto::CircuitHandle circuit) override;
   void on_circuit_sendme(proto::CircuitHandle circuit) override;
   void on_circuit_closed(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
+  // The inner exit's stream buffers (its reorder queues have their own budget).
+  [[nodiscard]] std::size_t buffered_bytes() const override { return inner_ ? inner_->buffered_bytes() : 0; }
+  [[nodiscard]] std::vector<proto::BufferedCircuit> buffered_circuits() const override {
+    return inner_ ? inner_->buffered_circuits() : std::vector<proto::BufferedCircuit>{};
+  }
 
   // proto::CircuitOutput: what the exit module sends.
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
@@ -132,6 +137,11 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   // control (a client negotiates its legs alike; tor links only CC legs).
   [[nodiscard]] bool uses_congestion_control(proto::CircuitHandle circuit) const override;
   [[nodiscard]] bool blocked_on_channel(proto::CircuitHandle circuit) const override;
+  // A plain circuit's, from the runtime; a set has none of its own.
+  [[nodiscard]] std::optional<proto::RelayCircuitFlowInfo> flow_info(proto::CircuitHandle circuit) const override {
+    if (is_set_handle(circuit)) return std::nullopt;
+    return out_.flow_info(circuit);
+  }
   void close_circuit(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
   [[nodiscard]] std::optional<proto::ChannelId> client_channel(proto::CircuitHandle circuit) const override;
 

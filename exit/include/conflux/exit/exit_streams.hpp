@@ -51,6 +51,8 @@ class ExitStreams final : public proto::ExitHandler {
   void on_stream_message(proto::CircuitHandle circuit, StreamId stream, cell::RelayMsg msg) override;
   void on_circuit_writable(proto::CircuitHandle circuit) override;
   void on_circuit_closed(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
+  [[nodiscard]] std::size_t buffered_bytes() const override;
+  [[nodiscard]] std::vector<proto::BufferedCircuit> buffered_circuits() const override;
 
   // A new policy (configuration reload) applies to streams opened from now on.
   void set_policy(proto::ExitPolicy policy);

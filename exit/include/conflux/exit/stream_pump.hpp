@@ -47,6 +47,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -157,6 +158,11 @@ class StreamPump {
   StreamPump(const StreamPump&) = delete;
   StreamPump& operator=(const StreamPump&) = delete;
 
+  // Client bytes waiting for (or being written to) servers: in all, and by
+  // circuit with the time the oldest of them arrived (MaxMemInQueues).
+  [[nodiscard]] std::size_t buffered_bytes() const noexcept;
+  [[nodiscard]] std::vector<proto::BufferedCircuit> buffered_circuits() const;
+
   // New congestion-control parameters (a fresh consensus): the XON/XOFF
   // thresholds of streams opened from now on. A stream keeps those it was
   // opened with (tor reads its cc_xoff_* each time it checks them, so its
@@ -225,6 +231,10 @@ class StreamPump {
   [[nodiscard]] bool reading(StreamRef ref) const;
   // XOFFs sent for a stream with congestion control (nullopt: unknown, or fixed windows).
   [[nodiscard]] std::optional<std::uint64_t> xoffs_sent(StreamRef ref) const;
+  // Everything that decides whether the stream moves, on one line (a stalled
+  // stream's debug log): its stage, read and write state, XON/XOFF both
+  // ways with the rates, and its circuit's turn state. Empty if unknown.
+  [[nodiscard]] std::string describe(StreamRef ref) const;
 
  private:
   struct Impl;

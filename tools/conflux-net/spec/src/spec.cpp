@@ -235,9 +235,11 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
                            "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins",
-                           "obfs4proxy"}))
+                           "obfs4proxy", "directory"}))
     return e;
   if (auto e = read_string(cx, j, "obfs4proxy", "", s.obfs4proxy)) return e;
+  if (auto e = read_string(cx, j, "directory", "", s.directory)) return e;
+  if (s.directory != "json" && s.directory != "tor") return cx.error("/directory", "\"json\" or \"tor\"");
   if (auto e = read_unsigned(cx, j, "authorities", "", s.authorities)) return e;
   if (auto e = read_unsigned(cx, j, "relays", "", s.relays)) return e;
   if (auto e = read_unsigned(cx, j, "exits", "", s.exits)) return e;
@@ -350,6 +352,7 @@ std::string encode_spec(const NetSpec& s) {
   j["file_seed"] = s.file_seed;
   j["file_origins"] = s.file_origins;
   j["obfs4proxy"] = s.obfs4proxy;
+  j["directory"] = s.directory;
   return j.dump(2) + "\n";
 }
 

@@ -58,6 +58,19 @@ std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>
   return out;
 }
 
+namespace {
+
+// What a relay or a proxy is told: our lines, or tor's (the same
+// authorities, named by v3ident and RSA fingerprint).
+std::string client_dir_lines(const TorrcInputs& in) {
+  if (!in.tor_directory) return dir_authority_lines(in.authorities);
+  std::string t;
+  for (const auto& l : tor_dir_authority_lines(in.authorities)) t += l + "\n";
+  return t;
+}
+
+}  // namespace
+
 std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
   switch (p.role) {
     case Role::FileServer:
@@ -67,14 +80,14 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
              "\nAuthoritativeDirectory 1\nConsensusInterval " + std::to_string(in.consensus_interval) +
              " seconds\n" + dir_authority_lines(in.authorities);
     case Role::Relay:
-      return relay_lines(p, in) + dir_authority_lines(in.authorities);
+      return relay_lines(p, in) + client_dir_lines(in);
     case Role::Exit: {
       // Clients choose an exit by its policy summary, which counts only
       // rules for every address ("accept *:PORT"); private addresses such
       // as 127.0.0.1 are rejected first unless ExitPolicyRejectPrivate is 0.
       // So: the file server's port, for any address (on a loopback network
       // that is the file server), what the spec adds, and nothing else.
-      std::string t = relay_lines(p, in) + dir_authority_lines(in.authorities) +
+      std::string t = relay_lines(p, in) + client_dir_lines(in) +
                       "ExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicy accept *:" +
                       std::to_string(in.file_port) + "\n";
       for (const auto& line : in.exit_policy) t += "ExitPolicy " + line + "\n";
@@ -92,7 +105,7 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
                                         loopback(p.ports.pt_port) + "\n");
     case Role::Proxy: {
       std::string t = common_lines(p, in) + "SocksPort " + loopback(p.ports.socks_port) + "\nMetricsPort " +
-                      loopback(p.ports.metrics_port) + "\n" + dir_authority_lines(in.authorities) +
+                      loopback(p.ports.metrics_port) + "\n" + client_dir_lines(in) +
                       "UseBridges " + (p.use_bridges ? "1" : "0") + "\n";
       if (p.use_bridges) {
         bool transports = false;

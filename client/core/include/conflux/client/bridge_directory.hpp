@@ -58,11 +58,19 @@ class BridgeDirectory {
 
   [[nodiscard]] const std::vector<BridgeStatus>& bridges() const noexcept { return bridges_; }
   [[nodiscard]] std::size_t usable() const;
+  // A controller's "test the bridges now" (CONFLUX_TESTBRIDGES): one
+  // descriptor fetch from each bridge at once, over the channel to it
+  // (opened, through its transport, when there is none), each reported to
+  // `done` with how long it took and why it failed (nullopt: it worked).
+  using ProbeDone =
+      std::function<void(const BridgeTarget&, std::chrono::milliseconds took, const std::optional<std::string>& error)>;
+  void probe(ProbeDone done);
   // Called whenever a bridge's descriptor arrives.
   std::function<void()> on_change;
 
  private:
   net::awaitable<void> keep_fresh(std::size_t index);
+  net::awaitable<void> probe_one(std::size_t index, ProbeDone done);
   net::awaitable<std::optional<std::string>> fetch_once(std::size_t index);
   net::awaitable<std::optional<std::string>> fetch_tor_form(std::size_t index);
 

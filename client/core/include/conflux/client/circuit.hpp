@@ -105,6 +105,7 @@ class Circuit final : public StreamCarrier, public LegCircuit {
   [[nodiscard]] const proto::Vegas* leg_vegas() const override { return inner_.vegas(); }
   [[nodiscard]] std::uint64_t serial() const override { return info_.serial; }
   [[nodiscard]] std::string name() const override { return "circuit " + std::to_string(info_.serial); }
+  [[nodiscard]] std::string describe_flow() const override;
   [[nodiscard]] RelayIdentity exit_identity() const override;
 
   // Leg mode (LegCircuit): set before the circuit is built, so the owner

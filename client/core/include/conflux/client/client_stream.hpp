@@ -14,6 +14,10 @@
 //    XOFF stops our sending until its XON. What the exit sends after our
 //    XOFF is bounded by its cwnd; past kMaxBufferedBytes the exit ignored
 //    XOFF and the stream closes.
+// A flow message (XON, XOFF, stream SENDME) the carrier refuses (a Conflux
+// set with no leg for it and its held queue full) stays owed and goes again
+// at the next chance (retry_owed(), a wake-up, a cell for the stream): a lost
+// XON or SENDME would leave the exit stopped for good while the circuit works.
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -82,15 +86,23 @@ class ClientStream final : public StreamEvents {
   [[nodiscard]] const std::optional<proto::StreamDeliverFlow>& deliver_flow() const noexcept { return deliver_flow_; }
   [[nodiscard]] const std::optional<proto::StreamPackageFlow>& package_flow() const noexcept { return package_flow_; }
 
+  // Its flow-control state and its carrier's on one line (a stalled
+  // stream's debug log).
+  [[nodiscard]] std::string describe() const;
+  // A flow message the carrier refused waits to go again (see above).
+  [[nodiscard]] bool flow_owed() const noexcept { return owed_flow_.has_value() || owed_sendmes_ > 0; }
+  void retry_owed();
+
   // StreamEvents
   void on_stream_msg(const cell::RelayMsg& msg) override;
-  void on_circuit_writable() override { notify(); }
+  void on_circuit_writable() override;
   void on_circuit_closed(std::string_view why) override;
 
  private:
   void act(const proto::StreamActions& a);
   void on_flow_msg(const cell::RelayMsg& msg);
   void send_flow(const std::optional<proto::StreamFlowMsg>& m);
+  void send_sendmes(std::size_t n);
   void on_received(const cell::DataMsg& d);
   void notify() {
     wake_.notify();
@@ -103,6 +115,11 @@ class ClientStream final : public StreamEvents {
   proto::StreamMachine machine_;
   std::optional<proto::StreamDeliverFlow> deliver_flow_;  // XON/XOFF, congestion-controlled carriers only
   std::optional<proto::StreamPackageFlow> package_flow_;
+  // The latest XON/XOFF decided but refused by the carrier, and stream
+  // SENDMEs owed; whether the exit's last one from us was an XOFF.
+  std::optional<proto::StreamFlowMsg> owed_flow_;
+  std::size_t owed_sendmes_ = 0;
+  bool exit_stopped_ = false;
   Wakeup wake_;
   Wakeup tx_wake_;
   StreamCarrier* circuit_ = nullptr;

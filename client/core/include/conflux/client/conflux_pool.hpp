@@ -110,6 +110,12 @@ class ConfluxPool final : public StreamPool {
   void pending_slot_freed() { wake_all(); }
   // Clean sets kept ready from now on (0 once SETCONF ConfluxEnabled 0).
   void set_prebuilt(std::size_t n) { options_.prebuilt = n; }
+  // SETCONF ConfluxNumLegs/ConfluxClientUX: sets linked from now on (the
+  // consensus's congestion control stays).
+  void set_tunnel(ConfluxTunnelConfig tunnel) {
+    tunnel.congestion_control = options_.tunnel.congestion_control;
+    options_.tunnel = std::move(tunnel);
+  }
 
   [[nodiscard]] std::size_t open_count() const;     // at least one leg linked
   [[nodiscard]] std::size_t linking_count() const;  // no leg linked yet

@@ -121,6 +121,7 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   void close(cell::DestroyReason reason, std::string_view why) override;
   [[nodiscard]] std::uint64_t serial() const override { return serial_; }
   [[nodiscard]] std::string name() const override { return "Conflux set " + std::to_string(serial_); }
+  [[nodiscard]] std::string describe_flow() const override;
   [[nodiscard]] RelayIdentity exit_identity() const override { return exit_.value_or(RelayIdentity{}); }
   // The first linked leg's circuit serial, else any leg's (0: none).
   [[nodiscard]] std::uint64_t control_circuit_id() const override;

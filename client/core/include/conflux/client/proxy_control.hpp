@@ -40,6 +40,9 @@ class ProxyControl {
     // options whose lines differ are `changed`) or refuses it whole.
     std::function<control::ConfigOutcome(config::ProxyOptions next, const std::vector<std::string>& changed)>
         reconfigure;
+    // CONFLUX_TESTBRIDGES: starts a test of each bridge, whose results come
+    // as CONFLUX_BRIDGE event bodies to `report`; "" when started, else why not.
+    std::function<std::string(std::function<void(std::string body)> report)> test_bridges;
     std::function<std::vector<GuardReport>()> guards;  // entry-guards, GUARD
   };
 

@@ -85,6 +85,8 @@ class StreamCarrier {
   // "circuit 7", "Conflux set 2": for the log.
   [[nodiscard]] virtual std::string name() const = 0;
   [[nodiscard]] virtual RelayIdentity exit_identity() const = 0;
+  // Its window and queue state on one line, for a stalled stream's debug log.
+  [[nodiscard]] virtual std::string describe_flow() const { return {}; }
   // The circuit a controller sees the streams on (control-spec CircuitID):
   // the circuit's serial; for a Conflux set, one of its legs' (0: none yet).
   [[nodiscard]] virtual std::uint64_t control_circuit_id() const { return serial(); }

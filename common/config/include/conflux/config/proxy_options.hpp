@@ -110,6 +110,9 @@ struct ProxyOptions {
   std::uint32_t conflux_num_legs = 2;                  // ConfluxNumLegs 2..8 (ours)
   std::uint32_t max_client_circuits_pending = 32;      // MaxClientCircuitsPending 1..1024
   bool testing_tor_network = false;                    // TestingTorNetwork
+  // DisableNetwork (tor's): no directory fetch, transport, channel or circuit
+  // until it is 0 again; a controller sets its bridges first (conflux-gui).
+  bool disable_network = false;
   // __OwningControllerProcess (tor's): the proxy exits when this process is
   // gone (checked every 15 s, as tor does); 0 = none.
   std::uint32_t owning_controller_process = 0;

@@ -15,6 +15,7 @@
 //   SIGNAL      the names the program registers: 250 OK, then the action
 //               (the runtime runs it after the reply is queued); 552 else
 //   USEFEATURE  VERBOSE_NAMES and EXTENDED_EVENTS (always on, as in tor)
+//   the program's own commands (add_command; ours, named CONFLUX_...)
 // Anything else: 510 Unrecognized command, as tor.
 #include <functional>
 #include <map>
@@ -77,6 +78,9 @@ class ControlProgram final : public ControlCommands {
   // 250 reaches the controller first (set_defer).
   void add_signal(std::string name, std::function<void()> action);
   void set_defer(std::function<void(std::function<void()>)> defer) { defer_ = std::move(defer); }
+  // A command of the program's own (upper-case keyword): `handler` gets the
+  // arguments and answers; work it starts reports in events.
+  void add_command(std::string keyword, std::function<ControlAnswer(std::string_view args)> handler);
 
   [[nodiscard]] ControlAnswer on_command(const ControlCommand& cmd) override;
   [[nodiscard]] const std::set<std::string>& event_names() const override { return events_; }
@@ -93,6 +97,7 @@ class ControlProgram final : public ControlCommands {
   ConfigView config_;
   ControlInfo info_;
   std::map<std::string, std::function<void()>, std::less<>> signals_;
+  std::map<std::string, std::function<ControlAnswer(std::string_view)>, std::less<>> commands_;
   std::function<void(std::function<void()>)> defer_;
 };
 

@@ -26,6 +26,7 @@
 #include "conflux/dir/consensus.hpp"
 #include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/reachability.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 
 namespace conflux::dir {
 
@@ -62,6 +63,13 @@ struct RelayRecord {
   ReachabilityHistory history;
 };
 
+// The same for a relay that uploaded tor's server descriptor (POST /tor/:
+// a stock tor relay). Listed by the same rules; see compute_router_entries.
+struct TorRelayRecord {
+  TorServerDescriptor descriptor;
+  ReachabilityHistory history;
+};
+
 // Upload acceptance: parse, verify (certificate, signature, times) and
 // refuse bridge descriptors, which authorities never list.
 [[nodiscard]] DirResult<Descriptor> accept_upload(std::string_view text, std::uint64_t now,
@@ -81,9 +89,22 @@ struct RelayRecord {
 // reachable within running_window (Running), as tor lists only Running and
 // Valid relays. One entry per identity (the latest published descriptor;
 // ties broken by the larger digest), sorted by identity.
+//
+// Tor descriptors (`tor_records`) are checked again at `at` (both
+// signatures, the certificates, published within the descriptor window),
+// and their entries made from what they say: bandwidth min(average,
+// observed), the IPv4 exit policy's summary, proto, the first IPv6
+// or-address, the SHA-256 of their text as the digest. Their family is not
+// listed. A relay known both ways is listed from our own descriptor, and a
+// tor descriptor whose RSA identity one of ours already claims is left out,
+// so every identity of either kind appears once. The flag thresholds are
+// computed over all listed relays together.
 [[nodiscard]] std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records,
                                                               std::uint64_t at,
                                                               const AuthorityParams& params);
+[[nodiscard]] std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records,
+                                                              std::span<const TorRelayRecord> tor_records,
+                                                              std::uint64_t at, const AuthorityParams& params);
 
 // The weights for `routers` (G/M/E/D summed from their flags and bandwidth).
 [[nodiscard]] std::optional<BandwidthWeights> weights_for(std::span<const RouterEntry> routers,
@@ -96,6 +117,8 @@ struct RelayRecord {
 // The consensus body for valid-after `va`; deterministic in its inputs.
 [[nodiscard]] ConsensusBody make_body(std::span<const RelayRecord> records, std::uint64_t va,
                                       const AuthorityParams& params);
+[[nodiscard]] ConsensusBody make_body(std::span<const RelayRecord> records, std::span<const TorRelayRecord> tor_records,
+                                      std::uint64_t va, const AuthorityParams& params);
 
 // This authority's signature over `body`.
 [[nodiscard]] DetachedSignature sign_body(const ConsensusBody& body, const crypto::Ed25519Public& identity,

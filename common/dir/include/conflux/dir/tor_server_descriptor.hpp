@@ -26,6 +26,7 @@
 #include "conflux/crypto/rsa.hpp"
 #include "conflux/crypto/x25519.hpp"
 #include "conflux/dir/error.hpp"
+#include "conflux/dir/tor_relay_facts.hpp"
 
 namespace conflux::dir {
 
@@ -44,6 +45,7 @@ struct TorServerDescriptor {
   std::string platform;   // "" when absent
   std::string protocols;  // the "proto" line's arguments, space-separated
   bool tunnelled_dir_server = false;  // answers BEGIN_DIR
+  TorRelayFacts facts;                // bandwidth, IPv6 ORPort, exit policy summary
   std::string text;                   // as served
 };
 

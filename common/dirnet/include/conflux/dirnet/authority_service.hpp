@@ -1,8 +1,8 @@
 #pragma once
 // A directory authority's clock-driven side. At each interval boundary VA
 // (valid_after_for(now, interval)) it:
-//   1. tests every relay it holds a descriptor for (the pluggable probe,
-//      a bounded number at once) and records the outcomes;
+//   1. tests every relay it holds a descriptor for, ours or tor's (the
+//      pluggable probe, a bounded number at once) and records the outcomes;
 //   2. builds and signs the body for VA (AuthorityState::build), which
 //      publishes at once when this authority alone is a majority;
 //   3. POSTs its detached signature to every other configured authority,
@@ -81,7 +81,7 @@ class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
  private:
   net::awaitable<void> loop();
   net::awaitable<void> probe_all();
-  net::awaitable<void> probe_one(dir::Descriptor d);
+  net::awaitable<void> probe_one(ProbeTarget t);
   net::awaitable<void> send_signature(AuthorityPeer peer, std::string path, std::string text, std::uint64_t va);
   net::awaitable<void> catch_up(std::uint64_t va);
   void check_published();

@@ -1,6 +1,7 @@
 #pragma once
 // What one directory authority holds between intervals, sans-I/O: the
-// descriptors relays uploaded (newest per identity, bounded), its own
+// descriptors relays uploaded (newest per identity, bounded; ours and
+// tor's server descriptors, tor_uploads()), its own
 // reachability tests, the consensus it is collecting signatures for, and
 // the latest consensus a majority signed (the one it serves). The network
 // side (AuthorityService, DirServer) feeds it bytes and times.
@@ -24,6 +25,7 @@
 #include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/error.hpp"
 #include "conflux/dir/reachability.hpp"
+#include "conflux/dirnet/tor_descriptor_store.hpp"
 
 namespace conflux::keys {
 class RelayKeys;
@@ -71,15 +73,23 @@ class AuthorityState {
 
   [[nodiscard]] UploadOutcome upload(std::string_view text, std::uint64_t now);
 
-  // One reachability test of `identity` at `now` (ignored if not held).
+  // Tor server descriptors POSTed to /tor/ (stock relays): listed in the
+  // same body as ours (dir::make_body), tested and expired alike.
+  [[nodiscard]] TorDescriptorStore& tor_uploads() noexcept { return tor_uploads_; }
+  [[nodiscard]] const TorDescriptorStore& tor_uploads() const noexcept { return tor_uploads_; }
+
+  // One reachability test of `identity` at `now` (ignored if not held),
+  // ours or a tor descriptor's.
   void observe(const crypto::Ed25519Public& identity, std::uint64_t now, bool reachable);
 
-  // The newest descriptor of every relay held (what to test).
+  // The newest descriptor of every relay held.
   [[nodiscard]] std::vector<dir::Descriptor> relays() const;
+  // Every relay to test, ours and tor's.
+  [[nodiscard]] std::vector<ProbeTarget> probe_targets() const;
   [[nodiscard]] std::size_t relay_count() const noexcept { return relays_.size(); }
 
-  // Drops descriptors that no longer verify at `now` (too old, expired
-  // certificate), and relays left with none.
+  // Drops descriptors older than the descriptor window at `now` (ours and
+  // tor's), and relays left with none.
   void expire(std::uint64_t now);
 
   // Computes and signs the body for valid-after `va`, starts collecting
@@ -119,6 +129,7 @@ class AuthorityState {
   std::vector<crypto::Ed25519Public> authorities_;
   AuthorityOptions options_;
   std::map<crypto::Ed25519Public, Held> relays_;
+  TorDescriptorStore tor_uploads_;
   std::optional<dir::Consensus> current_;
   std::array<std::uint8_t, 32> current_digest_{};
   // Signatures for a body we have not built (yet): one per other authority.

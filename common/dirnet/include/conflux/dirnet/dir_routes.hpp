@@ -60,8 +60,9 @@ class DirRoutes {
     tor_self_fp_ = std::move(fingerprint_hex);
   }
 
-  // Called after an upload from an identity the authority did not hold (the
-  // service tests its reachability at once rather than at the next interval).
+  // Called after an upload (ours, or tor's at /tor/) from an identity the
+  // authority did not hold (the service tests its reachability at once
+  // rather than at the next interval).
   std::function<void(const crypto::Ed25519Public&)> on_new_relay;
 
   [[nodiscard]] RouteCheck check(HttpMethod method, std::string_view target) const;

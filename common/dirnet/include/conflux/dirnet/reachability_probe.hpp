@@ -6,14 +6,14 @@
 #include <chrono>
 #include <functional>
 
-#include "conflux/dir/descriptor.hpp"
+#include "conflux/dirnet/probe_target.hpp"
 #include "conflux/net/asio.hpp"
 
 namespace conflux::dirnet {
 
-// true: reachable. Must finish in bounded time. The descriptor is the
-// caller's and lives until the awaitable completes.
-using ReachabilityProbe = std::function<net::awaitable<bool>(const dir::Descriptor&)>;
+// true: reachable. Must finish in bounded time. The target is the caller's
+// and lives until the awaitable completes.
+using ReachabilityProbe = std::function<net::awaitable<bool>(const ProbeTarget&)>;
 
 // TCP connect to ipv4:or_port and a TLS 1.3 client handshake, both within
 // `timeout`; the connection is closed afterwards.

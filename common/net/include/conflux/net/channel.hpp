@@ -52,6 +52,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
     std::size_t max_batch_bytes = 32 * proto::kWireCellLen;  // one Vanilla write at most
     proto::CircuitPriority priority{};                        // CircuitPriorityHalflife
     std::uint32_t cell_sample_every = 100;                    // cells timed for queue metrics (0: none)
+    std::shared_ptr<proto::QueueGauge> gauge;                 // the relay's MaxMemInQueues count (null: none)
   };
 
   Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& events, Limits limits);

@@ -41,6 +41,8 @@
 #include "conflux/net/log_sink.hpp"
 #include "conflux/net/scheduler.hpp"
 #include "conflux/proto/circuit_switch.hpp"
+#include "conflux/proto/dos_guard.hpp"
+#include "conflux/proto/queue_memory.hpp"
 #include "conflux/proto/exit_interface.hpp"
 #include "conflux/proto/token_bucket.hpp"
 
@@ -64,6 +66,12 @@ struct ChannelManagerConfig {
   proto::CcParams congestion_control{};
   // The process's one ClockHealth (shared with the exit); null: the switch's own.
   proto::ClockHealth* clock_health = nullptr;
+  // MaxMemInQueues in bytes (proto::choose_max_mem_in_queues); 0: no limit.
+  std::uint64_t max_mem_in_queues = 0;
+  // The DoS defences (DoS* options and consensus parameters), and how many
+  // client addresses they keep state for.
+  proto::DosParams dos{};
+  std::size_t dos_max_addresses = 65536;
 };
 
 // Counters for metrics and logs. Gauges are the state now; the rest only grow.
@@ -92,6 +100,14 @@ struct RuntimeCounters {
   std::uint64_t bytes_in = 0;              // TLS payload bytes, handshakes included
   std::uint64_t bytes_out = 0;
   std::uint64_t circuit_queue_overflows = 0;  // circuits closed with RESOURCELIMIT for a full queue
+  std::uint64_t queued_bytes = 0;          // gauge: bytes in every channel's cell queues (MaxMemInQueues)
+  std::uint64_t exit_buffered_bytes = 0;   // gauge: client bytes the exit holds for servers (counted too)
+  std::uint64_t max_mem_in_queues = 0;     // gauge: the limit (0: none)
+  std::uint64_t oom_runs = 0;              // times the limit was reached
+  std::uint64_t oom_circuits_killed = 0;   // circuits closed to get back under 90% of it
+  std::uint64_t oom_bytes_removed = 0;     // queued bytes those closes freed (tor_relay_load_oom_bytes_total)
+  std::uint64_t dos_connections_refused = 0;  // accepts closed by the DoS defence
+  proto::DosStats dos{};
   std::array<std::uint64_t, kReasonSlots> circuits_destroyed_by_reason{};
 };
 
@@ -145,6 +161,13 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   [[nodiscard]] proto::CcCircuitsView cc_circuits(std::size_t limit) const { return switch_.cc_circuits(limit); }
   // Closes one channel by ID (tests, operator action); false if unknown.
   bool close_channel(std::uint64_t id, std::string_view reason);
+  // New DoS parameters (SIGHUP, SETCONF, a consensus); the relays' addresses
+  // from the consensus, never counted as clients.
+  void set_dos_params(const proto::DosParams& params);
+  void set_relay_addresses(std::vector<proto::DosAddress> addresses);
+  [[nodiscard]] const proto::DosGuard& dos_guard() const noexcept { return dos_; }
+  // MaxMemInQueues changed (SIGHUP); 0: no limit.
+  void set_max_mem_in_queues(std::uint64_t bytes);
 
   // proto::CircuitOutput
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
@@ -166,6 +189,9 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
     std::optional<crypto::Ed25519Public> identity;  // expected (outbound) or proven
     std::optional<crypto::RsaFingerprint> rsa;      // likewise
     Clock::Monotonic::time_point last_active{};
+    std::optional<proto::DosAddress> peer;  // inbound: the address it came from
+    bool client = false;                    // inbound and not authenticated as a relay
+    bool dos_counted = false;               // counted by the DoS guard as an open client connection
   };
   struct Connect {
     std::vector<std::uint64_t> requests;  // OpenChannel requests waiting for this identity
@@ -184,9 +210,20 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   LinkChannel::Params link_params(Channel::Role role, std::optional<crypto::Ed25519Public> expected,
                                   std::optional<crypto::RsaFingerprint> expected_rsa) const;
   std::shared_ptr<LinkChannel> adopt(tcp::socket socket, bool outbound, std::optional<crypto::Ed25519Public> expected,
-                                     std::optional<crypto::RsaFingerprint> expected_rsa = std::nullopt);
+                                     std::optional<crypto::RsaFingerprint> expected_rsa = std::nullopt,
+                                     std::optional<proto::DosAddress> peer = std::nullopt);
 
   void run_actions();
+  // The DoS defences and MaxMemInQueues (channel_manager_defences.cpp).
+  [[nodiscard]] std::uint64_t dos_now() const;
+  [[nodiscard]] bool dos_accept(const tcp::socket& socket, std::optional<proto::DosAddress>& peer);
+  void dos_channel_open(Entry& e);
+  [[nodiscard]] bool dos_refuse_create(std::uint64_t chan, const Entry& e, const cell::CellView& c);
+  void dos_queue_filled(std::uint64_t chan, CircId circ);
+  [[nodiscard]] bool dos_stream_allowed(const proto::DeliverStreamMessage& m);
+  void check_queue_memory();
+  // The channels' queued cells and the exit's stream buffers (MaxMemInQueues).
+  [[nodiscard]] std::size_t queued_total() const;
   void execute(proto::SwitchAction& action);
   void send_cell(const proto::SendCell& s);
   void send_destroy(std::uint64_t chan, CircId circ, cell::DestroyReason reason);
@@ -219,6 +256,10 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   asio::ssl::context client_tls_;
   std::optional<proto::TokenBucket> bucket_;
   Scheduler scheduler_;
+  std::shared_ptr<proto::QueueGauge> gauge_ = std::make_shared<proto::QueueGauge>();
+  proto::QueueLimit queue_limit_;
+  proto::DosGuard dos_;
+  bool oom_running_ = false;
   proto::CircuitSwitch switch_;
   tcp::acceptor acceptor_;
   asio::steady_timer idle_timer_;

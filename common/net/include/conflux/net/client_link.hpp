@@ -41,6 +41,8 @@ class ClientLink final : private LinkChannel::Owner {
     std::chrono::milliseconds handshake_timeout = std::chrono::seconds(10);
     std::size_t max_circuits = 1024;
     Channel::Limits channel_limits{};
+    // The address to connect from (tor's OutboundBindAddress); none: the kernel's choice.
+    std::optional<asio::ip::address> bind_address;
   };
   enum class State : std::uint8_t { Idle, Connecting, Handshaking, Open, Closed };
 

@@ -139,8 +139,10 @@ void set_link_socket_options(tcp::socket& socket);
 
 // TCP to the first of `endpoints` that accepts, each attempt bounded by
 // `per_attempt`. On failure the error is the last attempt's (host_not_found
-// for an empty list, timed_out for a timeout).
-awaitable<std::pair<boost::system::error_code, tcp::socket>> connect_tcp(std::vector<tcp::endpoint> endpoints,
-                                                                         std::chrono::milliseconds per_attempt);
+// for an empty list, timed_out for a timeout). `local`: the source address
+// to connect from (of the same family as the endpoint; others are skipped).
+awaitable<std::pair<boost::system::error_code, tcp::socket>> connect_tcp(
+    std::vector<tcp::endpoint> endpoints, std::chrono::milliseconds per_attempt,
+    std::optional<asio::ip::address> local = std::nullopt);
 
 }  // namespace conflux::net

@@ -121,6 +121,10 @@ class StreamPackageFlow {
   [[nodiscard]] FlowCellVerdict on_xon(const cell::XonMsg& msg, CcClock::time_point now) noexcept;
 
   [[nodiscard]] std::uint32_t bytes_sent() const noexcept { return total_bytes_xmit_; }
+  // What the read bucket holds (as of its last refill); nothing while no XON set a rate.
+  [[nodiscard]] std::optional<std::uint64_t> bucket_tokens() const noexcept {
+    return bucket_ ? std::optional<std::uint64_t>(bucket_->tokens()) : std::nullopt;
+  }
   [[nodiscard]] std::uint8_t xoffs_received() const noexcept { return num_xoff_recv_; }
   [[nodiscard]] std::uint8_t xons_received() const noexcept { return num_xon_recv_; }
 

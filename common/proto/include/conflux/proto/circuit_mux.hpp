@@ -16,6 +16,7 @@
 // stops packaging new DATA on it (tor's set_streams_blocked_on_circ, and
 // conflux's circuit_ready_to_send for a leg) until the pop that unblocks it
 // says so (last_popped_unblocked()).
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,7 @@
 #include "conflux/bytes/reader.hpp"
 #include "conflux/bytes/strong_int.hpp"
 #include "conflux/proto/circuit_priority.hpp"
+#include "conflux/proto/queue_memory.hpp"
 
 namespace conflux::proto {
 
@@ -39,6 +41,10 @@ using WireCell = std::array<std::uint8_t, kWireCellLen>;
 struct CircuitMuxLimits {
   std::size_t max_cells_per_circuit = 2500;  // tor's circ_max_cell_queue_size default
   std::size_t max_control_bytes = 256 * 1024;
+  // The relay's global count of queued bytes (MaxMemInQueues), shared by
+  // every channel's mux; null: counted nowhere. A mux gives its bytes back
+  // when it is destroyed.
+  std::shared_ptr<QueueGauge> gauge;
 };
 
 enum class MuxPush : std::uint8_t { Queued, CircuitQueueFull, ControlQueueFull };
@@ -46,14 +52,16 @@ enum class MuxPush : std::uint8_t { Queued, CircuitQueueFull, ControlQueueFull }
 class CircuitMux {
  public:
   explicit CircuitMux(CircuitMuxLimits limits = {}, CircuitPriority priority = {})
-      : limits_(limits), active_(make_active_circuits(priority)) {}
+      : limits_(std::move(limits)), active_(make_active_circuits(priority)) {}
+  ~CircuitMux();
+  CircuitMux(const CircuitMux&) = delete;
+  CircuitMux& operator=(const CircuitMux&) = delete;
 
-  // A cell of circuit `circ` (already encoded, circuit ID set).
-  [[nodiscard]] MuxPush push(CircId circ, const WireCell& cell);
-  // The same, queued at `now`: with sampling on, one such cell in N keeps
-  // `now`, and pop_into() hands it back (last_popped_sample()) so the
-  // caller can measure how long the cell waited.
-  [[nodiscard]] MuxPush push(CircId circ, const WireCell& cell, MuxTime now);
+  // A cell of circuit `circ` (already encoded, circuit ID set), queued at
+  // `now` (the OOM handler's age; tests may leave it at the epoch). With
+  // sampling on, one cell in N keeps `now`, and pop_into() hands it back
+  // (last_popped_sample()) so the caller can measure how long it waited.
+  [[nodiscard]] MuxPush push(CircId circ, const WireCell& cell, MuxTime now = {});
   // Timestamp one cell in `every` pushed with a time (0: none).
   void set_sampling(std::uint32_t every) noexcept { sample_every_ = every; }
   // Channel-level bytes (handshake, NETINFO, DESTROY): sent before any circuit cell.
@@ -75,6 +83,9 @@ class CircuitMux {
   [[nodiscard]] std::size_t queued_cells() const noexcept { return queued_cells_; }
   [[nodiscard]] std::size_t queued_cells(CircId circ) const;
   [[nodiscard]] bool circuit_blocked(CircId circ) const;
+  // Every circuit with cells queued here, with its oldest cell's time
+  // (MaxMemInQueues' victims are chosen by it).
+  [[nodiscard]] std::vector<QueuedCircuit> queued_circuits(std::uint64_t channel) const;
   // cellq_high / cellq_low (tor's defaults 256 and 10 until set). A queue
   // already past the new high mark is blocked at its next push.
   void set_block_watermarks(std::size_t high, std::size_t low) noexcept {
@@ -106,6 +117,7 @@ class CircuitMux {
  private:
   struct Queue {
     std::deque<WireCell> cells;
+    std::deque<MuxTime> queued_at;  // one per cell
     // Sampled cells, with their index among the cells pushed to this queue.
     std::deque<std::pair<std::uint64_t, CellSample>> samples;
     std::uint64_t pushed = 0;
@@ -119,6 +131,12 @@ class CircuitMux {
   std::unique_ptr<ActiveCircuits> active_;  // circuits with cells, and the service policy
   std::unordered_map<CircId, double> weights_;  // worse-class circuits (set_circuit_weight)
   std::size_t queued_cells_ = 0;
+  void gauge_add(std::size_t bytes) noexcept {
+    if (limits_.gauge) limits_.gauge->bytes += bytes;
+  }
+  void gauge_sub(std::size_t bytes) noexcept {
+    if (limits_.gauge) limits_.gauge->bytes -= std::min(bytes, limits_.gauge->bytes);
+  }
   std::size_t block_high_ = 256;
   std::size_t block_low_ = 10;
   std::uint32_t sample_every_ = 0;

@@ -197,6 +197,9 @@ class CircuitSwitch {
   // The channel toward the client (the previous hop) of a circuit: what a
   // Conflux LINK is attributed to at the exit.
   [[nodiscard]] std::optional<ChannelId> client_channel(CircuitHandle circuit) const;
+  // The circuit that uses circuit ID `id` on `chan` (either side), if any:
+  // the runtime names circuits by their queues (MaxMemInQueues, DoS).
+  [[nodiscard]] std::optional<CircuitHandle> circuit_on(ChannelId chan, CircId id) const;
 
   [[nodiscard]] std::size_t circuit_count() const noexcept;
   [[nodiscard]] std::size_t circuits_on(ChannelId chan) const;

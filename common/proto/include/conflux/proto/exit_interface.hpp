@@ -5,6 +5,7 @@
 // CircuitOutput, which the runtime implements by calling the switch and then
 // carrying out the switch's actions.
 #include <optional>
+#include <vector>
 
 #include "conflux/bytes/strong_int.hpp"
 #include "conflux/cell/destroy_cell.hpp"
@@ -40,9 +41,22 @@ class CircuitOutput {
   }
 };
 
+// Client bytes an exit holds for the servers of one circuit's streams, and
+// since when the oldest of them waits (MaxMemInQueues counts them, as tor
+// counts its connections' buffers).
+struct BufferedCircuit {
+  CircuitHandle circuit = 0;
+  std::size_t bytes = 0;
+  CcClock::time_point oldest{};
+};
+
 class ExitHandler {
  public:
   virtual ~ExitHandler() = default;
+  // Bytes held for servers, all streams together (O(1): read after every
+  // batch of cells), and by circuit (O(streams): only at the limit).
+  [[nodiscard]] virtual std::size_t buffered_bytes() const { return 0; }
+  [[nodiscard]] virtual std::vector<BufferedCircuit> buffered_circuits() const { return {}; }
   // A stream message (BEGIN, BEGIN_DIR, DATA, END, RESOLVE, stream SENDME, XON/XOFF,
   // Conflux commands with stream 0) addressed to this relay as the last hop.
   virtual void on_stream_message(CircuitHandle circuit, StreamId stream, cell::RelayMsg msg) = 0;

@@ -40,6 +40,7 @@ struct TorrcInputs {
   std::vector<std::string> exit_policy;  // extra lines, before "reject *:*"
   std::vector<std::string> relay_options;  // extra lines for every relay role
   std::string obfs4proxy;                  // ServerTransportPlugin / ClientTransportPlugin obfs4 exec ...
+  bool tor_directory = false;              // relays and proxies get tor's DirAuthority lines (NetSpec::directory)
 };
 
 // "DirAuthority NAME orport=P 127.0.0.1:D ID" lines, one per authority.

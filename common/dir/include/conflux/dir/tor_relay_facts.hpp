@@ -1,0 +1,41 @@
+#pragma once
+// The parts of a tor server descriptor an authority lists beyond the keys:
+// the "bandwidth" line, the IPv6 ORPort ("or-address") and the summary of
+// the IPv4 exit policy ("accept"/"reject" lines, summarized as tor's
+// policy_summarize writes a microdescriptor's "p"). Nothing here is
+// verified: the descriptor's signatures cover these lines.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "conflux/dir/error.hpp"
+#include "conflux/dir/tor_doc.hpp"
+
+namespace conflux::dir {
+
+struct TorRelayFacts {
+  // "bandwidth AVERAGE BURST OBSERVED" (required, as in tor), bytes/s, each
+  // capped at 2^40 so that sums stay exact.
+  std::uint64_t bandwidth_rate = 0;
+  std::uint64_t bandwidth_burst = 0;
+  std::uint64_t bandwidth_observed = 0;
+  // The first "or-address [IPv6]:PORT" whose port is the ORPort (a
+  // consensus entry has one ORPort for both families).
+  std::optional<std::array<std::uint8_t, 16>> ipv6;
+  // "accept 80,443"-style; "reject 1-65535" without policy lines (tor
+  // treats an empty policy as rejecting everything).
+  std::string exit_policy = "reject 1-65535";
+  friend bool operator==(const TorRelayFacts&, const TorRelayFacts&) = default;
+};
+
+// From a descriptor's items (keywords other than these are ignored). A
+// malformed line of these keywords fails, as tor refuses the descriptor.
+[[nodiscard]] DirResult<TorRelayFacts> read_tor_relay_facts(std::span<const tordoc::Item> items,
+                                                            std::uint16_t or_port);
+// The same from text (tokenized first): for tests and the fuzzer.
+[[nodiscard]] DirResult<TorRelayFacts> parse_tor_relay_facts(std::string_view text, std::uint16_t or_port);
+
+}  // namespace conflux::dir
