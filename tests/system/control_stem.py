@@ -112,12 +112,16 @@ def check_socket(checks, workdir):
 
 
 def start_proxy(proc, workdir):
-    torrc = proc["torrc"]
-    port_file = os.path.join(workdir, "proxy-control.port")
     os.makedirs(os.path.join(workdir, "sock"), mode=0o700)
-    with open(torrc, "a") as f:
-        f.write("\nControlPort auto\nControlPortWriteToFile %s\nCookieAuthentication 1\nHashedControlPassword %s\n"
-                "ControlSocket %s\n" % (port_file, hash_password(PASSWORD), control_socket_path(workdir)))
+    return start_proxy_with(proc, workdir, "HashedControlPassword %s\nControlSocket %s\n" % (
+        hash_password(PASSWORD), control_socket_path(workdir)))
+
+
+def start_proxy_with(proc, workdir, extra_torrc=""):
+    """The network's proxy `proc` with a ControlPort, a cookie and `extra_torrc`: (process, port, port file)."""
+    port_file = os.path.join(workdir, "proxy-control.port")
+    with open(proc["torrc"], "a") as f:
+        f.write("\nControlPort auto\nControlPortWriteToFile %s\nCookieAuthentication 1\n%s" % (port_file, extra_torrc))
     out = open(os.path.join(workdir, "proxy-output.log"), "wb")
     p = subprocess.Popen([proc["binary"]] + proc["args"], stdin=subprocess.DEVNULL, stdout=out,
                          stderr=subprocess.STDOUT, cwd=proc["dir"])

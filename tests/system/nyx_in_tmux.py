@@ -38,10 +38,14 @@ if not shutil.which("nyx") or not shutil.which("tmux"):
     sys.exit(77)
 
 import netload  # noqa: E402
-from control_stem import Checks, control_port_from_log, wait_for  # noqa: E402  (exits 77 without stem)
+from control_stem import Checks, control_port_from_log, start_proxy_with, wait_for  # noqa: E402  (77 without stem)
 
 COLUMNS, ROWS = 132, 42
 PAGE_WAIT_S = 60  # nyx's first screen under ASan on 2 busy cores
+# Every wait ends by then (after start), so that the network is always stopped before ctest's
+# TIMEOUT (300 s) would kill the script and leave it running.
+BUDGET_S = 200
+_deadline = time.monotonic() + BUDGET_S
 
 
 class Tmux:
@@ -160,27 +164,9 @@ def screenshot(pane_text, png, workdir):
 
 # --- the test ----------------------------------------------------------------------------------------
 
-def start_proxy(proc, workdir):
-    """The network's proxy `proc`, with a ControlPort and a cookie; (process, control port)."""
-    port_file = os.path.join(workdir, "proxy-control.port")
-    with open(proc["torrc"], "a") as f:
-        f.write("\nControlPort auto\nControlPortWriteToFile %s\nCookieAuthentication 1\n" % port_file)
-    out = open(os.path.join(workdir, "proxy-output.log"), "wb")
-    p = subprocess.Popen([proc["binary"]] + proc["args"], stdin=subprocess.DEVNULL, stdout=out,
-                         stderr=subprocess.STDOUT, cwd=proc["dir"])
-
-    def read_port():
-        try:
-            with open(port_file) as f:
-                m = re.match(r"PORT=127\.0\.0\.1:(\d+)\n", f.read())
-                return int(m.group(1)) if m else None
-        except OSError:
-            return None
-    return p, wait_for(read_port, 60)
-
-
 def wait_screen(tmux, name, predicate, timeout=PAGE_WAIT_S):
     """The pane's text once `predicate(text)` holds (or the last text after `timeout`)."""
+    timeout = max(1.0, min(timeout, _deadline - time.monotonic()))
     found = wait_for(lambda: (lambda t: t if predicate(t) else None)(tmux.text(name)), timeout, step=0.5)
     return found or tmux.text(name)
 
@@ -269,7 +255,7 @@ def main():
         relays = [p for p in net["processes"] if p["role"] in ("authority", "relay", "exit")]
         nicknames = [p["name"] for p in relays]
         proc = [p for p in net["processes"] if p["name"] == "nyx"][0]
-        proxy, port = start_proxy(proc, tmp)
+        proxy, port, _ = start_proxy_with(proc, tmp)
         if not checks.add(port, "the proxy wrote ControlPortWriteToFile"):
             return 1
         socks = "127.0.0.1:%d" % proc["ports"]["socks"]
