@@ -33,7 +33,7 @@ using namespace conflux::proto;
 void BM_MuxCellSteady(benchmark::State& state) {
   const auto circuits = static_cast<std::uint32_t>(state.range(0));
   const bool ewma = state.range(1) != 0;
-  CircuitMux mux({.max_cells_per_circuit = 16, .max_control_bytes = 1024},
+  CircuitMux mux({.max_cells_per_circuit = 16, .max_control_bytes = 1024, .gauge = nullptr},
                  CircuitPriority{ewma ? 30.0 : 0.0});
   for (std::uint32_t c = 1; c <= circuits; ++c) {
     WireCell cell{};
