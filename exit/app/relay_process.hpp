@@ -111,4 +111,7 @@ class RelayProcess {
   bool stopped_ = false;
 };
 
+// "EWMA, half-life 30 s" or "round robin", for the log (relay_runtime_options.cpp).
+[[nodiscard]] std::string circuit_priority_text(double halflife);
+
 }  // namespace conflux::relay

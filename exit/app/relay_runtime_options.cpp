@@ -1,0 +1,109 @@
+// What a running conflux-relay changes without a restart, on SIGHUP (reload)
+// and on a controller's SETCONF (reconfigure): circuit priority, the
+// scheduler trace, MaxMemInQueues and the DoS* options; anything else is
+// refused (553) or left for the next start.
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "relay_config.hpp"
+#include "relay_dos.hpp"
+#include "relay_process.hpp"
+
+namespace conflux::relay {
+
+std::string circuit_priority_text(double halflife) {
+  return halflife > 0 ? "EWMA, half-life " + std::to_string(halflife) + " s" : std::string("round robin");
+}
+
+// The options a running relay applies (SIGHUP, SETCONF): apply_runtime_options,
+// and the DoS* options (kDosOptionNames).
+constexpr std::array<std::string_view, 3> kRuntimeOptions{"CircuitPriorityHalflife", "SchedulerTraceFile",
+                                                          "MaxMemInQueues"};
+
+bool is_runtime_option(std::string_view name) {
+  return std::find(kRuntimeOptions.begin(), kRuntimeOptions.end(), name) != kRuntimeOptions.end() ||
+         std::find(kDosOptionNames.begin(), kDosOptionNames.end(), name) != kDosOptionNames.end();
+}
+
+void RelayProcess::reload() {
+  log::write(log::Severity::Notice, "Received reload signal (hup). Reloading config.");
+  auto fresh = reload_startup_config(config_.command_line);
+  if (!fresh) {
+    log::write(log::Severity::Warn, "Reloading config failed (errors above); keeping the running configuration.");
+    return;
+  }
+  (void)apply_runtime_options(fresh->options);
+  log::write(log::Severity::Notice, "Config reloaded: " + std::string(kRuntimeOptions[0]) + ", " +
+                                        std::string(kRuntimeOptions[1]) + ", " + std::string(kRuntimeOptions[2]) +
+                                        " and the DoS* options apply now; other changes take effect at the next "
+                                        "start.");
+}
+
+control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, const std::vector<std::string>& changed) {
+  for (const auto& name : changed)
+    if (!is_runtime_option(name))
+      return {553, "Transition not allowed: While Tor is running, changing " + name + " is not allowed."};
+  if (!apply_runtime_options(next)) return {553, "Unable to set option: cannot open SchedulerTraceFile"};
+  config_.options.config_lines = std::move(next.config_lines);
+  return {};
+}
+
+void RelayProcess::apply_defences(const config::RelayOptions& fresh) {
+  auto& o = config_.options;
+  if (fresh.max_mem_in_queues != o.max_mem_in_queues) {
+    o.max_mem_in_queues = fresh.max_mem_in_queues;
+    const auto bytes = relay_max_mem_in_queues(o, true);
+    manager_.set_max_mem_in_queues(bytes);
+    log::write(log::Severity::Notice, "MaxMemInQueues is now " + std::to_string(bytes >> 20) + " MB.");
+  }
+  // The DoS* fields (GETCONF shows them; the next consensus combines with them).
+  o.dos_cc_enabled = fresh.dos_cc_enabled;
+  o.dos_cc_min_connections = fresh.dos_cc_min_connections;
+  o.dos_cc_rate = fresh.dos_cc_rate;
+  o.dos_cc_burst = fresh.dos_cc_burst;
+  o.dos_cc_defense_type = fresh.dos_cc_defense_type;
+  o.dos_cc_defense_time_period = fresh.dos_cc_defense_time_period;
+  o.dos_conn_enabled = fresh.dos_conn_enabled;
+  o.dos_conn_max_concurrent = fresh.dos_conn_max_concurrent;
+  o.dos_conn_defense_type = fresh.dos_conn_defense_type;
+  o.dos_conn_connect_rate = fresh.dos_conn_connect_rate;
+  o.dos_conn_connect_burst = fresh.dos_conn_connect_burst;
+  o.dos_conn_connect_defense_time_period = fresh.dos_conn_connect_defense_time_period;
+  o.dos_stream_enabled = fresh.dos_stream_enabled;
+  o.dos_stream_rate = fresh.dos_stream_rate;
+  o.dos_stream_burst = fresh.dos_stream_burst;
+  o.dos_stream_defense_type = fresh.dos_stream_defense_type;
+  const auto next = relay_dos_params(fresh, dos_consensus_params_);
+  if (next == manager_.dos_guard().params()) return;
+  manager_.set_dos_params(next);
+  log::write(log::Severity::Notice, dos_summary(next) + ".");
+}
+
+bool RelayProcess::apply_runtime_options(const config::RelayOptions& fresh) {
+  apply_defences(fresh);
+  const double was = config_.options.circuit_priority_halflife;
+  const double now = fresh.circuit_priority_halflife;
+  if (now != was) {
+    manager_.set_circuit_priority(proto::CircuitPriority{now});
+    config_.options.circuit_priority_halflife = now;
+    log::write(log::Severity::Notice, "Circuit priority is now " + circuit_priority_text(now) + ".");
+  }
+  // A trace can start or stop on a running relay (an experiment that
+  // must not restart it).
+  const std::string& trace = fresh.scheduler_trace_file;
+  bool ok = true;
+  if (trace != manager_.scheduler().trace_file()) {
+    if (manager_.scheduler().set_trace_file(trace)) {
+      log::write(log::Severity::Notice, trace.empty() ? std::string("Scheduler trace stopped.")
+                                                      : "Scheduler trace now written to " + trace + ".");
+    } else {
+      log::write(log::Severity::Warn, "Cannot open SchedulerTraceFile " + trace + "; no scheduler trace.");
+      ok = false;
+    }
+    config_.options.scheduler_trace_file = trace;
+  }
+  return ok;
+}
+
+}  // namespace conflux::relay
