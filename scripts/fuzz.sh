@@ -14,10 +14,18 @@ run_one() {
   local seeds=()
   [ -d "tests/fuzz/seeds/$name" ] && seeds=("tests/fuzz/seeds/$name")
   echo "-- $name for ${secs}s"
+  local log rc=0
+  log=$(mktemp)
   "$BIN/$name" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="fuzz-corpus/$name-" \
-    "$corpus" "${seeds[@]}" 2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|INFO: Running)" || true
-  # libFuzzer exits non-zero on a crash; PIPESTATUS keeps that visible.
-  return "${PIPESTATUS[0]}"
+    "$corpus" "${seeds[@]}" >"$log" 2>&1 || rc=$?
+  grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|INFO: Running)" "$log" || true
+  # On a crash, what a reader needs to reproduce it without the corpus: the stack, the failing input
+  # in hex (CI keeps no artifacts) and where it was written.
+  if [ "$rc" != 0 ]; then
+    grep -E "^ +#[0-9]+ |artifact_prefix|Test unit written|^0x|Base64" "$log" | head -60 || true
+  fi
+  rm -f "$log"
+  return "$rc"
 }
 
 if [ "${1:-}" = "--smoke" ]; then
