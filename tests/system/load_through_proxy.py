@@ -10,14 +10,16 @@ Starts a network on loopback (`conflux-net up`, one proxy with ConfluxEnabled
 0 for `single`, 1 for `conflux`; IsolateSOCKSAuth is on, so every SOCKS
 username is its own isolation group) and then:
 
-1. file server checks, directly on loopback: POST /echo returns its body;
+1. file server checks, directly on loopback: POST /echo returns its body,
+   each piece as it arrives;
    oversized, chunked and GET requests to /echo get 413, 411 and 405.
 2. `--rounds` rounds (default 3), each with everything at once:
    200 downloads (176 x 320KiB.bin, 20 x 1MiB.bin, 4 x 5MiB.bin: about 95 MiB,
    mixed, but moderate for an ASan build on 2 cores) spread over `--groups`
    (default 50) usernames, 4 streams per group on one circuit at the same
    time, plus 50 uploads of 1 MiB (different bytes each) to POST /echo, one
-   per group. Every body is SHA-256 checked: downloads against
+   per group, each read back while it is sent (the server echoes every piece
+   as it arrives, so an upload's progress is seen as it happens). Every body is SHA-256 checked: downloads against
    network.json, uploads against the bytes sent. Each round uses new usernames
    (--reuse-groups: the same ones).
 3. `--crowd-rounds` rounds (default 1) of `--crowd` (default 60) downloads
@@ -113,8 +115,34 @@ def raw_http(host, port, data, timeout=20):
         return None, str(e)
 
 
+def echo_streams(host, port, timeout=20):
+    """True when /echo sends the first half of a body back before the second
+    half is sent (the uploads' progress depends on it)."""
+    body = netload.upload_body(98, 200000)
+    half = len(body) // 2
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as s:
+            s.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:half])
+            got = b""
+            while not (b"\r\n\r\n" in got and len(got.partition(b"\r\n\r\n")[2]) >= half):
+                piece = s.recv(65536)
+                if not piece:
+                    return False
+                got += piece
+            s.sendall(body[half:])
+            while len(got.partition(b"\r\n\r\n")[2]) < len(body):
+                piece = s.recv(65536)
+                if not piece:
+                    return False
+                got += piece
+            return got.partition(b"\r\n\r\n")[2] == body
+    except OSError:
+        return False
+
+
 def echo_checks(report, net):
     host, port = netload.file_server_address(net)
+    report.add(echo_streams(host, port), "file server: POST /echo sends each piece back as it arrives")
     body = netload.upload_body(99, 300000)
     status, got = raw_http(host, port, b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
     report.add(status == 200 and got == body, "file server: POST /echo of %d bytes answers 200 with the same bytes "

@@ -299,7 +299,7 @@ async def http_request(result, socks, user, host, port, path, timeout, body=None
     progress for that long fails the request); `progress(n)` is called per
     piece received."""
     started = time.monotonic()
-    writer = None
+    writer = sender = None
     try:
         result.stage = "socks"
         reader, writer = await socks5_connect(socks, user, "x", host, port, timeout)
@@ -310,12 +310,13 @@ async def http_request(result, socks, user, host, port, path, timeout, body=None
         if body is not None:
             req += "Content-Type: application/octet-stream\r\nContent-Length: %d\r\n" % len(body)
         writer.write((req + "\r\n").encode())
-        if body is not None:
-            view = memoryview(body)
-            for i in range(0, len(body), READ_PIECE):
-                writer.write(view[i:i + READ_PIECE])
-                await asyncio.wait_for(writer.drain(), timeout)
         await asyncio.wait_for(writer.drain(), timeout)
+        if body is not None:
+            # The body goes out while the response is read: the file server's
+            # /echo answers at once and echoes each piece as it arrives, so
+            # the timeout below measures the upload's progress, not the time
+            # a body sat in socket buffers and crossed the circuit.
+            sender = asyncio.ensure_future(_send_body(writer, body, timeout))
         result.stage = "response header"
         status, headers = await _read_head(reader, timeout)
         result.status = status
@@ -337,6 +338,8 @@ async def http_request(result, socks, user, host, port, path, timeout, body=None
             if progress:
                 progress(len(piece))
         result.sha = h.hexdigest()
+        if sender is not None:
+            await sender  # done once the echo is whole; raises what the sending met
         result.stage = "done"
     except asyncio.CancelledError:
         result.error = result.error or "cancelled (the round's deadline)"
@@ -345,9 +348,24 @@ async def http_request(result, socks, user, host, port, path, timeout, body=None
         result.error = "%s: %s" % (type(e).__name__, e)
     finally:
         result.seconds = time.monotonic() - started
+        if sender is not None:
+            if not sender.done():
+                sender.cancel()
+            elif not sender.cancelled():
+                sender.exception()  # retrieved: the reader's error is the one reported
         if writer is not None:
             writer.close()
     return result
+
+
+async def _send_body(writer, body, timeout):
+    view = memoryview(body)
+    for i in range(0, len(body), READ_PIECE):
+        writer.write(view[i:i + READ_PIECE])
+        try:
+            await asyncio.wait_for(writer.drain(), timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError("upload stalled: nothing sent for %.0f s" % timeout)
 
 
 def upload_body(seed, size):

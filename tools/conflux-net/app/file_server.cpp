@@ -3,9 +3,8 @@
 // Content-Type, single byte ranges and keep-alive; and POST /echo, which
 // answers with the request's body (upload tests). Beast parses requests
 // (bounded: 8 KiB of header; no body except for /echo, which takes at most
-// 8 MiB with a Content-Length, and 128 MiB for all echoes at once); files
-// and echoes are sent in 64 KiB pieces, so a 50 MiB download costs 64 KiB
-// of memory. Every response allows any origin (CORS), so a test page on one
+// 8 MiB with a Content-Length); files and echoes are sent in 64 KiB pieces,
+// so a 50 MiB download or upload costs 64 KiB of memory. Every response allows any origin (CORS), so a test page on one
 // origin can fetch and hash resources from the others.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,9 +15,10 @@
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include "commands.hpp"
 #include "conflux/net/asio.hpp"
@@ -50,26 +50,11 @@ constexpr auto kWriteTimeout = 120s;  // per 64 KiB piece: a stalled reader is d
 // readers slower than about 1 kB/s, not slow ones.
 constexpr int kSendBuffer = 256 * 1024;
 constexpr std::uint64_t kMaxEchoBody = 8 * 1024 * 1024;
-constexpr std::uint64_t kMaxEchoInFlight = 128 * 1024 * 1024;  // all echo bodies held at once
-constexpr auto kEchoBodyTimeout = 300s;  // the whole upload (through a loaded onion network)
+constexpr auto kEchoIdleTimeout = 120s;  // per piece of an upload, as kWriteTimeout per piece sent
 
 struct Server {
   fs::path root;
   std::size_t connections = 0;
-  std::uint64_t echo_bytes = 0;  // bodies of /echo requests being read or sent
-};
-
-// Holds `n` bytes of the server's echo budget for as long as it lives.
-class EchoReservation {
- public:
-  EchoReservation(Server& s, std::uint64_t n) : server_(s), n_(n) { server_.echo_bytes += n_; }
-  ~EchoReservation() { server_.echo_bytes -= n_; }
-  EchoReservation(const EchoReservation&) = delete;
-  EchoReservation& operator=(const EchoReservation&) = delete;
-
- private:
-  Server& server_;
-  std::uint64_t n_;
 };
 
 class Fd {
@@ -175,10 +160,14 @@ asio::awaitable<bool> send_pieces(beast::tcp_stream& stream, std::string_view da
 
 bool is_echo_target(std::string_view target) { return target == "/echo" || target.rfind("/echo?", 0) == 0; }
 
-// POST /echo: the header is read; reads the body (Content-Length only, at
-// most kMaxEchoBody, within the server's echo budget) and answers 200 with
-// it. false when the connection must close.
-asio::awaitable<bool> echo(beast::tcp_stream& stream, beast::flat_buffer& buffer, Server& server,
+// POST /echo: the header is read; answers 200 at once and sends the body
+// back piece by piece as it arrives (Content-Length only, at most
+// kMaxEchoBody), so an upload's progress shows in the response: a client
+// waiting for the whole body to come back would otherwise see nothing while
+// its bytes sat in socket buffers and crossed the circuit (issue 14). A
+// client must read while it sends, as browsers and curl do. false when the
+// connection must close.
+asio::awaitable<bool> echo(beast::tcp_stream& stream, beast::flat_buffer& buffer,
                            http::request_parser<http::empty_body>& header) {
   const auto& h = header.get();
   const bool keep_alive = h.keep_alive();
@@ -189,27 +178,31 @@ asio::awaitable<bool> echo(beast::tcp_stream& stream, beast::flat_buffer& buffer
     (void)co_await send_error(stream, 411, "Length Required", false);
     co_return false;
   }
-  const std::uint64_t length = *header.content_length();
-  if (length > kMaxEchoBody) {  // the header parser's body limit refuses these already
+  std::uint64_t left = *header.content_length();
+  if (left > kMaxEchoBody) {  // the header parser's body limit refuses these already
     (void)co_await send_error(stream, 413, "Content Too Large", false);
     co_return false;
   }
-  if (server.echo_bytes + length > kMaxEchoInFlight) {
-    (void)co_await send_error(stream, 503, "Service Unavailable", false, "Retry-After: 1\r\n");
-    co_return false;
+  if (!co_await send(stream, head(200, "OK", "application/octet-stream", left, keep_alive))) co_return false;
+  // What the header read took past the header first (it may hold a
+  // pipelined next request after the body: only `left` bytes are ours).
+  const auto buffered = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), left));
+  if (buffered > 0) {
+    const auto* first = static_cast<const char*>(buffer.data().data());
+    if (!co_await send_pieces(stream, std::string_view(first, buffered))) co_return false;
+    buffer.consume(buffered);
+    left -= buffered;
   }
-  EchoReservation reserved(server, length);
-  http::request_parser<http::string_body> parser(std::move(header));
-  parser.body_limit(kMaxEchoBody);
-  stream.expires_after(kEchoBodyTimeout);
-  auto [ec, n] = co_await http::async_read(stream, buffer, parser, net::use_nothrow);
-  if (ec) {
-    if (ec == http::error::body_limit) (void)co_await send_error(stream, 413, "Content Too Large", false);
-    co_return false;  // EOF, timeout or a broken body: nothing sensible to answer
+  std::vector<char> piece(kChunk);
+  while (left > 0) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, left));
+    stream.expires_after(kEchoIdleTimeout);
+    auto [ec, n] = co_await stream.async_read_some(asio::buffer(piece.data(), want), net::use_nothrow);
+    if (ec) co_return false;  // EOF, timeout or reset inside the body: the promised length cannot be met
+    if (!co_await send_pieces(stream, std::string_view(piece.data(), n))) co_return false;
+    left -= n;
   }
-  const std::string& body = parser.get().body();
-  if (!co_await send(stream, head(200, "OK", "application/octet-stream", body.size(), keep_alive))) co_return false;
-  co_return co_await send_pieces(stream, body) && keep_alive;
+  co_return keep_alive;
 }
 
 asio::awaitable<void> serve(std::shared_ptr<Server> server, net::tcp::socket socket) {
@@ -245,7 +238,7 @@ asio::awaitable<void> serve(std::shared_ptr<Server> server, net::tcp::socket soc
           break;
         continue;
       }
-      if (!co_await echo(stream, buffer, *server, parser)) break;
+      if (!co_await echo(stream, buffer, parser)) break;
       continue;
     }
     if (!parser.is_done()) {  // a body where none belongs: not read, so the connection cannot go on
