@@ -5,6 +5,7 @@
 
 #include <csignal>
 
+#include "conflux/config/config_edit.hpp"
 #include "conflux/config/control_config_view.hpp"
 #include "conflux/log/log.hpp"
 
@@ -73,6 +74,18 @@ void RelayControl::add_info() {
   info.add("config-file", "Current location of the \"torrc\" file.", [this](std::string_view) {
     return src_.options.control.config_file.empty() ? V() : V(src_.options.control.config_file);
   });
+  info.add("config-text", "Return the string that would be written by a saveconf command.",
+           [this](std::string_view) {
+             return V(config::running_config_text(src_.options.config_lines, src_.options.control.defaults_file));
+           });
+  // The address the relay's descriptor advertises (Address, else the ORPort's); 551 without one, as
+  // tor answers before it has a guess.
+  info.add("address", "IP address of this Tor host, if we can guess it.",
+           [this](std::string_view) { return src_.address ? src_.address(false) : V(); });
+  info.add("address/v4", "IPv4 address of this Tor host, if we can guess it.",
+           [this](std::string_view) { return src_.address ? src_.address(false) : V(); });
+  info.add("address/v6", "IPv6 address of this Tor host, if we can guess it.",
+           [this](std::string_view) { return src_.address ? src_.address(true) : V(); });
   info.add("status/bootstrap-phase", "The last bootstrap phase status event that Tor sent.",
            [this](std::string_view) { return V(bootstrap_); });
   info.add("status/circuit-established", "Whether we think client functionality is working.",

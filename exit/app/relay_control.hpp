@@ -33,6 +33,8 @@ class RelayControl {
     // options whose lines differ are `changed`) or refuses it whole.
     std::function<control::ConfigOutcome(config::RelayOptions next, const std::vector<std::string>& changed)>
         reconfigure;
+    // GETINFO address, address/v4 (false), address/v6 (true): the advertised one, if any.
+    std::function<std::optional<std::string>(bool ipv6)> address;
   };
 
   RelayControl(net::asio::io_context& io, Sources sources);

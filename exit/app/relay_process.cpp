@@ -8,6 +8,7 @@
 
 #include "conflux/bytes/hex.hpp"
 #include "conflux/config/consensus_params.hpp"
+#include "conflux/dir/fields.hpp"
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/proto/cc_params.hpp"
 #include "relay_cc_metrics.hpp"
@@ -447,7 +448,7 @@ bool RelayProcess::start_metrics() {
 bool RelayProcess::start_control() {
   if (!config_.options.control.enabled()) return true;
   RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true),
-                          {}, {}, {}, {}, {}, {}};
+                          {}, {}, {}, {}, {}, {}, {}};
   s.or_listeners = or_bound_;
   if (dir_server_) s.dir_listeners.push_back(dir_server_->local_endpoint());
   s.traffic = [this] {
@@ -459,6 +460,13 @@ bool RelayProcess::start_control() {
     return reconfigure(std::move(next), changed);
   };
   s.heartbeat = [this] { log_counters(log::Severity::Notice); };
+  s.address = [this](bool ipv6) -> std::optional<std::string> {
+    const auto info = relay_info();
+    if (!info) return std::nullopt;
+    if (!ipv6) return dir::format_ipv4(info->ipv4);
+    if (!info->ipv6) return std::nullopt;
+    return dir::format_ipv6(*info->ipv6);
+  };
   control_ = std::make_unique<RelayControl>(io_, std::move(s));
   return control_->start();
 }

@@ -170,6 +170,13 @@ def check_relay_setconf(checks, c):
                "relay: SETCONF CircuitPriorityHalflife applied, CONF_CHANGED")
     reply = c.msg("SETCONF Nickname=renamed").content()[-1]
     checks.add(reply[0] == "553" and "Nickname" in reply[2], "relay: SETCONF Nickname is 553: %s %s" % (reply[0], reply[2]))
+    text = c.get_info("config-text")
+    checks.add("ORPort" in text and "CircuitPriorityHalflife 7.5" in text,
+               "relay: GETINFO config-text has its torrc's ORPort and the SETCONF just made")
+    address, listeners = c.get_info("address"), c.get_info("net/listeners/or")
+    checks.add(re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address) is not None and address == c.get_info("address/v4") and
+               ('"%s:' % address) in listeners,
+               "relay: GETINFO address is the advertised IPv4 address, its ORPort's (%s; %s)" % (address, listeners))
 
 
 def relay_fingerprints(checks, net):
@@ -427,9 +434,12 @@ def check_disable_network(checks, c, socks, url):
 def check_saveconf(checks, c, ctl):
     with open(ctl["torrc"]) as f:
         hand_written = f.read()
+    text = c.get_info("config-text")
     c.save_conf()
     with open(ctl["torrc"]) as f:
         saved = f.read()
+    checks.add("UseBridges 1" in text and saved.rstrip("\n").endswith(text.rstrip("\n")),
+               "GETINFO config-text is what SAVECONF wrote, without the header")
     try:
         with open(ctl["torrc"] + ".orig.1") as f:
             kept = f.read() == hand_written

@@ -7,6 +7,7 @@
 
 #include "conflux/bytes/hex.hpp"
 #include "conflux/client/conflux_tunnel.hpp"
+#include "conflux/config/config_edit.hpp"
 #include "conflux/config/control_config_view.hpp"
 #include "conflux/control/control_reply.hpp"
 
@@ -105,6 +106,10 @@ void ProxyControl::add_info() {
   info.add("config-file", "Current location of the \"torrc\" file.", [this](std::string_view) {
     return src_.options.control.config_file.empty() ? V() : V(src_.options.control.config_file);
   });
+  info.add("config-text", "Return the string that would be written by a saveconf command.",
+           [this](std::string_view) {
+             return V(config::running_config_text(src_.options.config_lines, src_.options.control.defaults_file));
+           });
   info.add("status/bootstrap-phase", "The last bootstrap phase status event that Tor sent.",
            [this](std::string_view) { return V(bootstrap_); });
   info.add("status/circuit-established", "Whether we think client functionality is working.",

@@ -7,14 +7,19 @@
 
 namespace conflux::config {
 
-std::string saved_torrc_text(const Entries& lines, std::string_view defaults_file) {
+std::string running_config_text(const Entries& lines, std::string_view defaults_file) {
   Entries kept;
   for (const auto& e : lines) {
     if (!defaults_file.empty() && e.where.file == defaults_file) continue;
     if (e.key.starts_with("__")) continue;
     kept.push_back(e);
   }
-  return std::string(kGeneratedTorrcPrefix) + "\n" + std::string(kGeneratedTorrcComment) + "\n\n" + to_torrc(kept);
+  return to_torrc(kept);
+}
+
+std::string saved_torrc_text(const Entries& lines, std::string_view defaults_file) {
+  return std::string(kGeneratedTorrcPrefix) + "\n" + std::string(kGeneratedTorrcComment) + "\n\n" +
+         running_config_text(lines, defaults_file);
 }
 
 bool include_used(const Entries& lines, std::string_view torrc, std::string_view defaults_file) {

@@ -141,6 +141,8 @@ inline constexpr std::string_view kGeneratedTorrcComment =
 // the command line or a controller (not those of `defaults_file`, nor
 // "__" options, which tor never saves).
 [[nodiscard]] std::string saved_torrc_text(const Entries& lines, std::string_view defaults_file);
+// Those lines without the header: GETINFO config-text.
+[[nodiscard]] std::string running_config_text(const Entries& lines, std::string_view defaults_file);
 
 // Whether any line came from a file other than the torrc and the defaults
 // file (%include): SAVECONF without FORCE refuses then, as tor's IncludeUsed.
