@@ -13,14 +13,17 @@
 # CONFLUX_TEST_FOREGROUND=1 runs every step in turn at normal priority instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+t0=$(date +%s)
 ./scripts/install-deps.sh
+deps_took=$(($(date +%s) - t0))
 
 JOBS="${JOBS:-$(nproc)}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-5}"
 PY=/usr/bin/python3
 start=$(date +%s)
 stamp() { echo "[$(($(date +%s) - start)) s] $*"; }
-results=()
+since() { echo "$(($(date +%s) - $1)) s"; }
+results=("install-deps: ok ($deps_took s)")
 
 stamp "== structure checks: layering =="
 "$PY" scripts/checks/layering.py --self-test
@@ -42,14 +45,14 @@ background() {
   echo "== structure checks: function size =="
   "$PY" scripts/checks/function_size.py --self-test || return 1
   "$PY" scripts/checks/function_size.py -j "$JOBS" || return 1
-  echo "(function size done after $(($(date +%s) - t0)) s)"
+  echo "(function size done after $(($(date +%s) - t0)) s, at $(($(date +%s) - start)) s of the run)"
   echo "== fuzz build =="
   cmake --preset fuzz >/dev/null || return 1
   cmake --build --preset fuzz -j "$JOBS" || return 1
-  echo "(fuzz build done after $(($(date +%s) - t0)) s)"
+  echo "(fuzz build done after $(($(date +%s) - t0)) s, at $(($(date +%s) - start)) s of the run)"
 }
 export -f background
-export PY JOBS
+export PY JOBS start
 if [ "${CONFLUX_TEST_FOREGROUND:-0}" = 1 ]; then
   if background; then echo 0 > "$background_rc"; else echo 1 > "$background_rc"; fi
 else
@@ -62,6 +65,7 @@ else
 fi
 
 stamp "== release build: main-job program and benchmark smoke =="
+t_step=$(date +%s)
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$JOBS"
 build/release/tools/wire-demo/conflux-wire-demo >/dev/null
@@ -71,31 +75,47 @@ for b in build/release/bench/bench_*; do
   "$b" --benchmark_min_time=0.01 >/dev/null 2>&1 || { echo "benchmark failed: $b"; exit 1; }
   echo "ok: $(basename "$b")"
 done
-results+=("release build and benchmark smoke: ok")
+results+=("release build and benchmark smoke: ok ($(since "$t_step"))")
 
 stamp "== unit and integration tests (ASan + UBSan) =="
+t_step=$(date +%s)
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$JOBS"
+results+=("asan build: ok ($(since "$t_step"))")
+t_step=$(date +%s)
 # Twice the cores: the process tests spend most of their time waiting on rate-limited bridges and
 # deadlines, not computing.
 tests_ok=1
+ctest_log=$(mktemp)
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --preset asan -j "$((JOBS * 2))" || tests_ok=0
-[ $tests_ok = 1 ] && results+=("unit and integration tests: ok") || results+=("unit and integration tests: FAILED")
+  ctest --preset asan -j "$((JOBS * 2))" 2>&1 | tee "$ctest_log" || tests_ok=0
+[ "${PIPESTATUS[0]}" = 0 ] || tests_ok=0
+[ $tests_ok = 1 ] && results+=("unit and integration tests: ok ($(since "$t_step"))") ||
+  results+=("unit and integration tests: FAILED ($(since "$t_step"))")
+# The slowest tests, for the summary (CI shows only the end of the output).
+while read -r line; do results+=("  slow test: $line"); done < <(
+  sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: (.*[^. ]) \.*[ *]*([A-Za-z][A-Za-z ]*[A-Za-z]) +([0-9.]+) sec$/\3 s \1 (\2)/p' "$ctest_log" |
+    sort -rn | head -8)
+rm -f "$ctest_log"
 
 stamp "== function size and fuzz build (background) =="
+t_step=$(date +%s)
 [ -n "$background_pid" ] && { wait "$background_pid" || true; }
 background_pid=""
 cat "$background_log"
 background_ok=$([ "$(cat "$background_rc" 2>/dev/null)" = 0 ] && echo 1 || echo 0)
-[ "$background_ok" = 1 ] && results+=("function size and fuzz build: ok") || results+=("function size and fuzz build: FAILED")
+# The wait is what the background part added to the run's time; its own times go in the summary too.
+while read -r line; do results+=("  background: $line"); done < <(grep -E "^\((function size|fuzz build) done" "$background_log" || true)
+[ "$background_ok" = 1 ] && results+=("function size and fuzz build: ok (waited $(since "$t_step"))") ||
+  results+=("function size and fuzz build: FAILED (waited $(since "$t_step"))")
 
 fuzz_ok=0
 if [ "$background_ok" = 1 ]; then
   stamp "== fuzz smoke (${FUZZ_SECONDS}s per target) =="
+  t_step=$(date +%s)
   ./scripts/fuzz.sh --smoke "$FUZZ_SECONDS" && fuzz_ok=1
 fi
-[ $fuzz_ok = 1 ] && results+=("fuzz smoke: ok") || results+=("fuzz smoke: FAILED or not run")
+[ $fuzz_ok = 1 ] && results+=("fuzz smoke: ok ($(since "$t_step"))") || results+=("fuzz smoke: FAILED or not run")
 
 stamp "== summary =="
 printf '%s\n' "${results[@]}"
