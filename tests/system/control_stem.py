@@ -251,6 +251,11 @@ def drive_proxy(checks, c, net, fps, socks, url):
     check_paths(checks, [x for x in circuits if x.status == "BUILT"], fps, "circuit-status during the download")
     t.join()
     checks.add(result["r"].stdout.startswith("200 5242880"), "the 5 MiB download: %s" % result["r"].stdout)
+    orconns = c.get_info("orconn-status").splitlines()
+    named = [re.fullmatch(r"\$([0-9A-F]{40})~(\w+) (LAUNCHED|CONNECTED)", line) for line in orconns]
+    checks.add(orconns and all(named) and any(m.group(3) == "CONNECTED" and fps.get(m.group(2)) == m.group(1)
+                                             for m in named),
+               "GETINFO orconn-status: the channels to first hops, each $FINGERPRINT~nickname: %s" % orconns)
     wait_for(lambda: len(bw) >= 4 and sum(r for _, r in bw) >= 5 << 20, 8)
     spacing = [b[0] - a[0] for a, b in zip(bw, bw[1:])]
     checks.add(sum(r for _, r in bw) >= 5 << 20, "BW events add up to the download (%d bytes read)"
@@ -400,6 +405,8 @@ def check_bridges(checks, c, net, socks, url):
         return
     port = re.search(r":(\d+) ", lines[0]).group(1)
     name = [p["name"] for p in net["processes"] if p["role"] == "bridge" and str(p["ports"]["or"]) == port][0]
+    orconn_events = []
+    c.add_event_listener(lambda e: orconn_events.append(e), EventType.ORCONN)
     c.set_options({"UseBridges": "1", "Bridge": lines[0]})
     got = c.get_conf("Bridge")
     checks.add(c.get_conf("UseBridges") == "1" and got == lines[0],
@@ -409,6 +416,13 @@ def check_bridges(checks, c, net, socks, url):
     first = [x.path[0][1] for x in c.get_circuits() if x.id == circ and x.path]
     checks.add(r.stdout.startswith("200 1048576") and first == [name],
                "after SETCONF Bridge the download (%s) went through bridge %s (first hop %s)" % (r.stdout, name, first))
+    # Named by its address while launched (the line gives no RSA fingerprint), by the one it proved once open.
+    ids = {e.id for e in orconn_events if e.status == "LAUNCHED" and e.endpoint_port == int(port)}
+    to_bridge = [e for e in orconn_events if e.id in ids]
+    checks.add(ids and {"LAUNCHED", "CONNECTED"} <= {e.status for e in to_bridge} and
+               any(e.endpoint_fingerprint for e in to_bridge if e.status == "CONNECTED"),
+               "ORCONN events (stem-parsed) for the new channel to the bridge: %s"
+               % ["%s %s %s" % (e.endpoint, e.status, e.id) for e in orconn_events][:6])
     tested = []
     try:
         c.add_event_listener(lambda e: tested.append(str(e)), "CONFLUX_BRIDGE")

@@ -12,6 +12,7 @@ struct LinkPool::Entry {
   bool open = false;
   bool closed = false;
   bool routed = false;  // through a LinkRoute (a transport's listener)
+  std::optional<net::tcp::endpoint> address;  // the first one it connects to
 };
 
 bool LinkPool::Peer::same_as(const Peer& other) const {
@@ -83,6 +84,9 @@ LinkPool::Entry* LinkPool::entry_for(const Peer& peer, const std::vector<net::tc
   }
   expected.rsa = peer.rsa;
   raw->routed = route.has_value();
+  if (route && !route->connect_to.empty()) raw->address = route->connect_to.front();
+  if (!route && !at.empty()) raw->address = at.front();
+  report(*raw, LinkReport::Status::Launched);
   if (route)
     raw->link->connect(route->connect_to, expected, std::move(route->prelude));
   else
@@ -101,6 +105,7 @@ void LinkPool::on_link_open(Entry& e) {
   if (auto rsa = e.link->peer_rsa_identity()) e.peer.rsa = *rsa;
   for (auto& [cid, c] : e.circuits) c->start();
   if (hooks_.link_open) hooks_.link_open(e.peer);
+  report(e, LinkReport::Status::Connected);
 }
 
 Circuit* LinkPool::launch(CircuitInfo info, std::vector<net::tcp::endpoint> first_hop_at, Circuit::Hooks hooks) {
@@ -144,6 +149,7 @@ void LinkPool::on_link_closed(std::uint64_t key, std::string_view why) {
   for (auto* c : circuits) c->link_closed(why);
   const bool transport_down = e.routed && !e.link->tcp_connected();
   if (hooks_.link_closed) hooks_.link_closed(e.peer, was_open, transport_down, why);
+  report(e, was_open ? LinkReport::Status::Closed : LinkReport::Status::Failed, why, transport_down);
   // The link is inside its own callback: destroy it afterwards. A new link
   // to the same relay has a key of its own meanwhile.
   net::asio::post(io_, [this, life = std::weak_ptr<int>(life_), key] {
@@ -167,6 +173,25 @@ std::size_t LinkPool::links_open() const {
   std::size_t n = 0;
   for (const auto& [key, e] : links_) if (e->open) ++n;
   return n;
+}
+
+LinkPool::LinkReport LinkPool::report_of(const Entry& e) {
+  LinkReport r;
+  r.status = e.open ? LinkReport::Status::Connected : LinkReport::Status::Launched;
+  r.id = e.key;
+  r.peer = e.peer;
+  r.address = e.address;
+  r.circuits = e.circuits.size();
+  return r;
+}
+
+void LinkPool::report(const Entry& e, LinkReport::Status status, std::string_view why, bool transport_down) {
+  if (!hooks_.report) return;
+  LinkReport r = report_of(e);
+  r.status = status;
+  r.why = why;
+  r.transport_down = transport_down;
+  hooks_.report(r);
 }
 
 std::size_t LinkPool::circuits() const {

@@ -64,7 +64,7 @@ std::string control_long_name(const PathHop& hop) {
 
 ProxyControl::ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log)
     : io_(io), src_(std::move(sources)), version_(std::move(version)), log_(std::move(log)),
-      program_({"CIRC", "CIRC_MINOR", "CIRC_BW", "CONFLUX_LEG", "CONFLUX_BRIDGE", "STREAM", "STREAM_BW", "BW",
+      program_({"CIRC", "CIRC_MINOR", "CIRC_BW", "CONFLUX_LEG", "CONFLUX_BRIDGE", "STREAM", "STREAM_BW", "ORCONN", "BW",
                 "NEWCONSENSUS", "GUARD", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "STATUS_GENERAL",
                 "STATUS_SERVER", "CONF_CHANGED"},
                config_view()),
@@ -117,6 +117,8 @@ void ProxyControl::add_info() {
   info.add("circuit-status", "List of current circuits originating here.",
            [this](std::string_view) { return V(circuit_status()); });
   info.add("stream-status", "List of current streams.", [this](std::string_view) { return V(stream_status()); });
+  info.add("orconn-status", "A list of current OR connections.",
+           [this](std::string_view) { return V(orconn_status()); });
   info.add("traffic/read", "Bytes read since the process was started.",
            [this](std::string_view) { return V(std::to_string(src_.counters.bytes_from_network)); });
   info.add("traffic/written", "Bytes written since the process was started.",

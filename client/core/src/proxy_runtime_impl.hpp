@@ -132,6 +132,9 @@ struct ProxyRuntime::Impl {
       if (!transport_down && p.ed25519) planner.first_hop_reachable(*p.ed25519, false);
     };
     h.route = [this](const LinkPool::Peer& p) { return transports.route(p); };
+    h.report = [this](const LinkPool::LinkReport& r) {
+      if (control) control->orconn(r);
+    };
     return h;
   }
 

@@ -24,4 +24,11 @@ void NetworkStatusInfo::update(const dir::ConsensusBody& body, ControlPort* port
   if (port != nullptr) port->publish_data("NEWCONSENSUS", dir::control_router_statuses(*body_));
 }
 
+std::optional<std::string> NetworkStatusInfo::nickname_of(const crypto::RsaFingerprint& id) const {
+  if (!body_) return std::nullopt;
+  for (const auto& r : body_->routers)
+    if (r.rsa_identity == id) return r.nickname;
+  return std::nullopt;
+}
+
 }  // namespace conflux::controlnet

@@ -53,6 +53,18 @@ class LinkPool {
   // The first hop a circuit's path names (see above).
   [[nodiscard]] static Peer first_hop_of(const CircuitInfo& info);
 
+  // A link as the ControlPort tells it (ORCONN, orconn-status; control-spec 4.1.3).
+  struct LinkReport {
+    enum class Status { Launched, Connected, Failed, Closed };
+    Status status = Status::Launched;
+    std::uint64_t id = 0;  // the pool's own, ORCONN's ID
+    Peer peer;
+    std::optional<net::tcp::endpoint> address;  // the first address it connects to
+    std::size_t circuits = 0;
+    std::string_view why;         // Failed, Closed
+    bool transport_down = false;  // Failed: its pluggable transport did not answer
+  };
+
   struct Hooks {
     std::function<void(const Peer&)> link_open;
     // The link could not be opened, or closed; `was_open` tells which.
@@ -61,6 +73,8 @@ class LinkPool {
     std::function<void(const Peer&, bool was_open, bool transport_down, std::string_view why)> link_closed;
     // Asked before a new link is made; nullopt: connect to the addresses given.
     std::function<std::optional<LinkRoute>(const Peer&)> route;
+    // Every link launched, opened, failed or closed.
+    std::function<void(const LinkReport&)> report;
   };
 
   LinkPool(net::asio::io_context& io, net::asio::ssl::context& tls, net::Scheduler& scheduler, const net::Clock& clock,
@@ -88,6 +102,8 @@ class LinkPool {
   void on_link_cell(Entry& e, const cell::CellView& c);
   void on_link_closed(std::uint64_t key, std::string_view why);
   void reap(std::uint64_t key, CircId circ);
+  [[nodiscard]] static LinkReport report_of(const Entry& e);
+  void report(const Entry& e, LinkReport::Status status, std::string_view why = {}, bool transport_down = false);
 
   std::shared_ptr<int> life_ = std::make_shared<int>(0);
   net::asio::io_context& io_;

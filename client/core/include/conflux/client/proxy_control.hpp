@@ -66,6 +66,9 @@ class ProxyControl {
   void tick();
   // A new consensus: ns/* answers from it, NEWCONSENSUS tells controllers.
   void consensus(const dir::ConsensusBody& body);
+  // An ORCONN event (LinkPool::Hooks::report); orconn-status keeps the
+  // links launched and open.
+  void orconn(const LinkPool::LinkReport& r);
   // The Conflux pool SETCONF ConfluxEnabled 1 made.
   void set_conflux(const ConfluxPool* conflux) { src_.conflux = conflux; }
 
@@ -95,6 +98,8 @@ class ProxyControl {
   // Now as tor's events write times: 2026-11-26T14:30:00.123456 (UTC).
   [[nodiscard]] static std::string iso_time_usec();
   void guard_events();
+  [[nodiscard]] std::string orconn_target(const LinkPool::LinkReport& r) const;
+  [[nodiscard]] std::string orconn_status() const;
   void leg_events(const std::map<std::uint64_t, const Circuit*>& circuits);
   [[nodiscard]] std::map<std::uint64_t, const Circuit*> circuits_by_serial() const;
 
@@ -108,6 +113,7 @@ class ProxyControl {
   std::map<std::uint64_t, std::size_t> hops_built_;  // circuits not closed: hops built so far
   std::map<std::uint64_t, std::string> created_;     // circuits not closed: TIME_CREATED
   std::map<std::uint64_t, StreamRow> streams_;       // streams not closed (one per SOCKS connection)
+  std::map<std::uint64_t, std::string> orconns_;     // links launched or open: orconn-status lines
   struct LegRow {
     std::uint64_t set = 0;
     double rtt_ms = 0;

@@ -5,6 +5,7 @@
 // proxy and the relay each own one, declared before the ControlProgram
 // whose GETINFO table holds its providers.
 #include <optional>
+#include <string>
 
 #include "conflux/control/control_getinfo.hpp"
 #include "conflux/controlnet/control_port.hpp"
@@ -20,6 +21,8 @@ class NetworkStatusInfo {
   // A new consensus: kept for GETINFO, and sent to `port`'s NEWCONSENSUS
   // listeners when there is a port.
   void update(const dir::ConsensusBody& body, ControlPort* port);
+  // The consensus nickname of the relay with this RSA identity, if listed.
+  [[nodiscard]] std::optional<std::string> nickname_of(const crypto::RsaFingerprint& id) const;
 
  private:
   std::optional<dir::ConsensusBody> body_;
