@@ -42,6 +42,17 @@ client::CircuitInfo one_hop(const client::LinkPool::Identity& ed, std::optional<
   return info;
 }
 
+std::string report_text(const client::LinkPool::LinkReport& r) {
+  using S = client::LinkPool::LinkReport::Status;
+  const char* status = r.status == S::Launched    ? "LAUNCHED"
+                       : r.status == S::Connected ? "CONNECTED"
+                       : r.status == S::Failed    ? "FAILED"
+                                                  : "CLOSED";
+  std::string out = std::to_string(r.id) + " " + status;
+  if (!r.reason.empty()) out += " " + std::string(r.reason);
+  return out;
+}
+
 client::LinkPool::Identity ed_of(const TestRelay& relay) {
   client::LinkPool::Identity id{};
   std::copy(relay.keys.identity().begin(), relay.keys.identity().end(), id.begin());
@@ -92,8 +103,10 @@ TEST_CASE("LinkPool: a first hop named by RSA fingerprint is found afterwards by
   asio::ssl::context tls = net::make_tls_client_context();
   net::Scheduler scheduler(io, clock, nullptr);
   std::vector<client::LinkPool::Peer> opened;
+  std::vector<std::string> reports;  // "ID STATUS [REASON]", as ORCONN tells them
   client::LinkPool::Hooks hooks;
   hooks.link_open = [&](const client::LinkPool::Peer& p) { opened.push_back(p); };
+  hooks.report = [&](const client::LinkPool::LinkReport& r) { reports.push_back(report_text(r)); };
   client::LinkPool pool(io, tls, scheduler, clock, net::ClientLink::Options{}, std::move(hooks), {});
 
   int built = 0;
@@ -131,6 +144,33 @@ TEST_CASE("LinkPool: a first hop named by RSA fingerprint is found afterwards by
   CHECK(pool.links_open() == 1);
   pool.close_all();
   CHECK(run_until(io, [&] { return closed == 3; }));
+  CHECK(reports == std::vector<std::string>{"1 LAUNCHED", "1 CONNECTED", "2 LAUNCHED", "2 FAILED IDENTITY",
+                                            "1 CLOSED DONE"});
+}
+
+TEST_CASE("LinkPool: a first hop that refuses the connection is reported FAILED CONNECTREFUSED", "[proxy]") {
+  asio::io_context io;
+  net::SystemClock clock;
+  asio::ssl::context tls = net::make_tls_client_context();
+  net::Scheduler scheduler(io, clock, nullptr);
+  std::vector<std::string> reports;
+  client::LinkPool::Hooks hooks;
+  hooks.report = [&](const client::LinkPool::LinkReport& r) { reports.push_back(report_text(r)); };
+  client::LinkPool pool(io, tls, scheduler, clock, net::ClientLink::Options{}, std::move(hooks), {});
+  // A port nothing listens on: bound, then closed.
+  asio::ip::tcp::endpoint closed_port;
+  {
+    asio::ip::tcp::acceptor a(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    closed_port = a.local_endpoint();
+  }
+  client::LinkPool::Identity some{};
+  some[0] = 1;
+  int closed = 0;
+  client::Circuit::Hooks ch;
+  ch.closed = [&](client::Circuit&, std::string_view) { ++closed; };
+  REQUIRE(pool.launch(one_hop(some, std::nullopt), {closed_port}, ch) != nullptr);
+  REQUIRE(run_until(io, [&] { return closed == 1; }));
+  CHECK(reports == std::vector<std::string>{"1 LAUNCHED", "1 FAILED CONNECTREFUSED"});
 }
 
 TEST_CASE("LinkPool: Peer::same_as", "[proxy][rsa]") {

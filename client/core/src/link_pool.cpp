@@ -15,6 +15,28 @@ struct LinkPool::Entry {
   std::optional<net::tcp::endpoint> address;  // the first one it connects to
 };
 
+namespace {
+
+bool says(std::string_view why, std::string_view words) { return why.find(words) != std::string_view::npos; }
+
+}  // namespace
+
+// tor's words for why an OR connection ended (orconn_end_reason_to_control_string): from the
+// handshake's verdict when it gave one, else from the socket error's text (strerror's).
+std::string_view orconn_reason(const net::ClientLink& link, bool was_open, bool transport_down,
+                               std::string_view why) {
+  if (was_open) return says(why, "reset") ? "CONNECTRESET" : "DONE";
+  if (transport_down) return "PT_MISSING";
+  if (const auto f = link.failure())
+    return *f == proto::LinkFailure::IdentityMismatch || *f == proto::LinkFailure::TlsCertMismatch ? "IDENTITY"
+                                                                                                   : "MISC";
+  if (says(why, "refused")) return "CONNECTREFUSED";
+  if (says(why, "timed out")) return "TIMEOUT";
+  if (says(why, "reset")) return "CONNECTRESET";
+  if (says(why, "unreachable") || says(why, "No route")) return "NOROUTE";
+  return "MISC";
+}
+
 bool LinkPool::Peer::same_as(const Peer& other) const {
   if (ed25519 && other.ed25519 && *ed25519 != *other.ed25519) return false;
   if (rsa && other.rsa && *rsa != *other.rsa) return false;
@@ -149,7 +171,8 @@ void LinkPool::on_link_closed(std::uint64_t key, std::string_view why) {
   for (auto* c : circuits) c->link_closed(why);
   const bool transport_down = e.routed && !e.link->tcp_connected();
   if (hooks_.link_closed) hooks_.link_closed(e.peer, was_open, transport_down, why);
-  report(e, was_open ? LinkReport::Status::Closed : LinkReport::Status::Failed, why, transport_down);
+  report(e, was_open ? LinkReport::Status::Closed : LinkReport::Status::Failed, why,
+         orconn_reason(*e.link, was_open, transport_down, why));
   // The link is inside its own callback: destroy it afterwards. A new link
   // to the same relay has a key of its own meanwhile.
   net::asio::post(io_, [this, life = std::weak_ptr<int>(life_), key] {
@@ -185,12 +208,12 @@ LinkPool::LinkReport LinkPool::report_of(const Entry& e) {
   return r;
 }
 
-void LinkPool::report(const Entry& e, LinkReport::Status status, std::string_view why, bool transport_down) {
+void LinkPool::report(const Entry& e, LinkReport::Status status, std::string_view why, std::string_view reason) {
   if (!hooks_.report) return;
   LinkReport r = report_of(e);
   r.status = status;
   r.why = why;
-  r.transport_down = transport_down;
+  r.reason = reason;
   hooks_.report(r);
 }
 

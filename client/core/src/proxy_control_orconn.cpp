@@ -1,8 +1,6 @@
 // The proxy's ORCONN events and orconn-status (control-spec 4.1.3, 3.9):
 // each channel to a first hop, named "$FINGERPRINT~nickname" as tor names it
 // when the relay is known, else by the address it connects to.
-#include <algorithm>
-#include <cctype>
 #include <string>
 
 #include "conflux/bytes/hex.hpp"
@@ -10,24 +8,6 @@
 
 namespace conflux::client {
 namespace {
-
-bool has(std::string_view why, std::string_view word) {
-  return std::search(why.begin(), why.end(), word.begin(), word.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-         }) != why.end();
-}
-
-// tor's orconn_end_reason_to_control_string words, from what the link said.
-std::string_view orconn_reason(const LinkPool::LinkReport& r) {
-  if (r.status == LinkPool::LinkReport::Status::Closed) return has(r.why, "reset") ? "CONNECTRESET" : "DONE";
-  if (r.transport_down) return "PT_MISSING";
-  if (has(r.why, "refused")) return "CONNECTREFUSED";
-  if (has(r.why, "timed out")) return "TIMEOUT";
-  if (has(r.why, "identity") || has(r.why, "fingerprint")) return "IDENTITY";
-  if (has(r.why, "reset")) return "CONNECTRESET";
-  if (has(r.why, "unreachable") || has(r.why, "no route")) return "NOROUTE";
-  return "MISC";
-}
 
 std::string_view status_word(LinkPool::LinkReport::Status s) {
   switch (s) {
@@ -65,7 +45,7 @@ void ProxyControl::orconn(const LinkPool::LinkReport& r) {
   if (!port_) return;
   std::string body = "ORCONN " + target + " " + std::string(status_word(r.status));
   if (r.status == S::Failed || r.status == S::Closed) {
-    body += " REASON=" + std::string(orconn_reason(r));
+    body += " REASON=" + std::string(r.reason);
     if (r.circuits > 0) body += " NCIRCS=" + std::to_string(r.circuits);
   }
   body += " ID=" + std::to_string(r.id);

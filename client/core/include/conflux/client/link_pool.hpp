@@ -39,6 +39,10 @@ struct LinkRoute {
   std::string unavailable;
 };
 
+// ORCONN's REASON for a link that failed (was_open false) or closed.
+[[nodiscard]] std::string_view orconn_reason(const net::ClientLink& link, bool was_open, bool transport_down,
+                                             std::string_view why);
+
 class LinkPool {
  public:
   using Identity = std::array<std::uint8_t, 32>;
@@ -61,8 +65,8 @@ class LinkPool {
     Peer peer;
     std::optional<net::tcp::endpoint> address;  // the first address it connects to
     std::size_t circuits = 0;
-    std::string_view why;         // Failed, Closed
-    bool transport_down = false;  // Failed: its pluggable transport did not answer
+    std::string_view why;     // Failed, Closed: what the link said
+    std::string_view reason;  // Failed, Closed: in tor's words (ORCONN's REASON), e.g. IDENTITY, DONE
   };
 
   struct Hooks {
@@ -103,7 +107,7 @@ class LinkPool {
   void on_link_closed(std::uint64_t key, std::string_view why);
   void reap(std::uint64_t key, CircId circ);
   [[nodiscard]] static LinkReport report_of(const Entry& e);
-  void report(const Entry& e, LinkReport::Status status, std::string_view why = {}, bool transport_down = false);
+  void report(const Entry& e, LinkReport::Status status, std::string_view why = {}, std::string_view reason = {});
 
   std::shared_ptr<int> life_ = std::make_shared<int>(0);
   net::asio::io_context& io_;
