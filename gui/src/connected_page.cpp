@@ -6,7 +6,7 @@
 #include <QHeaderView>
 #include <algorithm>
 
-#include "config_words.hpp"
+#include "conflux/gui/config_words.hpp"
 
 namespace conflux::gui {
 

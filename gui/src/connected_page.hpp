@@ -19,7 +19,7 @@
 #include "bridge_probe.hpp"
 #include "leg_graph.hpp"
 #include "proxy_session.hpp"
-#include "proxy_torrc.hpp"
+#include "conflux/gui/proxy_torrc.hpp"
 
 namespace conflux::gui {
 

@@ -1,7 +1,7 @@
 #include "main_window.hpp"
 
 #include "builtin_bridges.hpp"
-#include "config_words.hpp"
+#include "conflux/gui/config_words.hpp"
 
 namespace conflux::gui {
 

@@ -22,7 +22,7 @@
 
 #include "control_client.hpp"
 #include "proxy_process.hpp"
-#include "status_parsing.hpp"
+#include "conflux/gui/status_parsing.hpp"
 
 namespace conflux::gui {
 
