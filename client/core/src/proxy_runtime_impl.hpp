@@ -462,7 +462,8 @@ struct ProxyRuntime::Impl {
       if (bootstrap >= 75 && bootstrap < 90 && pool.building_count() > 0)
         set_bootstrap(90, "circuit_create", "Establishing a Tor circuit");
       // With Conflux, done means a set can take streams.
-      if ((conflux ? conflux->open_count() : pool.open_count()) > 0) set_bootstrap(100, "done", "Done");
+      // (A set pool kept after SETCONF ConfluxEnabled=0 no longer counts.)
+      if ((conflux_on() ? conflux->open_count() : pool.open_count()) > 0) set_bootstrap(100, "done", "Done");
     } else {
       check_ready();
     }
