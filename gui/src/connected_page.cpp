@@ -117,6 +117,10 @@ void ConnectedPage::set_bridges(const ProxySettings& settings) {
   leg_bytes_.clear();
   bridge_bytes_.clear();
   bridge_kib_s_.clear();
+  graph_->clear();
+  total_read_ = 0;
+  total_written_ = 0;
+  throughput_->clear();
   for (const auto& b : settings.bridges) {
     const auto [transport, address] = bridge_transport_and_address(b);
     auto* card = new BridgeCard(QString::fromStdString(address), QString::fromStdString(transport), this);

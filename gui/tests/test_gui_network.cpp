@@ -222,6 +222,9 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
   QCOMPARE(w.session().proxy_pid(), first_pid);
   QVERIFY(!process_gone(first_pid));
   QTest::mouseClick(w.connect_page()->connect_button(), Qt::LeftButton);
+  // Nothing of the last attempt shows: no graph line, no byte count.
+  QCOMPARE(w.connected_page()->leg_graph()->line_count(), std::size_t{0});
+  QVERIFY(w.connected_page()->throughput_text().isEmpty());
   QTRY_VERIFY_WITH_TIMEOUT(w.current_page() == w.connected_page(), 120000);
   QTRY_VERIFY_WITH_TIMEOUT(two_legs(), 120000);
   QTRY_COMPARE_WITH_TIMEOUT(w.connected_page()->socks_text(), socks, 10000);

@@ -262,6 +262,13 @@ class ValidationTest : public QObject {
       QVERIFY(!w.session().connecting());
       QCOMPARE(w.session().proxy_pid(), pid);
     }
+    // The second Connect's SAVECONF came after a Cancel: DisableNetwork 1 is the
+    // defaults torrc's own value, not the user's setting, and is not saved (tor's rule).
+    QFile saved(QDir(o.launch.data_dir).filePath(QStringLiteral("torrc")));
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(saved.readAll());
+    QVERIFY2(text.contains(QStringLiteral("\nUseBridges 1\n")) && !text.contains(QStringLiteral("DisableNetwork")),
+             qPrintable(text));
     w.close();
     QVERIFY(!w.session().running());
     QVERIFY(::kill(static_cast<pid_t>(pid), 0) != 0);
