@@ -4,12 +4,13 @@
 //  - the SETCONF built from them is one line (no CR or LF) whose Bridge
 //    values parse back (QuotedString) to the same values, in order, and
 //    whose ConfluxNumLegs is the legs read;
-//  - the settings written as a torrc (Bridge lines, UseBridges, Conflux)
-//    and read again are the same settings.
+//  - the settings written as a torrc the way SAVECONF writes one
+//    (config::to_torrc) and read again are the same settings.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "conflux/config/torrc_parser.hpp"
 #include "conflux/control/control_args.hpp"
 #include "conflux/gui/proxy_torrc.hpp"
 
@@ -39,14 +40,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (a.key && *a.key == "ConfluxNumLegs") legs = a.value;
   }
   check(bridges == s->bridges && legs == std::to_string(s->conflux_legs));
-  // Written the way SAVECONF writes them, read again.
-  std::string again = empty_saved_torrc() + "UseBridges 1\n";
+  // Written as SAVECONF writes them (config::to_torrc, quoting where needed), read again.
+  conflux::config::Entries lines;
+  auto add = [&lines](std::string key, std::string value) {
+    conflux::config::ConfigEntry e;
+    e.key = std::move(key);
+    e.value = std::move(value);
+    lines.push_back(std::move(e));
+  };
+  add("UseBridges", "1");
   for (const auto& b : s->bridges) {
-    if (b.find_first_of("\r\n\\#\"") != std::string::npos) return 0;  // a torrc line would quote or cut it
-    again += "Bridge " + b + "\n";
+    if (b.find('\0') != std::string::npos) return 0;  // to_torrc cannot write a NUL: SAVECONF neither
+    add("Bridge", b);
   }
-  again += std::string("ConfluxEnabled ") + (s->conflux ? "1" : "0") + "\nConfluxNumLegs " + legs + "\n";
-  const auto back = settings_from_torrc(again);
+  add("ConfluxEnabled", s->conflux ? "1" : "0");
+  add("ConfluxNumLegs", legs);
+  const auto back = settings_from_torrc(empty_saved_torrc() + conflux::config::to_torrc(lines));
   check(back && back->bridges == s->bridges && back->conflux == s->conflux && back->conflux_legs == s->conflux_legs &&
         back->uses_transport == s->uses_transport);
   return 0;
