@@ -11,7 +11,7 @@
 #include <chrono>
 
 #include "bridge_probe.hpp"
-#include "status_parsing.hpp"
+#include "conflux/gui/status_parsing.hpp"
 
 namespace conflux::gui {
 

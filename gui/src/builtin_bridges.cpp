@@ -5,7 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 
-#include "bridge_validation.hpp"
+#include "conflux/gui/bridge_validation.hpp"
 
 namespace conflux::gui {
 

@@ -3,7 +3,7 @@
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 
-#include "bridge_validation.hpp"
+#include "conflux/gui/bridge_validation.hpp"
 
 namespace conflux::gui {
 

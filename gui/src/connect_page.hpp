@@ -12,7 +12,7 @@
 #include <QSpinBox>
 #include <QWidget>
 
-#include "proxy_torrc.hpp"
+#include "conflux/gui/proxy_torrc.hpp"
 #include "saved_settings.hpp"
 
 namespace conflux::gui {

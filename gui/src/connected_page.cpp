@@ -6,7 +6,7 @@
 #include <QHeaderView>
 #include <algorithm>
 
-#include "config_words.hpp"
+#include "conflux/gui/config_words.hpp"
 
 namespace conflux::gui {
 
@@ -27,7 +27,8 @@ ConnectedPage::ConnectedPage(QWidget* parent)
       legs_(new QTableWidget(0, 6, this)),
       graph_(new LegGraph(this)),
       throughput_(new QLabel(this)),
-      log_(new QPlainTextEdit(this)) {
+      log_(new QPlainTextEdit(this)),
+      disconnect_(new QPushButton(tr("Disconnect"), this)) {
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(new QLabel(tr("<h2>Connected</h2>"), this));
   auto* socks_row = new QHBoxLayout;
@@ -62,12 +63,11 @@ ConnectedPage::ConnectedPage(QWidget* parent)
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(kMaxLogLines);
   layout->addWidget(log_, 1);
-  auto* disconnect = new QPushButton(tr("Disconnect"), this);
-  layout->addWidget(disconnect, 0, Qt::AlignRight);
+  layout->addWidget(disconnect_, 0, Qt::AlignRight);
   connect(copy_, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(socks_->text()); });
   connect(copy_log, &QPushButton::clicked, this,
           [this] { QGuiApplication::clipboard()->setText(log_->toPlainText()); });
-  connect(disconnect, &QPushButton::clicked, this, &ConnectedPage::disconnect_requested);
+  connect(disconnect_, &QPushButton::clicked, this, &ConnectedPage::disconnect_requested);
   connect(test_, &QPushButton::clicked, this, &ConnectedPage::test_bridges);
   connect(&probe_, &BridgeProbe::result, this, [this](const ProbeResult& r) {
     for (auto* card : cards_)
@@ -107,9 +107,20 @@ void ConnectedPage::tor_test_refused(const QString& why) {
 }
 
 void ConnectedPage::set_bridges(const ProxySettings& settings) {
+  // A new attempt (the proxy stays between them): nothing of the last one shows.
   for (auto* c : cards_) c->deleteLater();
   cards_.clear();
   card_state_.clear();
+  socks_->clear();
+  paths_.clear();
+  legs_now_.clear();
+  leg_bytes_.clear();
+  bridge_bytes_.clear();
+  bridge_kib_s_.clear();
+  graph_->clear();
+  total_read_ = 0;
+  total_written_ = 0;
+  throughput_->clear();
   for (const auto& b : settings.bridges) {
     const auto [transport, address] = bridge_transport_and_address(b);
     auto* card = new BridgeCard(QString::fromStdString(address), QString::fromStdString(transport), this);

@@ -19,7 +19,7 @@
 #include "bridge_probe.hpp"
 #include "leg_graph.hpp"
 #include "proxy_session.hpp"
-#include "proxy_torrc.hpp"
+#include "conflux/gui/proxy_torrc.hpp"
 
 namespace conflux::gui {
 
@@ -47,6 +47,7 @@ class ConnectedPage : public QWidget {
   [[nodiscard]] const std::vector<BridgeCard*>& cards() const noexcept { return cards_; }
   [[nodiscard]] QPushButton* copy_button() const noexcept { return copy_; }
   [[nodiscard]] QPushButton* test_button() const noexcept { return test_; }
+  [[nodiscard]] QPushButton* disconnect_button() const noexcept { return disconnect_; }
   [[nodiscard]] bool testing() const noexcept { return probe_.running(); }
 
  signals:
@@ -71,6 +72,7 @@ class ConnectedPage : public QWidget {
   LegGraph* graph_;
   QLabel* throughput_;
   QPlainTextEdit* log_;
+  QPushButton* disconnect_;  // holds the network; the proxy stays
   std::map<std::uint32_t, std::vector<std::string>> paths_;
   std::vector<LegView> legs_now_;
   std::map<std::uint32_t, std::uint64_t> leg_bytes_;  // live legs: READ+WRITTEN at the last update

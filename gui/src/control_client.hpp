@@ -9,7 +9,7 @@
 #include <deque>
 #include <functional>
 
-#include "reply_reader.hpp"
+#include "conflux/gui/reply_reader.hpp"
 
 namespace conflux::gui {
 

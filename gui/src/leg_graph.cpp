@@ -25,6 +25,12 @@ QColor line_color(std::size_t index) {
 
 LegGraph::LegGraph(QWidget* parent) : QWidget(parent) { setMinimumHeight(140); }
 
+void LegGraph::clear() {
+  lines_.clear();
+  total_.clear();
+  update();
+}
+
 void LegGraph::add_second(const std::map<std::uint32_t, double>& kib_s_by_leg) {
   double total = 0;
   for (const auto& [circ, v] : kib_s_by_leg) {

@@ -20,6 +20,8 @@ class LegGraph : public QWidget {
   explicit LegGraph(QWidget* parent = nullptr);
   // One second: each live leg's KiB/s (legs absent get 0 until they age out).
   void add_second(const std::map<std::uint32_t, double>& kib_s_by_leg);
+  // A new connection attempt: no line of the last one.
+  void clear();
 
   [[nodiscard]] std::size_t line_count() const noexcept { return lines_.size(); }
   // The largest KiB/s leg `circuit` reached in the window; 0 when unknown.

@@ -1,7 +1,7 @@
 #include "main_window.hpp"
 
 #include "builtin_bridges.hpp"
-#include "config_words.hpp"
+#include "conflux/gui/config_words.hpp"
 
 namespace conflux::gui {
 
@@ -21,18 +21,20 @@ MainWindow::MainWindow(AppOptions options, QWidget* parent)
   setCentralWidget(stack_);
   resize(780, 720);
   connect(connect_, &ConnectPage::connect_requested, this, &MainWindow::start);
-  connect(bootstrap_, &BootstrapPage::cancel_requested, this, [this] {
-    session_.shutdown();
-    stack_->setCurrentWidget(connect_);
-  });
-  connect(connected_, &ConnectedPage::disconnect_requested, this, [this] {
-    session_.shutdown();
-    stack_->setCurrentWidget(connect_);
-  });
+  // Cancel and Disconnect hold the network; the proxy stays for the next attempt.
+  connect(bootstrap_, &BootstrapPage::cancel_requested, this, &MainWindow::hold_network);
+  connect(connected_, &ConnectedPage::disconnect_requested, this, &MainWindow::hold_network);
   wire_session();
   connect_->load(load_settings(options_.launch.data_dir));
+  // As Tor Browser starts tor: once, at start, its network held; once the window is up.
+  QMetaObject::invokeMethod(&session_, &ProxySession::start_proxy, Qt::QueuedConnection);
   if (connect_->saved().auto_connect && connect_->connect_button()->isEnabled())
     QMetaObject::invokeMethod(connect_->connect_button(), &QPushButton::click, Qt::QueuedConnection);
+}
+
+void MainWindow::hold_network() {
+  session_.disconnect_network();
+  stack_->setCurrentWidget(connect_);
 }
 
 void MainWindow::wire_session() {
@@ -85,22 +87,14 @@ void MainWindow::start(const ProxySettings& settings) {
   for (const auto& b : settings.bridges) addresses << QString::fromStdString(bridge_transport_and_address(b).second);
   bootstrap_->set_bridges(addresses);
   stack_->setCurrentWidget(bootstrap_);
-  ++attempt_;
-  session_.start(settings);
+  session_.connect_network(settings);
 }
 
 void MainWindow::fail(const QString& why) {
-  QString text = tr("Could not stay connected: %1").arg(why);
+  QString text = tr("Could not connect: %1").arg(why);
   if (!last_warning_.isEmpty()) text += tr("\nThe proxy's last warning: %1").arg(last_warning_);
   connect_->show_error(text);
   stack_->setCurrentWidget(connect_);
-  // Not from inside the signal of the process or controller being torn down, and not a newer attempt.
-  QMetaObject::invokeMethod(
-      this,
-      [this, attempt = attempt_] {
-        if (attempt == attempt_) session_.shutdown();
-      },
-      Qt::QueuedConnection);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -1,6 +1,8 @@
 #pragma once
 // The app's window: the three pages in a stack, driven by one ProxySession.
-// Connect starts the proxy; 100% shows the connected page; an error (bad
+// The proxy starts with the window, its network held, and stays between
+// attempts (as Tor Browser keeps tor): Connect lets its network go, Cancel and
+// Disconnect hold it again; 100% shows the connected page; an error (bad
 // settings, the proxy died, a port in use) goes back to the connect page with
 // the message. Closing the window stops the proxy.
 #include <QCloseEvent>
@@ -37,6 +39,7 @@ class MainWindow : public QMainWindow {
  private:
   void start(const ProxySettings& settings);
   void fail(const QString& why);
+  void hold_network();
   void wire_session();
 
   AppOptions options_;
@@ -47,7 +50,6 @@ class MainWindow : public QMainWindow {
   ConnectedPage* connected_;
   QString last_warning_;
   bool warning_continues_ = false;
-  quint64 attempt_ = 0;  // Connect presses, so a failure tears down only its own attempt
 };
 
 }  // namespace conflux::gui

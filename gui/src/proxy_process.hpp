@@ -10,7 +10,7 @@
 #include <QString>
 #include <QTimer>
 
-#include "proxy_torrc.hpp"
+#include "conflux/gui/proxy_torrc.hpp"
 
 namespace conflux::gui {
 

@@ -7,7 +7,15 @@ ProxySession::ProxySession(ProxyLaunch launch, QObject* parent) : QObject(parent
   connect(&control_, &ControlClient::event, this, &ProxySession::on_event);
   connect(&control_, &ControlClient::failed, this, [this](const QString& why) {
     poll_timer_.stop();
-    if (running() && !shutting_down_) emit failed(why);
+    if (!running() || shutting_down_) return;
+    fail(why);
+    // A proxy the app cannot drive is of no use: the next Connect starts another.
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation = process_generation_] {
+          if (generation == process_generation_) stop_process();
+        },
+        Qt::QueuedConnection);
   });
   poll_timer_.setInterval(1000);
   legs_burst_.setSingleShot(true);
@@ -18,15 +26,11 @@ ProxySession::ProxySession(ProxyLaunch launch, QObject* parent) : QObject(parent
 
 ProxySession::~ProxySession() { shutdown(); }
 
-void ProxySession::start(const ProxySettings& settings) {
-  shutdown();
-  progress_ = -1;
-  settings_ = settings;
-  socks_.clear();
-  paths_.clear();
-  legs_.clear();
-  legs_stale_ = true;
-  last_legs_.invalidate();
+void ProxySession::start_proxy() {
+  if (running()) return;
+  stop_process();  // one that exited: its QProcess goes
+  ++process_generation_;
+  proxy_phase_ = {};
   last_lines_.clear();
   process_ = std::make_unique<ProxyProcess>(launch_);
   connect(process_.get(), &ProxyProcess::output_line, this, &ProxySession::on_output);
@@ -34,15 +38,60 @@ void ProxySession::start(const ProxySettings& settings) {
     poll_timer_.stop();
     control_.close();
     // Its last words say why (an option refused, a port in use).
-    emit failed(last_lines_.isEmpty() ? why : why + QStringLiteral(":\n") + last_lines_.join(QLatin1Char('\n')));
+    fail(last_lines_.isEmpty() ? why : why + QStringLiteral(":\n") + last_lines_.join(QLatin1Char('\n')));
   });
   connect(process_.get(), &ProxyProcess::control_port_ready, this,
           [this](quint16 port, const QString& cookie) { control_.connect_to(port, cookie); });
   QString error;
-  if (!process_->start(error)) emit failed(error);
+  if (!process_->start(error)) fail(error);
+}
+
+void ProxySession::connect_network(const ProxySettings& settings) {
+  settings_ = settings;
+  ++attempt_;
+  reset_attempt();
+  connecting_ = true;
+  if (!running()) {
+    start_proxy();  // on_ready sends the settings
+    return;
+  }
+  if (control_.authenticated()) {
+    poll_timer_.start();
+    send_settings();
+  }
+}
+
+void ProxySession::disconnect_network() {
+  const bool was = connecting_;
+  connecting_ = false;
+  legs_burst_.stop();
+  if (was && control_.authenticated())
+    control_.send(QStringLiteral("SETCONF DisableNetwork=1"), [this](const ControlReplyMsg& r) {
+      if (!r.ok()) emit warning(tr("The proxy kept its network: %1").arg(QString::fromStdString(r.status_text())));
+    });
+}
+
+void ProxySession::reset_attempt() {
+  progress_ = -1;
+  usable_ = false;
+  socks_.clear();
+  paths_.clear();
+  legs_.clear();
+  legs_stale_ = true;
+  last_legs_.invalidate();
+}
+
+void ProxySession::fail(const QString& why) {
+  connecting_ = false;
+  emit failed(why);
 }
 
 void ProxySession::shutdown() {
+  connecting_ = false;
+  stop_process();
+}
+
+void ProxySession::stop_process() {
   poll_timer_.stop();
   legs_burst_.stop();
   if (!process_) return;
@@ -62,37 +111,50 @@ void ProxySession::on_ready() {
   control_.send(QStringLiteral("SETEVENTS STATUS_CLIENT BW WARN ERR NOTICE CIRC CONFLUX_LEG CONFLUX_BRIDGE"),
                 [this](const ControlReplyMsg& r) {
                   if (!r.ok())
-                    emit failed(QStringLiteral("SETEVENTS refused: %1").arg(QString::fromStdString(r.status_text())));
+                    fail(QStringLiteral("SETEVENTS refused: %1").arg(QString::fromStdString(r.status_text())));
                 });
   control_.send(QStringLiteral("GETINFO status/bootstrap-phase"), [this](const ControlReplyMsg& r) {
     if (auto p = parse_bootstrap_phase(getinfo_value(r, "status/bootstrap-phase"))) set_phase(*p);
   });
-  send_settings();
+  if (!connecting_) return;
   poll_timer_.start();
+  send_settings();
 }
 
 // Each step once the one before was answered: a refused setting must not be
-// saved, nor the network let go with the old bridges.
+// saved, nor the network let go with the old bridges; nor by an attempt that
+// was cancelled meanwhile.
 void ProxySession::send_settings() {
-  control_.send(QString::fromStdString(settings_setconf(settings_)), [this](const ControlReplyMsg& set) {
+  const quint64 attempt = attempt_;
+  control_.send(QString::fromStdString(settings_setconf(settings_)), [this, attempt](const ControlReplyMsg& set) {
+    if (!current(attempt)) return;
     if (!set.ok()) {
-      emit failed(QStringLiteral("the proxy refused the settings: %1").arg(QString::fromStdString(set.status_text())));
+      fail(QStringLiteral("the proxy refused the settings: %1").arg(QString::fromStdString(set.status_text())));
       return;
     }
-    control_.send(QStringLiteral("SAVECONF"), [this](const ControlReplyMsg& save) {
+    control_.send(QStringLiteral("SAVECONF"), [this, attempt](const ControlReplyMsg& save) {
+      if (!current(attempt)) return;
       if (!save.ok()) emit save_failed(QString::fromStdString(save.status_text()));
-      control_.send(QStringLiteral("SETCONF DisableNetwork=0"), [this](const ControlReplyMsg& go) {
-        if (!go.ok())
-          emit failed(QStringLiteral("the proxy did not connect: %1").arg(QString::fromStdString(go.status_text())));
+      control_.send(QStringLiteral("SETCONF DisableNetwork=0"), [this, attempt](const ControlReplyMsg& go) {
+        if (current(attempt) && !go.ok())
+          fail(QStringLiteral("the proxy did not connect: %1").arg(QString::fromStdString(go.status_text())));
       });
     });
   });
 }
 
 void ProxySession::set_phase(const BootstrapPhase& p) {
-  if (p.progress == progress_) return;
-  progress_ = p.progress;
-  emit bootstrap(p);
+  proxy_phase_ = p;
+  show_phase();
+}
+
+void ProxySession::show_phase() {
+  if (!connecting_) return;
+  BootstrapPhase shown = proxy_phase_;
+  if (shown.progress >= 100 && !usable_) shown = {90, "circuit_create", "Establishing a Tor circuit", {}};
+  if (shown.progress == progress_) return;
+  progress_ = shown.progress;
+  emit bootstrap(shown);
 }
 
 void ProxySession::on_event(const QString& name, const QString& body) {
@@ -125,6 +187,10 @@ void ProxySession::on_leg_event(const LegEvent& ev) {
     return;
   }
   auto it = legs_.find(ev.leg.circuit);
+  if (ev.status == "LINKED" && !usable_) {
+    usable_ = true;
+    show_phase();
+  }
   if (it == legs_.end() || ev.status == "LINKED") {
     legs_stale_ = true;  // its state and share come with conflux/sets
     it = legs_.insert_or_assign(ev.leg.circuit, ev.leg).first;
@@ -144,6 +210,11 @@ void ProxySession::on_circ_event(const CircEvent& ev) {
   } else if (!ev.hops.empty() || !paths_.contains(ev.circuit)) {
     paths_[ev.circuit] = ev.hops;
   }
+  // Without Conflux a built circuit is what streams wait for.
+  if (!settings_.conflux && ev.status == "BUILT" && ev.hops.size() >= 3 && !usable_) {
+    usable_ = true;
+    show_phase();
+  }
   emit circuits(paths_);
 }
 
@@ -156,6 +227,7 @@ void ProxySession::on_output(const QString& line) {
 }
 
 void ProxySession::poll() {
+  if (!connecting_) return;
   if (progress_ >= 100 && socks_.isEmpty())
     control_.send(QStringLiteral("GETINFO net/listeners/socks"), [this](const ControlReplyMsg& r) {
       socks_ = QString::fromStdString(first_socks_listener(getinfo_value(r, "net/listeners/socks")));

@@ -4,7 +4,7 @@
 #include <QFile>
 #include <QSettings>
 
-#include "proxy_torrc.hpp"
+#include "conflux/gui/proxy_torrc.hpp"
 
 namespace conflux::gui {
 

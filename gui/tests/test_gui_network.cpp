@@ -4,7 +4,9 @@
 // through both, reaches 100%, shows two Conflux legs with RTTs, a download
 // through the SOCKS address it shows is intact; "Test bridges" finds both
 // alive; one bridge killed shows as such on its card (and to the test) and a
-// download still works; closing the window stops the proxy. The built-in
+// download still works; Disconnect then Connect reuses the same proxy (its
+// SOCKS listener closed between, back on its port); closing the window stops
+// the proxy. The built-in
 // bridges from an overriding list connect too. Then __OwningControllerProcess:
 // a proxy whose owner dies exits. Screenshots of each page go to
 // $CONFLUX_GUI_SCREENSHOTS (docs/gui/ when refreshing them).
@@ -17,6 +19,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cerrno>
@@ -45,6 +48,13 @@ bool write_file(const QString& path, const QByteArray& bytes) {
 }
 
 bool process_gone(qint64 pid) { return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
+
+// Whether something accepts TCP connections at "127.0.0.1:PORT".
+bool socks_accepts(const QString& address) {
+  QTcpSocket s;
+  s.connectToHost(QHostAddress::LocalHost, address.section(QLatin1Char(':'), -1).toUShort());
+  return s.waitForConnected(3000);
+}
 
 QString screenshot_dir() {
   const QString env = qEnvironmentVariable("CONFLUX_GUI_SCREENSHOTS");
@@ -201,6 +211,26 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
   for (const auto& line : bridge_lines_) QVERIFY2(saved.contains(line + QLatin1Char('\n')), qPrintable(saved));
   QVERIFY2(saved.contains(QStringLiteral("\nClientTransportPlugin obfs4 exec ")), qPrintable(saved));
 
+  // Disconnect holds the network (as Tor Browser's cancel): the same proxy
+  // stays, without a SOCKS listener; Connect lets it go again, the listener
+  // back on the same port, and the legs link again.
+  const qint64 first_pid = w.session().proxy_pid();
+  const QString socks = w.connected_page()->socks_text();
+  QTest::mouseClick(w.connected_page()->disconnect_button(), Qt::LeftButton);
+  QCOMPARE(w.current_page(), static_cast<QWidget*>(w.connect_page()));
+  QTRY_VERIFY_WITH_TIMEOUT(!socks_accepts(socks), 10000);
+  QCOMPARE(w.session().proxy_pid(), first_pid);
+  QVERIFY(!process_gone(first_pid));
+  QTest::mouseClick(w.connect_page()->connect_button(), Qt::LeftButton);
+  // Nothing of the last attempt shows: no graph line, no byte count.
+  QCOMPARE(w.connected_page()->leg_graph()->line_count(), std::size_t{0});
+  QVERIFY(w.connected_page()->throughput_text().isEmpty());
+  QTRY_VERIFY_WITH_TIMEOUT(w.current_page() == w.connected_page(), 120000);
+  QTRY_VERIFY_WITH_TIMEOUT(two_legs(), 120000);
+  QTRY_COMPARE_WITH_TIMEOUT(w.connected_page()->socks_text(), socks, 10000);
+  QCOMPARE(w.session().proxy_pid(), first_pid);
+  QVERIFY(socks_accepts(socks));
+
   // One bridge dies: its card says so, and downloads go on through the other.
   const QJsonObject dead = process("obfsB");
   const QString dead_address = QStringLiteral("127.0.0.1:%1").arg(dead["ports"].toObject()["pt"].toInt());
@@ -291,7 +321,7 @@ void NetworkTest::owner_gone_stops_the_proxy() {
 }
 
 // A bridge line whose port nothing listens on: the bootstrap stops, and the page says
-// where and what to try.
+// where and what to try. Cancel keeps the proxy, and other bridges then connect through it.
 void NetworkTest::unreachable_bridge_is_explained() {
   QTcpServer closed;  // a free port, then closed again
   QVERIFY(closed.listen(QHostAddress::LocalHost));
@@ -321,9 +351,31 @@ void NetworkTest::unreachable_bridge_is_explained() {
   QCOMPARE(w.bootstrap_page()->test_text(),
            QStringLiteral("127.0.0.1:%1: Test: dead (Connection refused)").arg(port));
   screenshot(w, "stuck.png");
+  // Cancel holds the network; the proxy stays and takes the next settings:
+  // the other bridge (obfsA; obfsB was killed before), single circuits.
   const qint64 pid = w.session().proxy_pid();
   QTest::mouseClick(w.bootstrap_page()->cancel_button(), Qt::LeftButton);
   QCOMPARE(w.current_page(), static_cast<QWidget*>(w.connect_page()));
+  QVERIFY(!process_gone(pid));
+  QString working;
+  for (const auto& l : bridge_lines_)
+    if (!l.contains(QStringLiteral(":%1 ").arg(process("obfsB")["ports"].toObject()["pt"].toInt()))) working = l;
+  QVERIFY(!working.isEmpty());
+  w.connect_page()->set_bridge_text(working);
+  w.connect_page()->set_conflux(false);
+  QTest::mouseClick(w.connect_page()->connect_button(), Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(w.current_page() == w.connected_page(), 120000);
+  QCOMPARE(w.session().proxy_pid(), pid);
+  QTRY_VERIFY_WITH_TIMEOUT(!w.connected_page()->socks_text().isEmpty(), 10000);
+  const QJsonObject f = file("1MiB.bin");
+  QProcess curl;
+  curl.start("curl", {"-sS", "--max-time", "120", "--socks5-hostname", w.connected_page()->socks_text(),
+                      "--proxy-user", "gui3:x", "-o", dir_.filePath("got3.bin"), f["url"].toString()});
+  QTRY_VERIFY_WITH_TIMEOUT(curl.state() == QProcess::NotRunning, 130000);
+  QVERIFY2(curl.exitCode() == 0, curl.readAllStandardError().constData());
+  QCOMPARE(QCryptographicHash::hash(read_file(dir_.filePath("got3.bin")), QCryptographicHash::Sha256).toHex(),
+           f["sha256"].toString().toLatin1());
+  w.close();
   QVERIFY(process_gone(pid));
 }
 

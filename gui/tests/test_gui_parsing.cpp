@@ -6,9 +6,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "proxy_torrc.hpp"
-#include "reply_reader.hpp"
-#include "status_parsing.hpp"
+#include "conflux/gui/proxy_torrc.hpp"
+#include "conflux/gui/reply_reader.hpp"
+#include "conflux/gui/status_parsing.hpp"
 
 using namespace conflux::gui;
 
@@ -136,6 +136,8 @@ class ParsingTest : public QObject {
     s.bridges.pop_back();
     QCOMPARE(settings_setconf(s), "SETCONF UseBridges=1 Bridge=\"127.0.0.1:9001 " + std::string(kEd) +
                                       "\" ClientTransportPlugin ConfluxEnabled=0 ConfluxNumLegs=3");
+    // A CR or LF in a value would end the command line: escaped (fuzz_gui_bridge_lines checks it).
+    QCOMPARE(control_quoted("a\r\nb\"c\\"), std::string("\"a\\r\\nb\\\"c\\\\\""));
     const auto back = settings_from_torrc(empty_saved_torrc() + "UseBridges 1\nBridge obfs4 127.0.0.1:9002 " +
                                           std::string(kEd2) + " cert=AAAA iat-mode=0\nConfluxEnabled 0\nConfluxNumLegs 5\n");
     QVERIFY(back);

@@ -1,5 +1,7 @@
 // The connect page checks bridge lines as the user types them, with the
 // messages conflux-proxy --verify-config gives for the same lines in a torrc.
+#include <signal.h>
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -211,8 +213,10 @@ class ValidationTest : public QObject {
       QCOMPARE(s.legs, 3);
       QVERIFY(s.conflux);
       QVERIFY(!s.auto_connect);
-      QTest::qWait(200);
-      QVERIFY(!second.session().running());  // it did not connect by itself
+      // The proxy starts with the window, its network held: it did not connect by itself.
+      QTRY_VERIFY_WITH_TIMEOUT(second.session().proxy_ready(), 60000);
+      QVERIFY(!second.session().connecting());
+      QCOMPARE(second.current_page(), static_cast<QWidget*>(second.connect_page()));
       second.show();
       second.connect_page()->load({line, false, 2, true});
       QTest::mouseClick(second.connect_page()->connect_button(), Qt::LeftButton);
@@ -222,7 +226,52 @@ class ValidationTest : public QObject {
     QVERIFY(third.connect_page()->saved().auto_connect);
     QVERIFY(!third.connect_page()->saved().conflux);
     QTRY_VERIFY(third.session().running());
+    QVERIFY(third.session().connecting());
     QCOMPARE(third.current_page(), static_cast<QWidget*>(third.bootstrap_page()));
+  }
+
+  // As Tor Browser keeps tor: Cancel holds the network (DisableNetwork 1) and
+  // the proxy stays; Connect lets it go again on the same proxy; closing stops it.
+  void cancel_keeps_the_proxy_and_connect_reuses_it() {
+    QTemporaryDir dir;
+    QFile defaults(dir.filePath(QStringLiteral("defaults.torrc")));
+    QVERIFY(defaults.open(QIODevice::WriteOnly));
+    defaults.write(QStringLiteral("DirAuthority closed 127.0.0.1:9 %1\n").arg(kId).toUtf8());
+    defaults.close();
+    conflux::gui::AppOptions o;
+    o.launch = {QStringLiteral(CONFLUX_PROXY_BINARY), dir.filePath(QStringLiteral("data")), defaults.fileName()};
+    MainWindow w(o);
+    w.show();
+    QStringList log;
+    connect(&w.session(), &conflux::gui::ProxySession::log_line, this, [&log](const QString& l) { log << l; });
+    QTRY_VERIFY_WITH_TIMEOUT(w.session().proxy_ready(), 60000);
+    const qint64 pid = w.session().proxy_pid();
+    auto count = [&log](const QString& text) {
+      return static_cast<int>(std::count_if(log.begin(), log.end(), [&](const QString& l) { return l.contains(text); }));
+    };
+    const QString released = QStringLiteral("DisableNetwork 0: connecting to the network.");
+    const QString held = QStringLiteral("DisableNetwork is set.");
+    w.connect_page()->set_bridge_text(QStringLiteral("127.0.0.1:9 ") + kId);
+    for (int attempt = 1; attempt <= 2; ++attempt) {
+      QTest::mouseClick(w.connect_page()->connect_button(), Qt::LeftButton);
+      QCOMPARE(w.current_page(), static_cast<QWidget*>(w.bootstrap_page()));
+      QTRY_COMPARE_WITH_TIMEOUT(count(released), attempt, 60000);
+      QTest::mouseClick(w.bootstrap_page()->cancel_button(), Qt::LeftButton);
+      QCOMPARE(w.current_page(), static_cast<QWidget*>(w.connect_page()));
+      QTRY_COMPARE_WITH_TIMEOUT(count(held), attempt + 1, 60000);  // the first at start
+      QVERIFY(!w.session().connecting());
+      QCOMPARE(w.session().proxy_pid(), pid);
+    }
+    // The second Connect's SAVECONF came after a Cancel: DisableNetwork 1 is the
+    // defaults torrc's own value, not the user's setting, and is not saved (tor's rule).
+    QFile saved(QDir(o.launch.data_dir).filePath(QStringLiteral("torrc")));
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(saved.readAll());
+    QVERIFY2(text.contains(QStringLiteral("\nUseBridges 1\n")) && !text.contains(QStringLiteral("DisableNetwork")),
+             qPrintable(text));
+    w.close();
+    QVERIFY(!w.session().running());
+    QVERIFY(::kill(static_cast<pid_t>(pid), 0) != 0);
   }
 };
 

@@ -24,8 +24,8 @@ HashedControlPassword. With Debian's python3-stem (this must run under /usr/bin/
     conflux/sets, or a Conflux leg), CONF_CHANGED for each change, CIRC_BW per circuit during a download,
     CIRC_MINOR PURPOSE_CHANGED and CONFLUX_LEG LINKED as legs link; SocksPort moved (the old port closes,
     the new serves); UseBridges 1 with one of the network's Bridge lines: the next circuit starts at that
-    bridge, and CONFLUX_TESTBRIDGES gets its CONFLUX_BRIDGE STATUS=OK; DisableNetwork 1 closes every circuit and a download then fails (SocksTimeout 5 s), DisableNetwork 0
-    bootstraps again and a download works; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
+    bridge, and CONFLUX_TESTBRIDGES gets its CONFLUX_BRIDGE STATUS=OK; DisableNetwork 1 closes every circuit and the SOCKS listener (net/listeners/socks empty, the port
+    refuses) and a download then fails, DisableNetwork 0 opens the listener again and a download works; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
     `conflux-proxy --verify-config -f` accepts the file; LOADCONF of that file's text is OK.
 Exit status 0 when every check passed, 1 otherwise, 77 when stem is missing (skip).
 """
@@ -438,9 +438,21 @@ def check_disable_network(checks, c, socks, url):
     c.set_options({"DisableNetwork": "1", "SocksTimeout": "5"})
     checks.add(wait_for(lambda: not [x for x in c.get_circuits() if x.status == "BUILT"], 15),
                "DisableNetwork 1: no circuit left open: %s" % [(x.id, x.status) for x in c.get_circuits()])
+    # tor: no listener but the ControlPort while the network is disabled.
+    listeners = c.get_info("net/listeners/socks")
+    host, port = socks.rsplit(":", 1)
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+        refused = False
+    except OSError:
+        refused = True
+    checks.add(listeners == "" and refused,
+               "DisableNetwork 1: no SOCKS listener (net/listeners/socks %r, %s refused: %s)" % (listeners, socks, refused))
     r = download(socks, url, "held")
     checks.add(not r.stdout.startswith("200"), "DisableNetwork 1: a download fails (%s)" % r.stdout)
     c.set_options({"DisableNetwork": "0", "SocksTimeout": "120"})
+    listeners = c.get_info("net/listeners/socks")
+    checks.add(listeners == '"%s"' % socks, "DisableNetwork 0: the SOCKS listener is back (%s)" % listeners)
     r = download(socks, url, "released")
     checks.add(r.stdout.startswith("200 1048576"), "DisableNetwork 0: a download works again (%s)" % r.stdout)
 

@@ -102,3 +102,33 @@ TEST_CASE("config edit: SAVECONF writes tor's header, keeps a hand-written torrc
   CHECK(include_used(included, "torrc", ""));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("config edit: SAVECONF leaves out an option set back to what the defaults file gives (tor's minimal dump)",
+          "[config]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("conflux-saveconf-defaults-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ControlOptions control;
+  control.config_file = (dir / "torrc").string();
+  control.defaults_file = (dir / "torrc-defaults").string();
+  { std::ofstream(control.defaults_file) << "DisableNetwork 1\nSocksTimeout 60\n"; }
+  { std::ofstream(control.config_file) << std::string(kGeneratedTorrcPrefix) << "\n"; }
+  // As conflux-gui leaves its proxy after Cancel: SETCONF replaced the defaults file's line with the same value.
+  Entries lines{ConfigEntry{"SocksTimeout", "60", EntryOp::Set, SourcePos{control.defaults_file, 2}},
+                ConfigEntry{"UseBridges", "1", EntryOp::Set, SourcePos{kControlSource, 1}},
+                ConfigEntry{"DisableNetwork", "1", EntryOp::Set, SourcePos{kControlSource, 2}}};
+  std::string why;
+  REQUIRE(save_running_config(lines, control, false, why).code == 250);
+  std::string text = read_all(dir / "torrc");
+  CHECK(text.find("UseBridges 1\n") != std::string::npos);
+  CHECK(text.find("DisableNetwork") == std::string::npos);
+  CHECK(text.find("SocksTimeout") == std::string::npos);
+  // A value other than the defaults file's is written.
+  lines.back().value = "0";
+  lines.push_back(ConfigEntry{"SocksTimeout", "30", EntryOp::Set, SourcePos{kControlSource, 3}});
+  REQUIRE(save_running_config(lines, control, false, why).code == 250);
+  text = read_all(dir / "torrc");
+  CHECK(text.find("\nDisableNetwork 0\n") != std::string::npos);
+  CHECK(text.find("\nSocksTimeout 30\n") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

@@ -26,7 +26,9 @@ control::ConfigOutcome ProxyRuntime::Impl::reconfigure(config::ProxyOptions next
   for (const auto& name : changed)
     if (std::find(kRuntimeOptions.begin(), kRuntimeOptions.end(), name) == kRuntimeOptions.end())
       return {553, "Transition not allowed: While Tor is running, changing " + name + " is not allowed."};
-  if (has(changed, "SocksPort") && !reopen_socks(next.socks_ports))
+  // tor: the listeners follow SocksPort, and DisableNetwork 1 closes them all.
+  const bool listen = !next.disable_network && (has(changed, "SocksPort") || has(changed, "DisableNetwork"));
+  if (listen && !reopen_socks(next.socks_ports))
     return {553, "Unable to set option: Failed to bind one of the listener ports."};
   // What the program resolved at start stays (the changes cannot touch it).
   next.data_directory = options.data_directory;
@@ -138,9 +140,11 @@ void ProxyRuntime::Impl::switch_bridges() {
 }
 
 // tor's DisableNetwork. 1: the directory, the bridges' fetches and the
-// transports stop, every circuit and set takes no new stream and every
-// channel closes; SOCKS listeners stay open and their streams wait. 0: the
-// bootstrap starts (again), with the bridges and transports configured now.
+// transports stop, every circuit and set takes no new stream, every channel
+// and SOCKS listener closes (streams already accepted wait). 0: the listeners
+// were opened by reconfigure (a port that cannot be bound refuses the
+// change); the bootstrap starts (again), with the bridges and transports
+// configured now.
 void ProxyRuntime::Impl::switch_network(bool on) {
   if (on) {
     net::emit(log, net::LogLevel::Notice, "DisableNetwork 0: connecting to the network.");
@@ -160,6 +164,7 @@ void ProxyRuntime::Impl::switch_network(bool on) {
   pool.retire_all();
   if (conflux) conflux->retire_all();
   links.close_all();
+  close_socks();
 }
 
 }  // namespace conflux::client

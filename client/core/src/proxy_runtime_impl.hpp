@@ -80,6 +80,9 @@ struct ProxyRuntime::Impl {
     net::tcp::acceptor acceptor;
   };
   std::list<SocksListener> acceptors;
+  // The ports "auto" listeners had when DisableNetwork 1 closed them: opened
+  // again on the same port when it is free, so a browser set to it still works.
+  std::vector<std::pair<config::SocksPortConfig, std::uint16_t>> held_auto_ports;
   std::size_t next_listener = 0;  // each listener's isolation index
   std::optional<SocksContext> socks;
   net::asio::steady_timer tick_timer;
@@ -232,13 +235,13 @@ struct ProxyRuntime::Impl {
   // One SOCKS listener more, accepting at once; false (logged at `level`)
   // when it cannot be bound.
   bool open_socks(const config::SocksPortConfig& sp, net::LogLevel level) {
-    const auto at = to_endpoint(sp.address, sp.is_auto ? 0 : sp.port);
-    boost::system::error_code ec;
     net::tcp::acceptor a(io);
-    a.open(at.protocol(), ec);
-    if (!ec) a.set_option(net::tcp::acceptor::reuse_address(true), ec);
-    if (!ec) a.bind(at, ec);
-    if (!ec) a.listen(net::asio::socket_base::max_listen_connections, ec);
+    auto at = to_endpoint(sp.address, sp.is_auto ? held_auto_port(sp) : sp.port);
+    auto ec = bind_socks(a, at);
+    if (ec && sp.is_auto && at.port() != 0) {  // the old port is taken: any other will do
+      at.port(0);
+      ec = bind_socks(a, at);
+    }
     if (ec) {
       net::emit(log, level, "Could not bind SocksPort " + endpoint_text(at) + ": " + ec.message());
       return false;
@@ -250,9 +253,44 @@ struct ProxyRuntime::Impl {
     return true;
   }
 
+  boost::system::error_code bind_socks(net::tcp::acceptor& a, const net::tcp::endpoint& at) {
+    boost::system::error_code ec;
+    if (a.is_open()) a.close(ec);
+    a.open(at.protocol(), ec);
+    if (!ec) a.set_option(net::tcp::acceptor::reuse_address(true), ec);
+    if (!ec) a.bind(at, ec);
+    if (!ec) a.listen(net::asio::socket_base::max_listen_connections, ec);
+    return ec;
+  }
+
+  // The port an "auto" listener of this line had before DisableNetwork 1
+  // closed it (taken from the list), or 0.
+  std::uint16_t held_auto_port(const config::SocksPortConfig& sp) {
+    const auto it = std::find_if(held_auto_ports.begin(), held_auto_ports.end(),
+                                 [&](const auto& held) { return held.first == sp; });
+    if (it == held_auto_ports.end()) return 0;
+    const auto port = it->second;
+    held_auto_ports.erase(it);
+    return port;
+  }
+
+  // tor's DisableNetwork 1: no listener but the ControlPort (MetricsPort stays).
+  void close_socks() {
+    held_auto_ports.clear();
+    for (auto& l : acceptors) {
+      boost::system::error_code ec;
+      const auto at = l.acceptor.local_endpoint(ec);
+      if (!ec && l.config.is_auto) held_auto_ports.emplace_back(l.config, at.port());
+      net::emit(log, net::LogLevel::Notice, "Closing no-longer-configured Socks listener on " + endpoint_text(at));
+      l.acceptor.close(ec);
+    }
+    acceptors.clear();
+  }
+
   bool open_listeners() {
+    // With DisableNetwork 1 the SOCKS listeners open when it becomes 0 (tor).
     for (const auto& sp : options.socks_ports)
-      if (!open_socks(sp, net::LogLevel::Err)) return false;
+      if (!options.disable_network && !open_socks(sp, net::LogLevel::Err)) return false;
     for (const auto& mp : options.metrics_ports) {
       if (!mp.enabled()) continue;
       const auto at = to_endpoint(mp.address.value_or(config::IpAddress::v4(127, 0, 0, 1)), mp.port);
@@ -427,7 +465,8 @@ struct ProxyRuntime::Impl {
       if (bootstrap >= 75 && bootstrap < 90 && pool.building_count() > 0)
         set_bootstrap(90, "circuit_create", "Establishing a Tor circuit");
       // With Conflux, done means a set can take streams.
-      if ((conflux ? conflux->open_count() : pool.open_count()) > 0) set_bootstrap(100, "done", "Done");
+      // (A set pool kept after SETCONF ConfluxEnabled=0 no longer counts.)
+      if ((conflux_on() ? conflux->open_count() : pool.open_count()) > 0) set_bootstrap(100, "done", "Done");
     } else {
       check_ready();
     }

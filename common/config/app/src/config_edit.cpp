@@ -4,14 +4,35 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace conflux::config {
 
+namespace {
+
+// The values `lines` give `key`, from the defaults file or from the others.
+std::vector<std::string> values_of(const Entries& lines, std::string_view key, std::string_view defaults_file,
+                                   bool from_defaults) {
+  std::vector<std::string> out;
+  for (const auto& e : lines)
+    if (key_equals(e.key, key) && (e.where.file == defaults_file) == from_defaults) out.push_back(e.value);
+  return out;
+}
+
+}  // namespace
+
+// tor's SAVECONF writes an option only where it differs from the defaults,
+// torrc-defaults included: SETCONF DisableNetwork=1 over a defaults file's
+// DisableNetwork 1 is not written (conflux-gui holds its proxy's network so).
 std::string running_config_text(const Entries& lines, std::string_view defaults_file) {
   Entries kept;
   for (const auto& e : lines) {
     if (!defaults_file.empty() && e.where.file == defaults_file) continue;
     if (e.key.starts_with("__")) continue;
+    if (!defaults_file.empty()) {
+      const auto defaults = values_of(lines, e.key, defaults_file, true);
+      if (!defaults.empty() && defaults == values_of(lines, e.key, defaults_file, false)) continue;
+    }
     kept.push_back(e);
   }
   return to_torrc(kept);
@@ -92,7 +113,16 @@ control::ConfigOutcome save_running_config(const Entries& lines, const ControlOp
     why = "Not saving the configuration: it was read with %include (SAVECONF FORCE overwrites it).";
     return failed;
   }
-  if (!write_torrc_file(control.config_file, saved_torrc_text(lines, control.defaults_file), why)) return failed;
+  // SETCONF dropped the defaults file's lines of the options it set; they are still what "default" means.
+  Entries with_defaults = lines;
+  std::ifstream in(control.defaults_file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (auto defaults = parse_torrc_text(text, control.defaults_file); in && defaults) {
+    for (const auto& d : *defaults)
+      if (values_of(lines, d.key, control.defaults_file, true).empty()) with_defaults.push_back(d);
+  }
+  if (!write_torrc_file(control.config_file, saved_torrc_text(with_defaults, control.defaults_file), why))
+    return failed;
   return {};
 }
 

@@ -1,4 +1,4 @@
-#include "reply_reader.hpp"
+#include "conflux/gui/reply_reader.hpp"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "status_parsing.hpp"
+#include "conflux/gui/status_parsing.hpp"
 
 #include <charconv>
 #include <regex>

@@ -1,4 +1,4 @@
-#include "bridge_validation.hpp"
+#include "conflux/gui/bridge_validation.hpp"
 
 #include <algorithm>
 

@@ -40,7 +40,8 @@ struct ProxyPaths {
 // the connect page decides, so what the torrc held before is replaced.
 [[nodiscard]] std::string settings_setconf(const ProxySettings& s);
 
-// A value quoted as the control protocol's QuotedString (backslash escapes).
+// A value quoted as the control protocol's QuotedString (backslash escapes,
+// control characters as \n \r \t \ooo, as tor writes them).
 [[nodiscard]] std::string control_quoted(std::string_view value);
 
 // The settings a torrc written by SAVECONF holds (Bridge, UseBridges,

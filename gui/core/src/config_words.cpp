@@ -1,4 +1,4 @@
-#include "config_words.hpp"
+#include "conflux/gui/config_words.hpp"
 
 #include "conflux/config/proxy_options.hpp"
 
