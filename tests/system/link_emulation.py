@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """conflux-net's link emulation between two network namespaces (issue 21, docs/CONFLUX-NET.md).
 
-    link_emulation.py CONFLUX_NET
+    link_emulation.py CONFLUX_NET [--speed]
 
 Two namespaces made here (cfxlemuNNNNNa and ...b), each with one TUN device of `conflux-net delay-line`
 and nothing else (lo aside), so no probe packet can leave them, let alone the machine: a is 10.201.0.1,
@@ -11,6 +11,8 @@ b is 10.201.0.2, point to point.
      within 1 point.
   2. latency 10 ms one way, no loss, tbf at 1 MiB/s on a's device: 4 MiB over TCP from a to b. The goodput
      after the first 256 KiB (tbf's burst and slow start) must be 1 MiB/s within 10%.
+--speed instead measures what the delay line carries without tbf (10 ms each way, 64 MiB over TCP) and the
+CPU it used: a report, not a check.
 Everything made here is removed on the way out, also when a check fails or the test is killed with
 SIGTERM/SIGINT (ctest's timeout). Exit 0 when every check passed, 1 otherwise, 77 (skip) when not root,
 without /dev/net/tun, ip or tc, or when namespaces cannot be made.
@@ -41,6 +43,7 @@ PROBE_GAP = 0.002
 MIB = 1 << 20
 TCP_BYTES = 4 * MIB
 TCP_SKIP = 256 * 1024
+SPEED_BYTES = 64 * MIB
 
 
 # --- the roles run inside a namespace (ip netns exec NS python3 THIS --role ...) ---------------------
@@ -119,7 +122,11 @@ def role_tcp_sink():
     print(json.dumps({"total": total, "rate": (total - skip_bytes) / (t_end - t_skip)}))
 
 
-def role_tcp_source():
+def role_tcp_source_big():
+    role_tcp_source(SPEED_BYTES)
+
+
+def role_tcp_source(total=TCP_BYTES):
     deadline = time.monotonic() + 10.0
     while True:
         try:
@@ -130,13 +137,13 @@ def role_tcp_source():
                 raise
             time.sleep(0.1)
     chunk = b"\xa5" * 65536
-    for _ in range(TCP_BYTES // len(chunk)):
+    for _ in range(total // len(chunk)):
         c.sendall(chunk)
     c.close()
 
 
 ROLES = {"udp-echo": role_udp_echo, "udp-probe": role_udp_probe, "tcp-sink": role_tcp_sink,
-         "tcp-source": role_tcp_source}
+         "tcp-source": role_tcp_source, "tcp-source-big": role_tcp_source_big}
 
 
 # --- the orchestration, as root in the initial namespace ---------------------------------------------
@@ -239,11 +246,33 @@ def rate(conflux_net, links):
     check(0.9 <= got <= 1.1, f"goodput {got:.3f} MiB/s is 1 MiB/s within 10%")
 
 
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def speed(conflux_net, links):
+    link = Link(conflux_net, 10, 0.0)
+    links.append(link)
+    sink = in_ns("b", "tcp-sink")
+    time.sleep(0.3)
+    cpu0, t0 = cpu_seconds(link.proc.pid), time.monotonic()
+    source = in_ns("a", "tcp-source-big")
+    source.wait(timeout=120)
+    result = json.loads(sink.communicate(timeout=120)[0])
+    cpu, wall = cpu_seconds(link.proc.pid) - cpu0, time.monotonic() - t0
+    counters = link.stop()
+    packets = sum(c["delivered"] for c in counters)
+    print(f"  {result['total']} bytes at {result['rate'] / MIB:.1f} MiB/s; delay line CPU {cpu:.2f} s over "
+          f"{wall:.1f} s wall ({100 * cpu / wall:.0f}% of a core), {packets} packets both ways")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--role":
         ROLES[sys.argv[2]]()
         return 0
-    if len(sys.argv) != 2:
+    speed_only = sys.argv[2:] == ["--speed"]
+    if len(sys.argv) != 2 and not speed_only:
         print(__doc__)
         return 2
     if os.geteuid() != 0 or not os.path.exists("/dev/net/tun") or not shutil.which("ip") or not shutil.which("tc"):
@@ -259,6 +288,10 @@ def main():
             print(f"SKIP: cannot make network namespaces: {e.stderr.strip()}")
             return 77
         started = time.monotonic()
+        if speed_only:
+            print("latency 10 ms each way, no rate limit, 64 MiB a->b:")
+            speed(sys.argv[1], links)
+            return 0
         print("latency 50 ms each way, 2% loss each way:")
         latency_and_loss(sys.argv[1], links)
         print("latency 10 ms each way, tbf 1 MiB/s a->b:")
