@@ -32,7 +32,8 @@ struct DelayLineOptions {
   std::uint64_t seed = 1;
 };
 // An emulated link between two TUN devices, until SIGINT or SIGTERM; then it
-// prints each direction's counters as a JSON line (docs/CONFLUX-NET.md, "Link emulation").
+// prints each direction's counters as a JSON line (docs/CONFLUX-NET.md, "Link emulation"). It
+// also stops, with status 1, when reading a device fails for good (the device was deleted).
 int run_delay_line(const DelayLineOptions& options);
 
 }  // namespace conflux::netapp

@@ -9,6 +9,9 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
 #include <memory>
 #include <vector>
 
@@ -36,29 +39,41 @@ netspec::EmuTime now() { return std::chrono::steady_clock::now().time_since_epoc
 class Direction {
  public:
   Direction(asio::io_context& io, int from, int to, const netspec::LinkParams& link, std::uint64_t seed)
-      : from_(io, ::dup(from)), to_(to), line_(link, seed), timer_(io), buffer_(kReadBuffer) {}
+      : io_(io), from_(io, ::dup(from)), to_(to), line_(link, seed), timer_(io), buffer_(kReadBuffer) {}
 
   void start() { wait_readable(); }
   [[nodiscard]] const netspec::DelayLineCounters& counters() const { return line_.counters(); }
   [[nodiscard]] std::uint64_t write_errors() const { return write_errors_; }
+  [[nodiscard]] const std::string& failure() const { return failure_; }
 
  private:
   void wait_readable() {
     from_.async_wait(asio::posix::stream_descriptor::wait_read, [this](const boost::system::error_code& ec) {
-      if (ec) return;
-      read_burst();
-      wait_readable();
+      if (ec) {
+        failure_ = ec.message();
+      } else if (read_burst()) {
+        wait_readable();
+        return;
+      }
+      io_.stop();
     });
   }
 
-  void read_burst() {
+  // False when the device failed for good (deleted, say): the link is gone, and waiting again would
+  // spin on a descriptor that is always readable.
+  bool read_burst() {
     for (int i = 0; i < kReadBurst; ++i) {
       const ssize_t n = ::read(from_.native_handle(), buffer_.data(), buffer_.size());
-      if (n <= 0) return;  // EAGAIN: drained; anything else: the next wait reports it
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+      if (n <= 0) {
+        failure_ = n < 0 ? std::strerror(errno) : "end of file";
+        return false;
+      }
       const bool was_empty = line_.queued_packets() == 0;
       line_.push(now(), std::vector<std::uint8_t>(buffer_.begin(), buffer_.begin() + n));
       if (was_empty) arm();
     }
+    return true;
   }
 
   // The queue is FIFO, so its first release only moves when a packet enters an
@@ -83,12 +98,14 @@ class Direction {
     arm();
   }
 
+  asio::io_context& io_;
   asio::posix::stream_descriptor from_;
   int to_;
   netspec::DelayLine line_;
   asio::steady_timer timer_;
   std::vector<std::uint8_t> buffer_;
   std::uint64_t write_errors_ = 0;
+  std::string failure_;  // why reading stopped; empty while it runs
 };
 
 void print_counters(const char* name, const Direction& d) {
@@ -127,6 +144,12 @@ int run_delay_line(const DelayLineOptions& o) {
   print_counters("a_to_b", ab);
   print_counters("b_to_a", ba);
   std::fflush(stdout);
+  for (const auto& [name, d] : {std::pair{o.tun_a.c_str(), &ab}, std::pair{o.tun_b.c_str(), &ba}}) {
+    if (!d->failure().empty()) {
+      std::fprintf(stderr, "conflux-net delay-line: reading %s: %s\n", name, d->failure().c_str());
+      return 1;
+    }
+  }
   return 0;
 }
 
