@@ -14,12 +14,15 @@ b is 10.201.0.2, point to point.
 --speed instead measures what the delay line carries without tbf (10 ms each way, 64 MiB over TCP) and the
 CPU it used: a report, not a check.
 Everything made here is removed on the way out, also when a check fails or the test is killed with
-SIGTERM/SIGINT (ctest's timeout). Exit 0 when every check passed, 1 otherwise, 77 (skip) when not root,
-without /dev/net/tun, ip or tc, or when namespaces cannot be made.
+SIGTERM/SIGINT. A run killed with SIGKILL (ctest's timeout) takes its delay line with it (parent-death
+signal) and leaves its namespaces, which the next run removes. Exit 0 when every check passed, 1
+otherwise, 77 (skip) when not root, without /dev/net/tun, ip or tc, or when namespaces cannot be made.
 """
 
+import ctypes
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -32,9 +35,10 @@ import time
 
 sys.dont_write_bytecode = True
 
-TAG = f"cfxlemu{os.getpid() % 100000}"
-NS = {"a": TAG + "a", "b": TAG + "b"}
-TUN = {"a": TAG + "ta", "b": TAG + "tb"}
+# Namespaces carry the whole pid (so a later run can tell a dead run's leftovers); device names have
+# at most 15 bytes, and vanish with the delay line anyway.
+NS = {"a": f"cfxlemu{os.getpid()}a", "b": f"cfxlemu{os.getpid()}b"}
+TUN = {"a": f"cfxlemu{os.getpid() % 100000}ta", "b": f"cfxlemu{os.getpid() % 100000}tb"}
 ADDR = {"a": "10.201.0.1", "b": "10.201.0.2"}
 UDP_PORT = 9000
 TCP_PORT = 9001
@@ -93,7 +97,7 @@ def role_udp_probe():
             time.sleep(delay)
         try:
             s.send(struct.pack("!Id", seq, time.monotonic()).ljust(100, b"\0"))
-        except ConnectionRefusedError:  # an ICMP error from before the echo server bound
+        except OSError:  # an ICMP error from before the echo server bound, or the link torn down
             pass
     time.sleep(1.5)
     done.set()
@@ -157,13 +161,19 @@ def in_ns(side, role):
                              "--role", role], stdout=subprocess.PIPE, text=True)
 
 
+def die_with_parent():
+    """In the child before exec: SIGTERM when this script dies, even by SIGKILL (prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+
+
 class Link:
     """A delay-line process between the two namespaces; its devices vanish with it."""
 
-    def __init__(self, conflux_net, latency_ms, loss, rate=None):
+    def __init__(self, links, conflux_net, latency_ms, loss, rate=None):
         self.proc = subprocess.Popen([conflux_net, "delay-line", "--a", TUN["a"], "--b", TUN["b"],
                                       "--latency", str(latency_ms), "--loss", str(loss), "--seed", "21"],
-                                     stdout=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, text=True, preexec_fn=die_with_parent)
+        links.append(self)  # cleaned up even when the set-up below fails
         line = self.proc.stdout.readline()
         if not line.startswith("ready"):
             raise RuntimeError(f"delay-line did not start: {line!r}")
@@ -187,13 +197,25 @@ class Link:
         return [json.loads(l) for l in out.splitlines() if l.startswith("{")]
 
 
+def remove_stale_namespaces():
+    """A run killed with SIGKILL (ctest's timeout) could not clean up: remove what it left."""
+    listing = run("ip", "netns", "list", check=False).stdout
+    for name in re.findall(r"^(cfxlemu(\d+)[ab])\b", listing, re.M):
+        if not os.path.exists(f"/proc/{name[1]}"):
+            run("ip", "netns", "del", name[0], check=False)
+
+
 def make_namespaces():
+    remove_stale_namespaces()
     for side in ("a", "b"):
         run("ip", "netns", "add", NS[side])
         run("ip", "netns", "exec", NS[side], "ip", "link", "set", "lo", "up")
 
 
 def cleanup(links):
+    # timeout(1) signals the process and then its group: a second SIGTERM must not cut this short.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for link in links:
         if link.proc.poll() is None:
             link.proc.kill()
@@ -211,8 +233,7 @@ def check(ok, what):
 
 
 def latency_and_loss(conflux_net, links):
-    link = Link(conflux_net, 50, 0.02)
-    links.append(link)
+    link = Link(links, conflux_net, 50, 0.02)
     echo = in_ns("b", "udp-echo")
     time.sleep(0.3)
     probe = in_ns("a", "udp-probe")
@@ -233,8 +254,7 @@ def latency_and_loss(conflux_net, links):
 
 
 def rate(conflux_net, links):
-    link = Link(conflux_net, 10, 0.0, rate=MIB)
-    links.append(link)
+    link = Link(links, conflux_net, 10, 0.0, rate=MIB)
     sink = in_ns("b", "tcp-sink")
     time.sleep(0.3)
     source = in_ns("a", "tcp-source")
@@ -253,8 +273,7 @@ def cpu_seconds(pid):
 
 
 def speed(conflux_net, links):
-    link = Link(conflux_net, 10, 0.0)
-    links.append(link)
+    link = Link(links, conflux_net, 10, 0.0)
     sink = in_ns("b", "tcp-sink")
     time.sleep(0.3)
     cpu0, t0 = cpu_seconds(link.proc.pid), time.monotonic()
