@@ -2,7 +2,10 @@
 // conflux-net's subcommands (docs/CONFLUX-NET.md). Each returns the exit status.
 #include <chrono>
 #include <filesystem>
+#include <cstdint>
 #include <string>
+
+#include "conflux/netspec/delay_line.hpp"
 
 namespace conflux::netapp {
 
@@ -20,5 +23,17 @@ int run_down(const std::filesystem::path& dir);
 // files directly under `root`, and POST /echo, on `listen` ("127.0.0.1:PORT",
 // or several "ADDRESS:PORT" separated by commas: one origin each).
 int run_serve_files(const std::filesystem::path& root, const std::string& listen);
+
+
+struct DelayLineOptions {
+  std::string tun_a;  // the two TUN devices the link joins
+  std::string tun_b;
+  netspec::LinkParams link;  // the same in both directions, each with its own queue and draws
+  std::uint64_t seed = 1;
+};
+// An emulated link between two TUN devices, until SIGINT or SIGTERM; then it
+// prints each direction's counters as a JSON line (docs/CONFLUX-NET.md, "Link emulation"). It
+// also stops, with status 1, when reading a device fails for good (the device was deleted).
+int run_delay_line(const DelayLineOptions& options);
 
 }  // namespace conflux::netapp

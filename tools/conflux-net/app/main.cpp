@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ constexpr const char* kUsage =
     "       conflux-net status --dir DIR [--json]\n"
     "       conflux-net down --dir DIR\n"
     "       conflux-net default-spec\n"
+    "       conflux-net delay-line --a TUN --b TUN [--latency MS] [--jitter MS] [--loss FRACTION]\n"
+    "                              [--queue-packets N] [--seed N]\n"
     "       conflux-net --help | --version\n"
     "\n"
     "  up            generate keys, torrcs and test files in DIR, start a network on 127.0.0.1\n"
@@ -26,6 +29,9 @@ constexpr const char* kUsage =
     "  status        which processes run, and the proxy's bootstrap state (exit 0: all running)\n"
     "  down          stop every process `up` started in DIR, and nothing else\n"
     "  default-spec  print the default network's spec (a starting point for --spec)\n"
+    "  delay-line    an emulated link between two TUN devices it creates: one-way latency,\n"
+    "                +-jitter (uniform, no reordering) and loss per direction; rates are tc's\n"
+    "                job (tbf on each device); prints 'ready' once both exist\n"
     "\n"
     "  --spec FILE     the network to start (JSON; fields in docs/CONFLUX-NET.md)\n"
     "  --bin-dir DIR   where conflux-relay and conflux-proxy are (else $CONFLUX_BIN_DIR,\n"
@@ -79,6 +85,50 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+// A decimal number in [lo, hi], or nullopt.
+std::optional<double> number_in(const std::string& text, double lo, double hi) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= lo && v <= hi)) return std::nullopt;
+  return v;
+}
+
+int delay_line_command(int argc, char** argv) {
+  auto a = parse(argc, argv, 2, {"--a", "--b", "--latency", "--jitter", "--loss", "--queue-packets", "--seed"}, {});
+  if (!a.error.empty()) return usage_error(a.error);
+  conflux::netapp::DelayLineOptions o;
+  o.tun_a = a.values["--a"];
+  o.tun_b = a.values["--b"];
+  if (o.tun_a.empty() || o.tun_b.empty() || o.tun_a == o.tun_b)
+    return usage_error("delay-line needs two different devices: --a TUN --b TUN");
+  auto ms = [&](const char* flag) -> std::optional<std::chrono::microseconds> {
+    if (a.values.count(flag) == 0) return std::chrono::microseconds(0);
+    auto v = number_in(a.values[flag], 0, 10000);
+    if (!v) return std::nullopt;
+    return std::chrono::microseconds(static_cast<std::int64_t>(*v * 1000.0));
+  };
+  const auto latency = ms("--latency");
+  const auto jitter = ms("--jitter");
+  if (!latency || !jitter) return usage_error("--latency and --jitter want 0 to 10000 milliseconds");
+  o.link.latency = *latency;
+  o.link.jitter = *jitter;
+  const auto loss = number_in(a.values.count("--loss") ? a.values["--loss"] : "0", 0, 1);
+  if (!loss) return usage_error("--loss wants a fraction from 0 to 1 (0.02 is 2%)");
+  o.link.loss = *loss;
+  if (a.values.count("--queue-packets") != 0) {
+    const auto q = number_in(a.values["--queue-packets"], 1, 1000000);
+    if (!q || *q != static_cast<double>(static_cast<std::size_t>(*q))) return usage_error("--queue-packets wants 1 to 1000000");
+    o.link.queue_packets = static_cast<std::size_t>(*q);
+  }
+  if (a.values.count("--seed") != 0) {
+    char* end = nullptr;
+    const auto& t = a.values["--seed"];
+    o.seed = std::strtoull(t.c_str(), &end, 10);
+    if (t.empty() || *end != '\0') return usage_error("--seed wants a non-negative integer");
+  }
+  return conflux::netapp::run_delay_line(o);
+}
+
 bool has(const Args& a, const char* s) { return std::find(a.switches.begin(), a.switches.end(), s) != a.switches.end(); }
 
 }  // namespace
@@ -106,6 +156,7 @@ int main(int argc, char** argv) {
       return usage_error(a.error.empty() ? "serve-files needs --root DIR --listen ADDRESS:PORT" : a.error);
     return run_serve_files(a.values["--root"], a.values["--listen"]);
   }
+  if (cmd == "delay-line") return delay_line_command(argc, argv);
   Args a;
   if (cmd == "up") {
     a = parse(argc, argv, 2, {"--dir", "--spec", "--bin-dir", "--timeout"}, {});
