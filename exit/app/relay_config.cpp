@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "conflux/config/file_source.hpp"
+#include "conflux/config/resolv_conf.hpp"
 #include "conflux/config/program.hpp"
 
 namespace conflux::relay {
@@ -62,6 +63,26 @@ std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, con
   return std::move(built->policy);
 }
 
+// ServerDNSResolvConfFile: a file given but unreadable or without a
+// nameserver is an error (tor would run with no working resolver).
+std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o,
+                                                              const config::FileSource& files,
+                                                              const ErrorSink& report) {
+  const std::string& path = o.server_dns_resolv_conf_file;
+  if (path.empty()) return std::vector<config::AddrPort>{};
+  auto text = files.read_file(path);
+  if (!text) {
+    report({config::ConfigError{path, 0, "ServerDNSResolvConfFile: " + text.error()}});
+    return std::nullopt;
+  }
+  auto parsed = config::parse_resolv_conf(*text);
+  if (parsed.nameservers.empty()) {
+    report({config::ConfigError{path, 0, "ServerDNSResolvConfFile: no usable 'nameserver' line"}});
+    return std::nullopt;
+  }
+  return std::move(parsed.nameservers);
+}
+
 // The torrc (with the command line's overrides) and the exit policy built from it.
 std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, const ErrorSink& report) {
   config::RealFileSource files;
@@ -73,7 +94,9 @@ std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, 
   config::print_warnings("conflux-relay", options->warnings, std::cerr);
   auto policy = build_policy(*options, report);
   if (!policy) return std::nullopt;
-  return StartupConfig{std::move(options).value(), std::move(*policy), cl};
+  auto nameservers = read_nameservers(*options, files, report);
+  if (!nameservers) return std::nullopt;
+  return StartupConfig{std::move(options).value(), std::move(*policy), cl, std::move(*nameservers)};
 }
 
 }  // namespace

@@ -25,6 +25,8 @@ struct StartupConfig {
   config::RelayOptions options;
   proto::ExitPolicy exit_policy;
   config::CommandLine command_line;  // read again on SIGHUP
+  // ServerDNSResolvConfFile's nameservers; empty: c-ares reads /etc/resolv.conf.
+  std::vector<config::AddrPort> nameservers;
 };
 
 // Either a configuration to run with, or the exit status to end with (after

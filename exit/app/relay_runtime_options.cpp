@@ -1,7 +1,8 @@
 // What a running conflux-relay changes without a restart, on SIGHUP (reload)
 // and on a controller's SETCONF (reconfigure): circuit priority, the
-// scheduler trace, MaxMemInQueues and the DoS* options; anything else is
-// refused (553) or left for the next start.
+// scheduler trace, MaxMemInQueues, the DoS* options, BandwidthRate/Burst and
+// Log; on SIGHUP also ExitPolicy and the exit's resolver (ServerDNS*).
+// Anything else is refused (553) or left for the next start.
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -18,8 +19,8 @@ std::string circuit_priority_text(double halflife) {
 
 // The options a running relay applies (SIGHUP, SETCONF): apply_runtime_options,
 // and the DoS* options (kDosOptionNames).
-constexpr std::array<std::string_view, 3> kRuntimeOptions{"CircuitPriorityHalflife", "SchedulerTraceFile",
-                                                          "MaxMemInQueues"};
+constexpr std::array<std::string_view, 6> kRuntimeOptions{"CircuitPriorityHalflife", "SchedulerTraceFile",
+                                                          "MaxMemInQueues", "BandwidthRate", "BandwidthBurst", "Log"};
 
 bool is_runtime_option(std::string_view name) {
   return std::find(kRuntimeOptions.begin(), kRuntimeOptions.end(), name) != kRuntimeOptions.end() ||
@@ -34,10 +35,10 @@ void RelayProcess::reload() {
     return;
   }
   (void)apply_runtime_options(fresh->options);
-  log::write(log::Severity::Notice, "Config reloaded: " + std::string(kRuntimeOptions[0]) + ", " +
-                                        std::string(kRuntimeOptions[1]) + ", " + std::string(kRuntimeOptions[2]) +
-                                        " and the DoS* options apply now; other changes take effect at the next "
-                                        "start.");
+  apply_exit_changes(*fresh);
+  log::write(log::Severity::Notice, "Config reloaded: CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, "
+                                    "the DoS* options, BandwidthRate, BandwidthBurst, Log, ExitPolicy and "
+                                    "ServerDNS* apply now; other changes take effect at the next start.");
 }
 
 control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, const std::vector<std::string>& changed) {
@@ -80,8 +81,43 @@ void RelayProcess::apply_defences(const config::RelayOptions& fresh) {
   log::write(log::Severity::Notice, dos_summary(next) + ".");
 }
 
+void RelayProcess::apply_bandwidth_and_logs(const config::RelayOptions& fresh) {
+  auto& o = config_.options;
+  if (fresh.bandwidth_rate != o.bandwidth_rate || fresh.bandwidth_burst != o.bandwidth_burst) {
+    if (manager_.set_bandwidth(fresh.bandwidth_rate, fresh.bandwidth_burst)) {
+      o.bandwidth_rate = fresh.bandwidth_rate;
+      o.bandwidth_burst = fresh.bandwidth_burst;
+      log::write(log::Severity::Notice, "Bandwidth is now " + std::to_string(o.bandwidth_rate) + " bytes/s, burst " +
+                                            std::to_string(o.bandwidth_burst) + " bytes.");
+    }
+  }
+  if (fresh.logs != o.logs) {
+    o.logs = fresh.logs;
+    log::configure(log_destinations(o));
+    log::write(log::Severity::Notice, "Log destinations changed.");
+  }
+}
+
+void RelayProcess::apply_exit_changes(const StartupConfig& fresh) {
+  if (!(fresh.exit_policy == config_.exit_policy)) {
+    config_.exit_policy = fresh.exit_policy;
+    config_.options.exit_policy = fresh.options.exit_policy;
+    exit_.set_policy(fresh.exit_policy);
+    log::write(log::Severity::Notice, "Exit policy changed; it applies to streams opened from now on.");
+  }
+  if (fresh.nameservers != config_.nameservers ||
+      fresh.options.server_dns_allow_non_rfc953 != config_.options.server_dns_allow_non_rfc953) {
+    config_.nameservers = fresh.nameservers;
+    config_.options.server_dns_resolv_conf_file = fresh.options.server_dns_resolv_conf_file;
+    config_.options.server_dns_allow_non_rfc953 = fresh.options.server_dns_allow_non_rfc953;
+    exit_.set_dns(relay_dns_settings(config_));
+    log::write(log::Severity::Notice, "Resolver configuration changed.");
+  }
+}
+
 bool RelayProcess::apply_runtime_options(const config::RelayOptions& fresh) {
   apply_defences(fresh);
+  apply_bandwidth_and_logs(fresh);
   const double was = config_.options.circuit_priority_halflife;
   const double now = fresh.circuit_priority_halflife;
   if (now != was) {

@@ -58,7 +58,8 @@ class DnsResolver {
   bool reverse(const cell::RelayIpAddr& addr, Done done);
   // Queries c-ares holds, including those nobody waits for any more.
   [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_; }
-  // Nameservers and options changed (SIGHUP): new queries use them.
+  // Nameservers changed (SIGHUP): new queries use them. The per-try timeout
+  // and attempts are fixed when the channel starts.
   void reconfigure(const DnsSettings& settings);
   void clear_cache() { cache_.clear(); }
 

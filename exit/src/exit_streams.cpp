@@ -381,6 +381,13 @@ std::vector<proto::BufferedCircuit> ExitStreams::buffered_circuits() const { ret
 
 void ExitStreams::set_policy(proto::ExitPolicy policy) { impl_->cfg.policy = std::move(policy); }
 
+void ExitStreams::set_dns(const DnsSettings& dns) {
+  impl_->cfg.dns = dns;
+  impl_->dns.reconfigure(dns);
+}
+
+void ExitStreams::clear_dns_cache() { impl_->dns.clear_cache(); }
+
 void ExitStreams::set_dir_port(std::optional<DirPortTarget> target) { impl_->cfg.dir_port = target; }
 
 void ExitStreams::set_cc_params(const proto::CcParams& params) {

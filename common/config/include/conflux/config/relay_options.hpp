@@ -62,6 +62,8 @@ struct RelayOptions {
   std::vector<PolicyLine> exit_policy;    // ExitPolicy, in order
   bool exit_policy_reject_private = true;
   bool ipv6_exit = false;
+  std::string server_dns_resolv_conf_file;            // ServerDNSResolvConfFile: empty = /etc/resolv.conf
+  bool server_dns_allow_non_rfc953 = false;           // ServerDNSAllowNonRFC953Hostnames
   bool bridge_relay = false;
   bool authoritative_directory = false;
   bool testing_tor_network = false;       // TestingTorNetwork: flags for a network that just started
