@@ -21,47 +21,11 @@ constexpr const char* kUsage =
     "on the command line as --Option value, which replaces the file's lines for that option.\n"
     "Every option is described in docs/CONFIG.md.\n";
 
-using ErrorSink = std::function<void(const std::vector<config::ConfigError>&)>;
 
 void print_errors(const std::vector<config::ConfigError>& errors) {
   config::print_errors("conflux-relay", errors, std::cerr);
 }
 
-std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, const ErrorSink& report) {
-  std::vector<std::string> values;
-  values.reserve(o.exit_policy.size());
-  for (const auto& line : o.exit_policy) values.push_back(line.text);
-  proto::ExitPolicyOptions popts;
-  popts.exit_relay = o.is_exit();
-  popts.reject_private = o.exit_policy_reject_private;
-  popts.ipv6_exit = o.ipv6_exit;
-  popts.add_default_policy = !o.bridge_relay;
-  for (const auto& a : o.addresses) {
-    if (a.is_v4()) {
-      popts.own_addresses.emplace_back(cell::Ipv4Bytes{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]});
-    } else {
-      cell::Ipv6Bytes v6{};
-      std::copy(a.bytes.begin(), a.bytes.end(), v6.begin());
-      popts.own_addresses.emplace_back(v6);
-    }
-  }
-  auto built = proto::build_exit_policy(values, popts);
-  if (!built) {
-    const auto& e = built.error();
-    config::ConfigError err;
-    if (e.value_index < o.exit_policy.size()) err = {o.exit_policy[e.value_index].where.file,
-                                                     o.exit_policy[e.value_index].where.line, ""};
-    err.message = "ExitPolicy entry " + std::to_string(e.entry_index + 1) + ": " + std::string(to_string(e.error));
-    report({err});
-    return std::nullopt;
-  }
-  for (const auto& ignored : built->ignored) {
-    const auto& where = o.exit_policy.at(ignored.value_index).where;
-    std::cerr << "conflux-relay: " << where.file << ":" << where.line
-              << ": warning: ExitPolicy entry ignored (" << to_string(ignored.error) << ")\n";
-  }
-  return std::move(built->policy);
-}
 
 // ServerDNSResolvConfFile: a file given but unreadable or without a
 // nameserver is an error (tor would run with no working resolver).
@@ -100,6 +64,42 @@ std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, 
 }
 
 }  // namespace
+
+std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, const ErrorSink& report) {
+  std::vector<std::string> values;
+  values.reserve(o.exit_policy.size());
+  for (const auto& line : o.exit_policy) values.push_back(line.text);
+  proto::ExitPolicyOptions popts;
+  popts.exit_relay = o.is_exit();
+  popts.reject_private = o.exit_policy_reject_private;
+  popts.ipv6_exit = o.ipv6_exit;
+  popts.add_default_policy = !o.bridge_relay;
+  for (const auto& a : o.addresses) {
+    if (a.is_v4()) {
+      popts.own_addresses.emplace_back(cell::Ipv4Bytes{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]});
+    } else {
+      cell::Ipv6Bytes v6{};
+      std::copy(a.bytes.begin(), a.bytes.end(), v6.begin());
+      popts.own_addresses.emplace_back(v6);
+    }
+  }
+  auto built = proto::build_exit_policy(values, popts);
+  if (!built) {
+    const auto& e = built.error();
+    config::ConfigError err;
+    if (e.value_index < o.exit_policy.size()) err = {o.exit_policy[e.value_index].where.file,
+                                                     o.exit_policy[e.value_index].where.line, ""};
+    err.message = "ExitPolicy entry " + std::to_string(e.entry_index + 1) + ": " + std::string(to_string(e.error));
+    report({err});
+    return std::nullopt;
+  }
+  for (const auto& ignored : built->ignored) {
+    const auto& where = o.exit_policy.at(ignored.value_index).where;
+    std::cerr << "conflux-relay: " << where.file << ":" << where.line
+              << ": warning: ExitPolicy entry ignored (" << to_string(ignored.error) << ")\n";
+  }
+  return std::move(built->policy);
+}
 
 StartupDecision decide_startup(int argc, const char* const* argv) {
   const config::ProgramInfo program{"conflux-relay", kVersion, kDefaultTorrc, kUsage, config::list_relay_options};

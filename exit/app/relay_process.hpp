@@ -54,7 +54,7 @@ class RelayProcess {
   void reload();
   // SETCONF over the ControlPort: only what apply_runtime_options applies
   // may change (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues,
-  // DoS*, BandwidthRate/Burst, Log); else 553.
+  // DoS*, BandwidthRate/Burst, Log), and ExitPolicy; else 553.
   control::ConfigOutcome reconfigure(config::RelayOptions next, const std::vector<std::string>& changed);
 
  private:
@@ -63,8 +63,10 @@ class RelayProcess {
   // MaxMemInQueues and the DoS* options (relay_dos.hpp), from the fresh torrc.
   void apply_defences(const config::RelayOptions& fresh);
   void apply_bandwidth_and_logs(const config::RelayOptions& fresh);
-  // SIGHUP only (they need the torrc's files): ExitPolicy and the resolver.
+  // SIGHUP only (ServerDNSResolvConfFile is a file): ExitPolicy and the resolver.
   void apply_exit_changes(const StartupConfig& fresh);
+  // SIGHUP and SETCONF: streams opened from now on meet `policy`.
+  void apply_exit_policy(proto::ExitPolicy policy, std::vector<config::PolicyLine> lines);
   void arm_heartbeat();
   void arm_conflux_tick();
   bool start_or_ports();

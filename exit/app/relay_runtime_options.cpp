@@ -1,7 +1,7 @@
 // What a running conflux-relay changes without a restart, on SIGHUP (reload)
 // and on a controller's SETCONF (reconfigure): circuit priority, the
-// scheduler trace, MaxMemInQueues, the DoS* options, BandwidthRate/Burst and
-// Log; on SIGHUP also ExitPolicy and the exit's resolver (ServerDNS*).
+// scheduler trace, MaxMemInQueues, the DoS* options, BandwidthRate/Burst,
+// Log and ExitPolicy; on SIGHUP also the exit's resolver (ServerDNS*).
 // Anything else is refused (553) or left for the next start.
 #include <algorithm>
 #include <array>
@@ -42,10 +42,24 @@ void RelayProcess::reload() {
 }
 
 control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, const std::vector<std::string>& changed) {
-  for (const auto& name : changed)
-    if (!is_runtime_option(name))
+  bool policy_changed = false;
+  for (const auto& name : changed) {
+    if (name == "ExitPolicy") {
+      policy_changed = true;
+    } else if (!is_runtime_option(name)) {
       return {553, "Transition not allowed: While Tor is running, changing " + name + " is not allowed."};
+    }
+  }
+  std::optional<proto::ExitPolicy> policy;
+  if (policy_changed) {
+    std::string why = "invalid ExitPolicy";
+    policy = build_policy(next, [&why](const std::vector<config::ConfigError>& errors) {
+      if (!errors.empty()) why = errors.front().message;
+    });
+    if (!policy) return {513, "Unacceptable option value: " + why};
+  }
   if (!apply_runtime_options(next)) return {553, "Unable to set option: cannot open SchedulerTraceFile"};
+  if (policy) apply_exit_policy(std::move(*policy), next.exit_policy);
   config_.options.config_lines = std::move(next.config_lines);
   return {};
 }
@@ -98,13 +112,16 @@ void RelayProcess::apply_bandwidth_and_logs(const config::RelayOptions& fresh) {
   }
 }
 
+void RelayProcess::apply_exit_policy(proto::ExitPolicy policy, std::vector<config::PolicyLine> lines) {
+  config_.options.exit_policy = std::move(lines);
+  if (policy == config_.exit_policy) return;
+  config_.exit_policy = policy;
+  exit_.set_policy(std::move(policy));
+  log::write(log::Severity::Notice, "Exit policy changed; it applies to streams opened from now on.");
+}
+
 void RelayProcess::apply_exit_changes(const StartupConfig& fresh) {
-  if (!(fresh.exit_policy == config_.exit_policy)) {
-    config_.exit_policy = fresh.exit_policy;
-    config_.options.exit_policy = fresh.options.exit_policy;
-    exit_.set_policy(fresh.exit_policy);
-    log::write(log::Severity::Notice, "Exit policy changed; it applies to streams opened from now on.");
-  }
+  apply_exit_policy(fresh.exit_policy, fresh.options.exit_policy);
   if (fresh.nameservers != config_.nameservers ||
       fresh.options.server_dns_allow_non_rfc953 != config_.options.server_dns_allow_non_rfc953) {
     config_.nameservers = fresh.nameservers;

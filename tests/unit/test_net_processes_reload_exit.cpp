@@ -45,6 +45,34 @@ std::variant<cell::ConnectedMsg, cell::EndReason, std::monostate> begin_stream(a
   return answer;
 }
 
+// One control-port command (after AUTHENTICATE on a port without
+// authentication); the reply's last line.
+net::awaitable<std::string> control_command(net::tcp::endpoint to, std::string command) {
+  net::tcp::socket s(co_await asio::this_coro::executor);
+  auto [cec] = co_await s.async_connect(to, net::use_nothrow);
+  if (cec) co_return "connect failed";
+  const std::string request = "AUTHENTICATE\r\n" + command + "\r\n";
+  (void)co_await asio::async_write(s, asio::buffer(request), net::use_nothrow);
+  std::string in;
+  std::array<char, 1024> buf{};
+  int finals = 0;
+  std::string last;
+  while (finals < 2) {
+    auto [ec, n] = co_await s.async_read_some(asio::buffer(buf), net::use_nothrow);
+    if (ec) co_return "closed: " + in;
+    in.append(buf.data(), n);
+    for (auto eol = in.find("\r\n"); eol != std::string::npos; eol = in.find("\r\n")) {
+      const std::string line = in.substr(0, eol);
+      in.erase(0, eol + 2);
+      if (line.size() >= 4 && line[3] == ' ') {
+        ++finals;
+        last = line;
+      }
+    }
+  }
+  co_return last;
+}
+
 }  // namespace
 
 TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and Log; circuits stay",
@@ -116,5 +144,57 @@ TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and 
   CHECK(dns_a.total_questions() == 0);
   CHECK(circ.state() != net::ClientCircuit::State::Closed);
   CHECK(echo.accepted == 2);
+  CHECK(proc.running());
+}
+
+TEST_CASE("relay process: SETCONF applies ExitPolicy, BandwidthRate/Burst and Log; circuits stay",
+          "[processes][control]") {
+  TempDir tmp;
+  net::SystemClock clock;
+  asio::io_context io;
+  auto k = keys::load_or_create_relay_keys(tmp.path() / "data", clock.unix_seconds());
+  REQUIRE(k.has_value());
+  EchoServer echo(io);
+  const auto torrc = tmp.path() / "relay.torrc";
+  const auto log_a = tmp.path() / "relay-a.log";
+  const auto log_b = tmp.path() / "relay-b.log";
+  const auto ports = free_ports(io, 2);
+  write_text(torrc, "Nickname exitsetconf\nDataDirectory " + (tmp.path() / "data").string() + "\nORPort 127.0.0.1:" +
+                        std::to_string(ports[0]) + "\nControlPort " + std::to_string(ports[1]) +
+                        "\nTestingTorNetwork 1\nExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicy reject *:*\n"
+                        "Log notice file " + log_a.string() + "\n");
+  Child proc("relay", CONFLUX_RELAY_BINARY, {"-f", torrc.string()}, tmp.path() / "relay.out");
+  proc.start();
+  auto logged = [&](const fs::path& p, const std::string& text) { return read_text(p).find(text) != std::string::npos; };
+  INFO(read_text(log_a) << read_text(log_b) << proc.output_text());
+  REQUIRE(run_until(io, [&] { return logged(log_a, " is up as ") || !proc.running(); }, 30s));
+  auto control = [&](const std::string& command) {
+    auto r = await_in(io, control_command({kLoopback, ports[1]}, command), 10s);
+    REQUIRE(r.has_value());
+    return *r;
+  };
+
+  Client client(io, clock);
+  client.connect({kLoopback, ports[0]}, k->identity());
+  REQUIRE(run_until(io, [&] { return client.opened(); }, 10s));
+  auto& circ = client.new_circuit();
+  REQUIRE(circ.create_fast());
+  REQUIRE(run_until(io, [&] { return circ.hops() == 1 || circ.state() == net::ClientCircuit::State::Closed; }, 10s));
+  REQUIRE(circ.hops() == 1);
+  auto before = begin_stream(io, circ, StreamId{1}, "127.0.0.1", echo.port());
+  REQUIRE(std::holds_alternative<cell::EndReason>(before));
+  CHECK(std::get<cell::EndReason>(before) == cell::EndReason::ExitPolicy);
+
+  CHECK(control("SETCONF BandwidthRate=\"5 MB\" BandwidthBurst=\"6 MB\"") == "250 OK");
+  CHECK(run_until(io, [&] { return logged(log_a, "Bandwidth is now 5242880 bytes/s, burst 6291456 bytes."); }, 5s));
+  CHECK(control("SETCONF ExitPolicy=\"accept 127.0.0.1:*\"") == "250 OK");
+  CHECK(run_until(io, [&] { return logged(log_a, "Exit policy changed"); }, 5s));
+  CHECK(control("SETCONF ExitPolicy=\"accept 127.0.0.1:99999\"").rfind("513 ", 0) == 0);
+  CHECK(control("SETCONF Log=\"notice file " + log_b.string() + "\"") == "250 OK");
+  CHECK(run_until(io, [&] { return logged(log_b, "Log destinations changed."); }, 5s));
+
+  auto after = begin_stream(io, circ, StreamId{2}, "127.0.0.1", echo.port());
+  CHECK(std::holds_alternative<cell::ConnectedMsg>(after));
+  CHECK(circ.state() != net::ClientCircuit::State::Closed);
   CHECK(proc.running());
 }
