@@ -73,22 +73,7 @@ void RelayProcess::apply_defences(const config::RelayOptions& fresh) {
     log::write(log::Severity::Notice, "MaxMemInQueues is now " + std::to_string(bytes >> 20) + " MB.");
   }
   // The DoS* fields (GETCONF shows them; the next consensus combines with them).
-  o.dos_cc_enabled = fresh.dos_cc_enabled;
-  o.dos_cc_min_connections = fresh.dos_cc_min_connections;
-  o.dos_cc_rate = fresh.dos_cc_rate;
-  o.dos_cc_burst = fresh.dos_cc_burst;
-  o.dos_cc_defense_type = fresh.dos_cc_defense_type;
-  o.dos_cc_defense_time_period = fresh.dos_cc_defense_time_period;
-  o.dos_conn_enabled = fresh.dos_conn_enabled;
-  o.dos_conn_max_concurrent = fresh.dos_conn_max_concurrent;
-  o.dos_conn_defense_type = fresh.dos_conn_defense_type;
-  o.dos_conn_connect_rate = fresh.dos_conn_connect_rate;
-  o.dos_conn_connect_burst = fresh.dos_conn_connect_burst;
-  o.dos_conn_connect_defense_time_period = fresh.dos_conn_connect_defense_time_period;
-  o.dos_stream_enabled = fresh.dos_stream_enabled;
-  o.dos_stream_rate = fresh.dos_stream_rate;
-  o.dos_stream_burst = fresh.dos_stream_burst;
-  o.dos_stream_defense_type = fresh.dos_stream_defense_type;
+  o.dos = fresh.dos;
   const auto next = relay_dos_params(fresh, dos_consensus_params_);
   if (next == manager_.dos_guard().params()) return;
   manager_.set_dos_params(next);
