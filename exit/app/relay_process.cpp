@@ -468,7 +468,7 @@ bool RelayProcess::start_metrics() {
 bool RelayProcess::start_control() {
   if (!config_.options.control.enabled()) return true;
   RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true),
-                          {}, {}, {}, {}, {}, {}};
+                          {}, {}, {}, {}, {}, {}, {}};
   s.or_listeners = or_bound_;
   if (dir_server_) s.dir_listeners.push_back(dir_server_->local_endpoint());
   s.traffic = [this] {
@@ -480,6 +480,7 @@ bool RelayProcess::start_control() {
     return reconfigure(std::move(next), changed);
   };
   s.heartbeat = [this] { log_counters(log::Severity::Notice); };
+  s.clear_dns_cache = [this] { exit_.clear_dns_cache(); };
   control_ = std::make_unique<RelayControl>(io_, std::move(s));
   return control_->start();
 }
