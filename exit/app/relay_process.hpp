@@ -67,6 +67,7 @@ class RelayProcess {
   void apply_exit_changes(const StartupConfig& fresh);
   // SIGHUP and SETCONF: streams opened from now on meet `policy`.
   void apply_exit_policy(proto::ExitPolicy policy, std::vector<config::PolicyLine> lines);
+  void republish_descriptor();
   void arm_heartbeat();
   void arm_conflux_tick();
   bool start_or_ports();

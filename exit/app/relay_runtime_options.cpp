@@ -88,6 +88,7 @@ void RelayProcess::apply_bandwidth_and_logs(const config::RelayOptions& fresh) {
       o.bandwidth_burst = fresh.bandwidth_burst;
       log::write(log::Severity::Notice, "Bandwidth is now " + std::to_string(o.bandwidth_rate) + " bytes/s, burst " +
                                             std::to_string(o.bandwidth_burst) + " bytes.");
+      republish_descriptor();
     }
   }
   if (fresh.logs != o.logs) {
@@ -103,6 +104,14 @@ void RelayProcess::apply_exit_policy(proto::ExitPolicy policy, std::vector<confi
   config_.exit_policy = policy;
   exit_.set_policy(std::move(policy));
   log::write(log::Severity::Notice, "Exit policy changed; it applies to streams opened from now on.");
+  republish_descriptor();
+}
+
+// Clients learn a new policy or bandwidth from our next descriptor: publish
+// one now, as tor does when its descriptor changes.
+void RelayProcess::republish_descriptor() {
+  if (!publisher_) return;
+  if (auto info = relay_info()) publisher_->update(std::move(*info));
 }
 
 void RelayProcess::apply_exit_changes(const StartupConfig& fresh) {

@@ -73,6 +73,19 @@ net::awaitable<std::string> control_command(net::tcp::endpoint to, std::string c
   co_return last;
 }
 
+// Our relay's own tor-form descriptor over BEGIN_DIR on `circ`; empty on failure.
+std::string own_descriptor(asio::io_context& io, net::ClientCircuit& circ, StreamId id) {
+  HttpFetch fetch(circ, id, "/tor/server/authority");
+  REQUIRE(circ.send(HopNum{1}, id, cell::BeginDirMsg{}));
+  (void)run_until(io, [&] {
+    fetch.pump();
+    return fetch.finished();
+  }, 10s);
+  if (!fetch.finished() || fetch.status_line().find(" 200 ") == std::string::npos) return {};
+  const auto body = fetch.body();
+  return body ? std::string(body->begin(), body->end()) : std::string();
+}
+
 }  // namespace
 
 TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and Log; circuits stay",
@@ -187,8 +200,14 @@ TEST_CASE("relay process: SETCONF applies ExitPolicy, BandwidthRate/Burst and Lo
 
   CHECK(control("SETCONF BandwidthRate=\"5 MB\" BandwidthBurst=\"6 MB\"") == "250 OK");
   CHECK(run_until(io, [&] { return logged(log_a, "Bandwidth is now 5242880 bytes/s, burst 6291456 bytes."); }, 5s));
+  CHECK(own_descriptor(io, circ, StreamId{10}).find("\nreject *:*\n") != std::string::npos);
   CHECK(control("SETCONF ExitPolicy=\"accept 127.0.0.1:*\"") == "250 OK");
   CHECK(run_until(io, [&] { return logged(log_a, "Exit policy changed"); }, 5s));
+  // The descriptor is published again at once, with the new policy.
+  std::uint16_t fetches = 10;
+  CHECK(run_until(io, [&] {
+    return own_descriptor(io, circ, StreamId{++fetches}).find("\naccept 127.0.0.1:*\n") != std::string::npos;
+  }, 10s));
   CHECK(control("SETCONF ExitPolicy=\"accept 127.0.0.1:99999\"").rfind("513 ", 0) == 0);
   CHECK(control("SETCONF Log=\"notice file " + log_b.string() + "\"") == "250 OK");
   CHECK(run_until(io, [&] { return logged(log_b, "Log destinations changed."); }, 5s));
