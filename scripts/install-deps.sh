@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libssl-dev libboost1.81-dev nlohmann-json3-dev
+  libc-ares-dev  # exit/: the exit's DNS resolver (asynchronous, on the io_context; no getaddrinfo threads)
   libsodium-dev  # common/crypto: Ed25519 signing with the Ed25519 form of an X25519 key (the ntor-onion-key crosscert)
   libspdlog-dev catch2 libbenchmark-dev
   clang libfuzzer-14-dev libclang-rt-14-dev  # the fuzz preset: ASan/UBSan and libFuzzer runtimes

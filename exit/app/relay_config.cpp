@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "conflux/config/file_source.hpp"
+#include "conflux/config/resolv_conf.hpp"
 #include "conflux/config/program.hpp"
 
 namespace conflux::relay {
@@ -20,11 +21,49 @@ constexpr const char* kUsage =
     "on the command line as --Option value, which replaces the file's lines for that option.\n"
     "Every option is described in docs/CONFIG.md.\n";
 
-using ErrorSink = std::function<void(const std::vector<config::ConfigError>&)>;
 
 void print_errors(const std::vector<config::ConfigError>& errors) {
   config::print_errors("conflux-relay", errors, std::cerr);
 }
+
+
+// ServerDNSResolvConfFile: a file given but unreadable or without a
+// nameserver is an error (tor would run with no working resolver).
+std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o,
+                                                              const config::FileSource& files,
+                                                              const ErrorSink& report) {
+  const std::string& path = o.server_dns_resolv_conf_file;
+  if (path.empty()) return std::vector<config::AddrPort>{};
+  auto text = files.read_file(path);
+  if (!text) {
+    report({config::ConfigError{path, 0, "ServerDNSResolvConfFile: " + text.error()}});
+    return std::nullopt;
+  }
+  auto parsed = config::parse_resolv_conf(*text);
+  if (parsed.nameservers.empty()) {
+    report({config::ConfigError{path, 0, "ServerDNSResolvConfFile: no usable 'nameserver' line"}});
+    return std::nullopt;
+  }
+  return std::move(parsed.nameservers);
+}
+
+// The torrc (with the command line's overrides) and the exit policy built from it.
+std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, const ErrorSink& report) {
+  config::RealFileSource files;
+  auto options = config::load_relay_options(cl, files, config::user_environment());
+  if (!options) {
+    report(options.error());
+    return std::nullopt;
+  }
+  config::print_warnings("conflux-relay", options->warnings, std::cerr);
+  auto policy = build_policy(*options, report);
+  if (!policy) return std::nullopt;
+  auto nameservers = read_nameservers(*options, files, report);
+  if (!nameservers) return std::nullopt;
+  return StartupConfig{std::move(options).value(), std::move(*policy), cl, std::move(*nameservers)};
+}
+
+}  // namespace
 
 std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, const ErrorSink& report) {
   std::vector<std::string> values;
@@ -61,22 +100,6 @@ std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, con
   }
   return std::move(built->policy);
 }
-
-// The torrc (with the command line's overrides) and the exit policy built from it.
-std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, const ErrorSink& report) {
-  config::RealFileSource files;
-  auto options = config::load_relay_options(cl, files, config::user_environment());
-  if (!options) {
-    report(options.error());
-    return std::nullopt;
-  }
-  config::print_warnings("conflux-relay", options->warnings, std::cerr);
-  auto policy = build_policy(*options, report);
-  if (!policy) return std::nullopt;
-  return StartupConfig{std::move(options).value(), std::move(*policy), cl};
-}
-
-}  // namespace
 
 StartupDecision decide_startup(int argc, const char* const* argv) {
   const config::ProgramInfo program{"conflux-relay", kVersion, kDefaultTorrc, kUsage, config::list_relay_options};

@@ -2,6 +2,7 @@
 // Start-up of conflux-relay before the event loop: command line, torrc,
 // --help/--version/--verify-config, log destinations and the exit policy,
 // each failure reported as tor does (file:line, exit status 1).
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ struct StartupConfig {
   config::RelayOptions options;
   proto::ExitPolicy exit_policy;
   config::CommandLine command_line;  // read again on SIGHUP
+  // ServerDNSResolvConfFile's nameservers; empty: c-ares reads /etc/resolv.conf.
+  std::vector<config::AddrPort> nameservers;
 };
 
 // Either a configuration to run with, or the exit status to end with (after
@@ -36,6 +39,11 @@ struct StartupDecision {
 };
 
 StartupDecision decide_startup(int argc, const char* const* argv);
+
+using ErrorSink = std::function<void(const std::vector<config::ConfigError>&)>;
+// The exit policy the options describe (ExitPolicy lines, ExitRelay,
+// ExitPolicyRejectPrivate, IPv6Exit, Address); errors go to `report`.
+std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, const ErrorSink& report);
 
 // SIGHUP: the torrc read again with the same command line. Errors are
 // logged (file:line) and give nullopt: the relay keeps its configuration.

@@ -135,9 +135,12 @@ void RelayControl::add_signals() {
       signal_event(std::string_view(name) == "USR1" ? "DUMP" : name);
     });
   }
-  // A relay has no client circuits to renew and its exit keeps no DNS cache
-  // of its own (each resolve asks the system resolver): accepted, as tor does.
-  for (const char* name : {"NEWNYM", "CLEARDNSCACHE"}) program_.add_signal(name, [this, name] { signal_event(name); });
+  // A relay has no client circuits to renew: accepted, as tor does.
+  program_.add_signal("NEWNYM", [this] { signal_event("NEWNYM"); });
+  program_.add_signal("CLEARDNSCACHE", [this] {
+    if (src_.clear_dns_cache) src_.clear_dns_cache();
+    signal_event("CLEARDNSCACHE");
+  });
 }
 
 }  // namespace conflux::relay

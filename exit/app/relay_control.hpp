@@ -27,6 +27,7 @@ class RelayControl {
     std::function<std::pair<std::uint64_t, std::uint64_t>()> traffic;  // bytes read, written
     std::function<void()> reload;         // RELOAD, HUP
     std::function<void()> heartbeat;      // DUMP, HEARTBEAT
+    std::function<void()> clear_dns_cache;  // CLEARDNSCACHE
     std::vector<net::tcp::endpoint> or_listeners;   // as bound
     std::vector<net::tcp::endpoint> dir_listeners;  // the DirPort, when there is one
     // SETCONF/RESETCONF/LOADCONF: the relay applies `next` (valid; the

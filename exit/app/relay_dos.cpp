@@ -28,22 +28,22 @@ std::optional<std::uint64_t> total_ram() {
 
 proto::DosOptions dos_options(const config::RelayOptions& o) {
   proto::DosOptions d;
-  d.cc_enabled = autobool(o.dos_cc_enabled);
-  d.cc_min_connections = o.dos_cc_min_connections;
-  d.cc_rate = o.dos_cc_rate;
-  d.cc_burst = o.dos_cc_burst;
-  d.cc_defense_type = o.dos_cc_defense_type;
-  d.cc_defense_time_period = seconds(o.dos_cc_defense_time_period);
-  d.conn_enabled = autobool(o.dos_conn_enabled);
-  d.conn_max_concurrent = o.dos_conn_max_concurrent;
-  d.conn_defense_type = o.dos_conn_defense_type;
-  d.conn_connect_rate = o.dos_conn_connect_rate;
-  d.conn_connect_burst = o.dos_conn_connect_burst;
-  d.conn_connect_defense_time_period = seconds(o.dos_conn_connect_defense_time_period);
-  d.stream_enabled = autobool(o.dos_stream_enabled);
-  d.stream_rate = o.dos_stream_rate;
-  d.stream_burst = o.dos_stream_burst;
-  d.stream_defense_type = o.dos_stream_defense_type;
+  d.cc_enabled = autobool(o.dos.cc_enabled);
+  d.cc_min_connections = o.dos.cc_min_connections;
+  d.cc_rate = o.dos.cc_rate;
+  d.cc_burst = o.dos.cc_burst;
+  d.cc_defense_type = o.dos.cc_defense_type;
+  d.cc_defense_time_period = seconds(o.dos.cc_defense_time_period);
+  d.conn_enabled = autobool(o.dos.conn_enabled);
+  d.conn_max_concurrent = o.dos.conn_max_concurrent;
+  d.conn_defense_type = o.dos.conn_defense_type;
+  d.conn_connect_rate = o.dos.conn_connect_rate;
+  d.conn_connect_burst = o.dos.conn_connect_burst;
+  d.conn_connect_defense_time_period = seconds(o.dos.conn_connect_defense_time_period);
+  d.stream_enabled = autobool(o.dos.stream_enabled);
+  d.stream_rate = o.dos.stream_rate;
+  d.stream_burst = o.dos.stream_burst;
+  d.stream_defense_type = o.dos.stream_defense_type;
   return d;
 }
 

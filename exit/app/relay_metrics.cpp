@@ -59,13 +59,18 @@ void streams(metrics::Snapshot& out, const exit::ExitStats& e) {
   out.gauge("conflux_relay_exit_streams", "Exit streams now, by state.", e.streams_pending, {{"state", "pending"}});
   out.gauge("conflux_relay_exit_streams", "", e.streams_open, {{"state", "open"}});
   out.gauge("conflux_relay_exit_streams", "", e.streams_closing, {{"state", "closing"}});
-  out.gauge("conflux_relay_exit_dns_pending", "DNS lookups in flight.", e.dns_pending);
+  out.gauge("conflux_relay_exit_dns_pending", "Streams waiting for a DNS lookup.", e.dns_pending);
   out.counter("conflux_relay_exit_begins_total", "BEGIN cells received.", e.begins);
   out.counter("conflux_relay_exit_begin_dirs_total", "BEGIN_DIR cells received.", e.begin_dirs);
   out.counter("conflux_relay_exit_streams_connected_total", "Streams connected (BEGIN and BEGIN_DIR).",
               e.streams_connected);
   out.counter("conflux_relay_exit_resolves_total", "RESOLVE cells received.", e.resolves);
   out.counter("conflux_relay_exit_dns_failures_total", "DNS lookups that failed or timed out.", e.dns_failures);
+  out.counter("conflux_relay_exit_dns_timeouts_total", "Streams whose DNS lookup outlived the wait (END TIMEOUT).",
+              e.dns_timeouts);
+  out.counter("conflux_relay_exit_dns_cache_hits_total", "Lookups answered from the DNS cache.", e.dns_cache_hits);
+  out.counter("conflux_relay_exit_dns_refused_total", "Lookups refused: the most DNS queries already in flight.",
+              e.dns_refused_full);
   out.counter("conflux_relay_exit_bytes_total", "Stream bytes between clients and servers.", e.bytes_to_servers,
               {{"direction", "to_servers"}});
   out.counter("conflux_relay_exit_bytes_total", "", e.bytes_to_clients, {{"direction", "to_clients"}});

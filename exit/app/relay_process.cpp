@@ -108,6 +108,26 @@ exit::ConfluxJoinConfig conflux_join_config() {
   return c;
 }
 
+}  // namespace
+
+exit::DnsSettings relay_dns_settings(const StartupConfig& s) {
+  exit::DnsSettings d;
+  d.allow_non_rfc953 = s.options.server_dns_allow_non_rfc953;
+  for (const auto& ns : s.nameservers) {
+    exit::DnsServer server;
+    if (ns.addr.is_v4()) {
+      server.addr = cell::Ipv4Bytes{ns.addr.bytes[0], ns.addr.bytes[1], ns.addr.bytes[2], ns.addr.bytes[3]};
+    } else {
+      server.addr = ns.addr.bytes;
+    }
+    server.port = ns.port;
+    d.servers.push_back(server);
+  }
+  return d;
+}
+
+namespace {
+
 exit::ExitConfig exit_config(const StartupConfig& s, const net::Clock& clock, const proto::ClockHealth& health) {
   exit::ExitConfig c;
   c.clock_health = &health;
@@ -116,6 +136,7 @@ exit::ExitConfig exit_config(const StartupConfig& s, const net::Clock& clock, co
   c.mode = s.options.is_exit() ? exit::ExitMode::Exit : exit::ExitMode::NotExit;
   c.policy = s.exit_policy;
   c.ipv6_exit = s.options.ipv6_exit;
+  c.dns = relay_dns_settings(s);
   c.log = log::sink("exit");
   return c;
 }
@@ -448,7 +469,7 @@ bool RelayProcess::start_metrics() {
 bool RelayProcess::start_control() {
   if (!config_.options.control.enabled()) return true;
   RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true),
-                          {}, {}, {}, {}, {}, {}, {}};
+                          {}, {}, {}, {}, {}, {}, {}, {}};
   s.or_listeners = or_bound_;
   if (dir_server_) s.dir_listeners.push_back(dir_server_->local_endpoint());
   s.traffic = [this] {
@@ -467,6 +488,7 @@ bool RelayProcess::start_control() {
     if (!info->ipv6) return std::nullopt;
     return dir::format_ipv6(*info->ipv6);
   };
+  s.clear_dns_cache = [this] { exit_.clear_dns_cache(); };
   control_ = std::make_unique<RelayControl>(io_, std::move(s));
   return control_->start();
 }

@@ -48,12 +48,13 @@ class RelayProcess {
   // One line of counters at `severity` (heartbeat, SIGUSR1, shutdown).
   void log_counters(log::Severity severity) const;
   // SIGHUP: the torrc read again. What can change while running changes
-  // now (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, DoS*);
-  // the rest takes effect at the next start.
+  // now (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, DoS*,
+  // BandwidthRate/Burst, Log, ExitPolicy, ServerDNS*); the rest takes effect
+  // at the next start.
   void reload();
-  // SETCONF over the ControlPort: only what reload() applies at once may
-  // change (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues,
-  // DoS*); else 553.
+  // SETCONF over the ControlPort: only what apply_runtime_options applies
+  // may change (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues,
+  // DoS*, BandwidthRate/Burst, Log), and ExitPolicy; else 553.
   control::ConfigOutcome reconfigure(config::RelayOptions next, const std::vector<std::string>& changed);
 
  private:
@@ -61,6 +62,12 @@ class RelayProcess {
   bool apply_runtime_options(const config::RelayOptions& fresh);
   // MaxMemInQueues and the DoS* options (relay_dos.hpp), from the fresh torrc.
   void apply_defences(const config::RelayOptions& fresh);
+  void apply_bandwidth_and_logs(const config::RelayOptions& fresh);
+  // SIGHUP only (ServerDNSResolvConfFile is a file): ExitPolicy and the resolver.
+  void apply_exit_changes(const StartupConfig& fresh);
+  // SIGHUP and SETCONF: streams opened from now on meet `policy`.
+  void apply_exit_policy(proto::ExitPolicy policy, std::vector<config::PolicyLine> lines);
+  void republish_descriptor();
   void arm_heartbeat();
   void arm_conflux_tick();
   bool start_or_ports();
@@ -113,5 +120,7 @@ class RelayProcess {
 
 // "EWMA, half-life 30 s" or "round robin", for the log (relay_runtime_options.cpp).
 [[nodiscard]] std::string circuit_priority_text(double halflife);
+// The exit's resolver settings from the torrc (ServerDNS*).
+[[nodiscard]] exit::DnsSettings relay_dns_settings(const StartupConfig& s);
 
 }  // namespace conflux::relay

@@ -1,7 +1,8 @@
 // What a running conflux-relay changes without a restart, on SIGHUP (reload)
 // and on a controller's SETCONF (reconfigure): circuit priority, the
-// scheduler trace, MaxMemInQueues and the DoS* options; anything else is
-// refused (553) or left for the next start.
+// scheduler trace, MaxMemInQueues, the DoS* options, BandwidthRate/Burst,
+// Log and ExitPolicy; on SIGHUP also the exit's resolver (ServerDNS*).
+// Anything else is refused (553) or left for the next start.
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -18,8 +19,8 @@ std::string circuit_priority_text(double halflife) {
 
 // The options a running relay applies (SIGHUP, SETCONF): apply_runtime_options,
 // and the DoS* options (kDosOptionNames).
-constexpr std::array<std::string_view, 3> kRuntimeOptions{"CircuitPriorityHalflife", "SchedulerTraceFile",
-                                                          "MaxMemInQueues"};
+constexpr std::array<std::string_view, 6> kRuntimeOptions{"CircuitPriorityHalflife", "SchedulerTraceFile",
+                                                          "MaxMemInQueues", "BandwidthRate", "BandwidthBurst", "Log"};
 
 bool is_runtime_option(std::string_view name) {
   return std::find(kRuntimeOptions.begin(), kRuntimeOptions.end(), name) != kRuntimeOptions.end() ||
@@ -34,17 +35,31 @@ void RelayProcess::reload() {
     return;
   }
   (void)apply_runtime_options(fresh->options);
-  log::write(log::Severity::Notice, "Config reloaded: " + std::string(kRuntimeOptions[0]) + ", " +
-                                        std::string(kRuntimeOptions[1]) + ", " + std::string(kRuntimeOptions[2]) +
-                                        " and the DoS* options apply now; other changes take effect at the next "
-                                        "start.");
+  apply_exit_changes(*fresh);
+  log::write(log::Severity::Notice, "Config reloaded: CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, "
+                                    "the DoS* options, BandwidthRate, BandwidthBurst, Log, ExitPolicy and "
+                                    "ServerDNS* apply now; other changes take effect at the next start.");
 }
 
 control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, const std::vector<std::string>& changed) {
-  for (const auto& name : changed)
-    if (!is_runtime_option(name))
+  bool policy_changed = false;
+  for (const auto& name : changed) {
+    if (name == "ExitPolicy") {
+      policy_changed = true;
+    } else if (!is_runtime_option(name)) {
       return {553, "Transition not allowed: While Tor is running, changing " + name + " is not allowed."};
+    }
+  }
+  std::optional<proto::ExitPolicy> policy;
+  if (policy_changed) {
+    std::string why = "invalid ExitPolicy";
+    policy = build_policy(next, [&why](const std::vector<config::ConfigError>& errors) {
+      if (!errors.empty()) why = errors.front().message;
+    });
+    if (!policy) return {513, "Unacceptable option value: " + why};
+  }
   if (!apply_runtime_options(next)) return {553, "Unable to set option: cannot open SchedulerTraceFile"};
+  if (policy) apply_exit_policy(std::move(*policy), next.exit_policy);
   config_.options.config_lines = std::move(next.config_lines);
   return {};
 }
@@ -58,30 +73,62 @@ void RelayProcess::apply_defences(const config::RelayOptions& fresh) {
     log::write(log::Severity::Notice, "MaxMemInQueues is now " + std::to_string(bytes >> 20) + " MB.");
   }
   // The DoS* fields (GETCONF shows them; the next consensus combines with them).
-  o.dos_cc_enabled = fresh.dos_cc_enabled;
-  o.dos_cc_min_connections = fresh.dos_cc_min_connections;
-  o.dos_cc_rate = fresh.dos_cc_rate;
-  o.dos_cc_burst = fresh.dos_cc_burst;
-  o.dos_cc_defense_type = fresh.dos_cc_defense_type;
-  o.dos_cc_defense_time_period = fresh.dos_cc_defense_time_period;
-  o.dos_conn_enabled = fresh.dos_conn_enabled;
-  o.dos_conn_max_concurrent = fresh.dos_conn_max_concurrent;
-  o.dos_conn_defense_type = fresh.dos_conn_defense_type;
-  o.dos_conn_connect_rate = fresh.dos_conn_connect_rate;
-  o.dos_conn_connect_burst = fresh.dos_conn_connect_burst;
-  o.dos_conn_connect_defense_time_period = fresh.dos_conn_connect_defense_time_period;
-  o.dos_stream_enabled = fresh.dos_stream_enabled;
-  o.dos_stream_rate = fresh.dos_stream_rate;
-  o.dos_stream_burst = fresh.dos_stream_burst;
-  o.dos_stream_defense_type = fresh.dos_stream_defense_type;
+  o.dos = fresh.dos;
   const auto next = relay_dos_params(fresh, dos_consensus_params_);
   if (next == manager_.dos_guard().params()) return;
   manager_.set_dos_params(next);
   log::write(log::Severity::Notice, dos_summary(next) + ".");
 }
 
+void RelayProcess::apply_bandwidth_and_logs(const config::RelayOptions& fresh) {
+  auto& o = config_.options;
+  if (fresh.bandwidth_rate != o.bandwidth_rate || fresh.bandwidth_burst != o.bandwidth_burst) {
+    if (manager_.set_bandwidth(fresh.bandwidth_rate, fresh.bandwidth_burst)) {
+      o.bandwidth_rate = fresh.bandwidth_rate;
+      o.bandwidth_burst = fresh.bandwidth_burst;
+      log::write(log::Severity::Notice, "Bandwidth is now " + std::to_string(o.bandwidth_rate) + " bytes/s, burst " +
+                                            std::to_string(o.bandwidth_burst) + " bytes.");
+      republish_descriptor();
+    }
+  }
+  if (fresh.logs != o.logs) {
+    o.logs = fresh.logs;
+    log::configure(log_destinations(o));
+    log::write(log::Severity::Notice, "Log destinations changed.");
+  }
+}
+
+void RelayProcess::apply_exit_policy(proto::ExitPolicy policy, std::vector<config::PolicyLine> lines) {
+  config_.options.exit_policy = std::move(lines);
+  if (policy == config_.exit_policy) return;
+  config_.exit_policy = policy;
+  exit_.set_policy(std::move(policy));
+  log::write(log::Severity::Notice, "Exit policy changed; it applies to streams opened from now on.");
+  republish_descriptor();
+}
+
+// Clients learn a new policy or bandwidth from our next descriptor: publish
+// one now, as tor does when its descriptor changes.
+void RelayProcess::republish_descriptor() {
+  if (!publisher_) return;
+  if (auto info = relay_info()) publisher_->update(std::move(*info));
+}
+
+void RelayProcess::apply_exit_changes(const StartupConfig& fresh) {
+  apply_exit_policy(fresh.exit_policy, fresh.options.exit_policy);
+  if (fresh.nameservers != config_.nameservers ||
+      fresh.options.server_dns_allow_non_rfc953 != config_.options.server_dns_allow_non_rfc953) {
+    config_.nameservers = fresh.nameservers;
+    config_.options.server_dns_resolv_conf_file = fresh.options.server_dns_resolv_conf_file;
+    config_.options.server_dns_allow_non_rfc953 = fresh.options.server_dns_allow_non_rfc953;
+    exit_.set_dns(relay_dns_settings(config_));
+    log::write(log::Severity::Notice, "Resolver configuration changed.");
+  }
+}
+
 bool RelayProcess::apply_runtime_options(const config::RelayOptions& fresh) {
   apply_defences(fresh);
+  apply_bandwidth_and_logs(fresh);
   const double was = config_.options.circuit_priority_halflife;
   const double now = fresh.circuit_priority_halflife;
   if (now != was) {

@@ -1,8 +1,11 @@
-// Lookups: the hostname of a BEGIN, and RESOLVE requests (forward and PTR).
+// Lookups: the hostname of a BEGIN, and RESOLVE requests (forward and PTR),
+// through the exit's DnsResolver (c-ares on the io_context).
 //
-// Asio's resolver runs getaddrinfo/getnameinfo on a background thread and
-// cannot abandon a lookup; the timeout here answers the client on time and
-// the late result is ignored (the stream is closed by then).
+// tor's answers: a name the resolver could not find gets END RESOLVEFAILED
+// (BEGIN) or RESOLVED ERROR / ERROR_TRANSIENT (RESOLVE); a stream whose
+// lookup outlives ExitTimeouts::dns gets END TIMEOUT, as tor's pending
+// resolves that expire do. The client is told the clipped TTL.
+#include <memory>
 #include <string>
 
 #include "exit_impl.hpp"
@@ -11,30 +14,8 @@ namespace conflux::exit {
 
 namespace {
 
-LookupFailure classify(const boost::system::error_code& ec) {
-  // EAI_NONAME and EAI_NODATA: the name does not exist or has no address.
-  if (ec == asio::error::host_not_found) return LookupFailure::NotFound;
-  return LookupFailure::Transient;
-}
-
-struct Addresses {
-  std::vector<cell::Ipv4Bytes> v4;
-  std::vector<cell::Ipv6Bytes> v6;
-};
-
-Addresses collect(const tcp::resolver::results_type& results) {
-  Addresses a;
-  for (const auto& entry : results) {
-    const asio::ip::address addr = entry.endpoint().address();
-    if (addr.is_v4()) {
-      a.v4.push_back(addr.to_v4().to_bytes());
-    } else if (addr.to_v6().is_v4_mapped()) {
-      a.v4.push_back(asio::ip::make_address_v4(asio::ip::v4_mapped, addr.to_v6()).to_bytes());
-    } else {
-      a.v6.push_back(addr.to_v6().to_bytes());
-    }
-  }
-  return a;
+LookupFailure failure_of(const DnsAnswer& a) {
+  return a.status == DnsAnswer::Status::Transient ? LookupFailure::Transient : LookupFailure::NotFound;
 }
 
 }  // namespace
@@ -47,44 +28,62 @@ void ExitStreams::Impl::dns_done(const StreamPtr& s) {
 
 void ExitStreams::Impl::dns_timed_out(StreamPtr s) {
   ++counters.dns_failures;
+  ++counters.dns_timeouts;
   dns_done(s);
   log(LogLevel::Info, "DNS lookup timed out");
   if (s->resolve_only) return answer_resolve(s, resolved_error(LookupFailure::Transient, cfg.dns_ttl));
-  fail(s, cell::EndReason::ResolveFailed);
+  fail(s, cell::EndReason::Timeout);
+}
+
+bool ExitStreams::Impl::ask(const StreamPtr& s, const std::string& name,
+                            const std::optional<cell::RelayIpAddr>& reverse) {
+  // The answer comes back through a weak reference: a stream that ended
+  // meanwhile is not kept alive by its lookup.
+  auto done = [this, w = std::weak_ptr<Stream>(s)](const DnsAnswer& a) {
+    const StreamPtr live = w.lock();
+    if (!live || live->closed || live->phase != Phase::Resolving) return;
+    on_answer(live, a);
+  };
+  const bool asked = reverse ? dns.reverse(*reverse, std::move(done)) : dns.resolve(name, std::move(done));
+  if (!asked) {
+    ++counters.dns_refused_full;
+    log(LogLevel::Info, "lookup refused: too many DNS queries in flight");
+    return false;
+  }
+  s->dns_counted = true;
+  ++dns_pending;
+  arm_timer(s, cfg.timeouts.dns, &Impl::dns_timed_out);
+  return true;
 }
 
 void ExitStreams::Impl::start_lookup(StreamPtr s, const std::string& host) {
   s->phase = Phase::Resolving;
-  s->dns_counted = true;
-  ++dns_pending;
-  arm_timer(s, cfg.timeouts.dns, &Impl::dns_timed_out);
-  s->resolver.async_resolve(host, std::to_string(s->port), tcp::resolver::numeric_service,
-                            [this, s](const boost::system::error_code& ec, tcp::resolver::results_type results) {
-                              if (s->closed || s->phase != Phase::Resolving) return;
-                              on_lookup(s, ec, results);
-                            });
+  if (!ask(s, host, std::nullopt)) fail(s, cell::EndReason::ResourceLimit);
 }
 
-void ExitStreams::Impl::on_lookup(StreamPtr s, const boost::system::error_code& ec,
-                                  const tcp::resolver::results_type& results) {
+void ExitStreams::Impl::on_answer(StreamPtr s, const DnsAnswer& a) {
   dns_done(s);
   s->timer.cancel();
-  if (ec) {
+  if (a.from_cache) ++counters.dns_cache_hits;
+  if (a.status != DnsAnswer::Status::Ok) {
     ++counters.dns_failures;
-    log(LogLevel::Info, "DNS lookup failed: " + ec.message());
-    if (s->resolve_only) return answer_resolve(s, resolved_error(classify(ec), cfg.dns_ttl));
+    log(LogLevel::Info, a.status == DnsAnswer::Status::Transient ? "DNS lookup failed (transient)"
+                                                                 : "DNS lookup found no such name");
+    if (s->resolve_only) return answer_resolve(s, resolved_error(failure_of(a), cfg.dns_ttl));
     return fail(s, cell::EndReason::ResolveFailed);
   }
-  const Addresses found = collect(results);
-  if (s->resolve_only) return answer_resolve(s, resolved_addresses(found.v4, found.v6, cfg.dns_ttl));
-  auto chosen = choose_address(found.v4, found.v6, family_choice(s->flags, cfg.ipv6_exit));
+  if (s->resolve_only) {
+    if (!a.hostname.empty()) return answer_resolve(s, resolved_hostname(a.hostname, a.ttl));
+    return answer_resolve(s, resolved_addresses(a.v4, a.v6, a.ttl));
+  }
+  auto chosen = choose_address(a.v4, a.v6, family_choice(s->flags, cfg.ipv6_exit));
   if (!chosen) {
     // Names with addresses only of families the client (or we) refuse.
     log(LogLevel::Info, "DNS lookup found no usable address");
     return fail(s, cell::EndReason::ResolveFailed);
   }
   s->addr = *chosen;
-  s->ttl = cfg.dns_ttl;
+  s->ttl = a.ttl;
   connect_checked(s);
 }
 
@@ -111,35 +110,10 @@ void ExitStreams::Impl::start_resolve_request(StreamPtr s, const std::string& na
   if (!reverse && (cell::is_reverse_lookup_name(name) || is_unresolvable_name(name))) {
     return answer_resolve(s, resolved_error(LookupFailure::NotFound, cfg.dns_ttl));
   }
-  if (dns_pending >= cfg.limits.max_pending_dns) {
-    return answer_resolve(s, resolved_error(LookupFailure::Transient, cfg.dns_ttl));
+  if (!cfg.dns.allow_non_rfc953 && !is_rfc953_name(name)) {
+    return answer_resolve(s, resolved_error(LookupFailure::NotFound, cfg.dns_ttl));
   }
-  s->dns_counted = true;
-  ++dns_pending;
-  arm_timer(s, cfg.timeouts.dns, &Impl::dns_timed_out);
-  if (!reverse) {
-    s->resolver.async_resolve(name, "", [this, s](const boost::system::error_code& ec,
-                                                  tcp::resolver::results_type results) {
-      if (s->closed || s->phase != Phase::Resolving) return;
-      on_lookup(s, ec, results);
-    });
-    return;
-  }
-  const tcp::endpoint target = to_endpoint(*reverse, 0);
-  s->resolver.async_resolve(target, [this, s, target](const boost::system::error_code& ec,
-                                                      tcp::resolver::results_type results) {
-    if (s->closed || s->phase != Phase::Resolving) return;
-    dns_done(s);
-    s->timer.cancel();
-    // getnameinfo falls back to the numeric form when there is no PTR record.
-    const std::string host = (ec || results.empty()) ? std::string() : results.begin()->host_name();
-    if (ec || host.empty() || host == target.address().to_string()) {
-      ++counters.dns_failures;
-      const LookupFailure why = ec ? classify(ec) : LookupFailure::NotFound;
-      return answer_resolve(s, resolved_error(why, cfg.dns_ttl));
-    }
-    answer_resolve(s, resolved_hostname(host, cfg.dns_ttl));
-  });
+  if (!ask(s, name, reverse)) return answer_resolve(s, resolved_error(LookupFailure::Transient, cfg.dns_ttl));
 }
 
 void ExitStreams::Impl::answer_resolve(StreamPtr s, const cell::ResolvedMsg& answer) {

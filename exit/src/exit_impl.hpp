@@ -30,6 +30,7 @@
 #include "conflux/exit/stream_pump.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/proto/stream_state.hpp"
+#include "dns_resolver.hpp"
 
 namespace conflux::exit {
 
@@ -58,7 +59,6 @@ struct Stream {
   bool connected = false; // counted in streams_open
   bool dns_counted = false;
 
-  tcp::resolver resolver;
   tcp::socket socket;
   asio::steady_timer timer;
 
@@ -98,7 +98,8 @@ struct ExitStreams::Impl {
   std::size_t total = 0;       // every live Stream
   std::size_t pending = 0;     // resolving + connecting
   std::size_t open = 0;        // connected, attached
-  std::size_t dns_pending = 0;
+  std::size_t dns_pending = 0;  // streams waiting for a lookup
+  DnsResolver dns;
   // The data path of every live stream; its actions run in run().
   StreamPump pump;
   std::unordered_map<StreamRef, StreamPtr> by_ref;  // every live Stream
@@ -149,10 +150,12 @@ struct ExitStreams::Impl {
 
   // ---- exit_dns.cpp ----------------------------------------------------------
   void start_lookup(StreamPtr s, const std::string& host);
-  void on_lookup(StreamPtr s, const boost::system::error_code& ec, const tcp::resolver::results_type& results);
+  // Asks the resolver for a BEGIN's name or a RESOLVE's (forward or PTR);
+  // false when max_pending_dns queries are in flight.
+  bool ask(const StreamPtr& s, const std::string& name, const std::optional<cell::RelayIpAddr>& reverse);
+  void on_answer(StreamPtr s, const DnsAnswer& a);
   void start_resolve_request(StreamPtr s, const std::string& name);
   void answer_resolve(StreamPtr s, const cell::ResolvedMsg& answer);
-  void arm_dns_timeout(const StreamPtr& s);
   void dns_done(const StreamPtr& s);
   void dns_timed_out(StreamPtr s);
   // Exact policy check, then connect; END EXITPOLICY with the address if refused.

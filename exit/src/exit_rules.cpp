@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -221,6 +222,14 @@ cell::ResolvedMsg resolved_error(LookupFailure failure, std::uint32_t ttl) {
                          {kText.begin(), kText.end()},
                          ttl});
   return msg;
+}
+
+bool is_rfc953_name(std::string_view host) noexcept {
+  if (parse_ip_literal(host)) return true;
+  return std::all_of(host.begin(), host.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_';
+  });
 }
 
 }  // namespace conflux::exit

@@ -26,7 +26,6 @@ Stream::Stream(asio::io_context& io, proto::CircuitHandle c, StreamId s, proto::
       ref(r),
       resolve_only(kind == proto::StreamKind::Resolve),
       dir(kind == proto::StreamKind::Dir),
-      resolver(io),
       socket(io),
       timer(io) {}
 
@@ -34,6 +33,7 @@ ExitStreams::Impl::Impl(asio::io_context& io_ctx, proto::CircuitOutput& output, 
     : io(io_ctx),
       out(output),
       cfg(std::move(config)),
+      dns(io_ctx, cfg.dns, cfg.limits.max_pending_dns),
       pump(pump_limits(cfg.limits, cfg)) {}
 
 proto::CcClock::time_point ExitStreams::Impl::now() const {
@@ -118,9 +118,9 @@ void ExitStreams::Impl::on_begin(proto::CircuitHandle c, StreamId id, const cell
     log(LogLevel::Info, "BEGIN refused by the exit policy (port)");
     return refuse(c, id, cell::EndReason::ExitPolicy);
   }
-  if (dns_pending >= cfg.limits.max_pending_dns) {
-    log(LogLevel::Info, "BEGIN refused: too many DNS lookups in flight");
-    return refuse(c, id, cell::EndReason::ResourceLimit);
+  if (!cfg.dns.allow_non_rfc953 && !is_rfc953_name(m.host)) {
+    log(LogLevel::Info, "BEGIN refused: invalid destination name (ServerDNSAllowNonRFC953Hostnames)");
+    return refuse(c, id, cell::EndReason::ResolveFailed);
   }
   StreamPtr s = add_stream(c, id, proto::StreamKind::Connect);
   s->port = m.port;
@@ -349,7 +349,6 @@ void ExitStreams::Impl::finish(const StreamPtr& s) {
   by_ref.erase(keep->ref);
   boost::system::error_code ignored;
   keep->timer.cancel();
-  keep->resolver.cancel();
   keep->socket.close(ignored);
 }
 
@@ -381,6 +380,13 @@ std::size_t ExitStreams::buffered_bytes() const { return impl_->pump.buffered_by
 std::vector<proto::BufferedCircuit> ExitStreams::buffered_circuits() const { return impl_->pump.buffered_circuits(); }
 
 void ExitStreams::set_policy(proto::ExitPolicy policy) { impl_->cfg.policy = std::move(policy); }
+
+void ExitStreams::set_dns(const DnsSettings& dns) {
+  impl_->cfg.dns = dns;
+  impl_->dns.reconfigure(dns);
+}
+
+void ExitStreams::clear_dns_cache() { impl_->dns.clear_cache(); }
 
 void ExitStreams::set_dir_port(std::optional<DirPortTarget> target) { impl_->cfg.dir_port = target; }
 

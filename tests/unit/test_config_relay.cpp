@@ -356,11 +356,11 @@ TEST_CASE("relay options: ConsensusParams and OverrideConsensusParams", "[config
 TEST_CASE("relay options: MaxMemInQueues and the DoS options, as tor spells them", "[config][relay][dos]") {
   auto d = ok("");
   CHECK(d.max_mem_in_queues == 0);
-  CHECK(d.dos_cc_enabled == AutoBool::Auto);
-  CHECK(d.dos_conn_enabled == AutoBool::Auto);
-  CHECK(d.dos_stream_enabled == AutoBool::Auto);
-  CHECK(d.dos_cc_rate == 0);
-  CHECK(d.dos_cc_defense_time_period == 0s);
+  CHECK(d.dos.cc_enabled == AutoBool::Auto);
+  CHECK(d.dos.conn_enabled == AutoBool::Auto);
+  CHECK(d.dos.stream_enabled == AutoBool::Auto);
+  CHECK(d.dos.cc_rate == 0);
+  CHECK(d.dos.cc_defense_time_period == 0s);
 
   auto o = ok("MaxMemInQueues 512 MB\nDoSCircuitCreationEnabled 1\nDoSCircuitCreationMinConnections 2\n"
               "DoSCircuitCreationRate 5\nDoSCircuitCreationBurst 50\nDoSCircuitCreationDefenseType 2\n"
@@ -370,22 +370,22 @@ TEST_CASE("relay options: MaxMemInQueues and the DoS options, as tor spells them
               "DoSStreamCreationEnabled auto\nDoSStreamCreationRate 50\nDoSStreamCreationBurst 150\n"
               "DoSStreamCreationDefenseType 3\n");
   CHECK(o.max_mem_in_queues == 512ull << 20);
-  CHECK(o.dos_cc_enabled == AutoBool::True);
-  CHECK(o.dos_cc_min_connections == 2);
-  CHECK(o.dos_cc_rate == 5);
-  CHECK(o.dos_cc_burst == 50);
-  CHECK(o.dos_cc_defense_type == 2);
-  CHECK(o.dos_cc_defense_time_period == 7200s);
-  CHECK(o.dos_conn_enabled == AutoBool::False);
-  CHECK(o.dos_conn_max_concurrent == 30);
-  CHECK(o.dos_conn_defense_type == 1);
-  CHECK(o.dos_conn_connect_rate == 10);
-  CHECK(o.dos_conn_connect_burst == 20);
-  CHECK(o.dos_conn_connect_defense_time_period == 86400s);
-  CHECK(o.dos_stream_enabled == AutoBool::Auto);
-  CHECK(o.dos_stream_rate == 50);
-  CHECK(o.dos_stream_burst == 150);
-  CHECK(o.dos_stream_defense_type == 3);
+  CHECK(o.dos.cc_enabled == AutoBool::True);
+  CHECK(o.dos.cc_min_connections == 2);
+  CHECK(o.dos.cc_rate == 5);
+  CHECK(o.dos.cc_burst == 50);
+  CHECK(o.dos.cc_defense_type == 2);
+  CHECK(o.dos.cc_defense_time_period == 7200s);
+  CHECK(o.dos.conn_enabled == AutoBool::False);
+  CHECK(o.dos.conn_max_concurrent == 30);
+  CHECK(o.dos.conn_defense_type == 1);
+  CHECK(o.dos.conn_connect_rate == 10);
+  CHECK(o.dos.conn_connect_burst == 20);
+  CHECK(o.dos.conn_connect_defense_time_period == 86400s);
+  CHECK(o.dos.stream_enabled == AutoBool::Auto);
+  CHECK(o.dos.stream_rate == 50);
+  CHECK(o.dos.stream_burst == 150);
+  CHECK(o.dos.stream_defense_type == 3);
 
   CHECK(bad("DoSConnectionDefenseType 3\n").line == 3);  // 1 or 2 (0: the consensus)
   CHECK(bad("DoSStreamCreationDefenseType 4\n").line == 3);

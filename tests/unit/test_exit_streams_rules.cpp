@@ -158,3 +158,15 @@ TEST_CASE("RESOLVED bodies: IPv4 first, deduplicated, bounded, on the wire as to
   CHECK(std::string(ptr.answers[0].value.begin(), ptr.answers[0].value.end()) == "localhost");
   CHECK(resolved_hostname(std::string(256, 'a'), 300).answers.at(0).type == cell::ResolvedType::ErrorNontransient);
 }
+
+TEST_CASE("RFC 953 names as tor's server check: letters, digits, '-', '.', '_', or an IP literal", "[exit][rules]") {
+  CHECK(is_rfc953_name("www.example.com"));
+  CHECK(is_rfc953_name("under_score-dash.example."));
+  CHECK(is_rfc953_name("2001:db8::1"));
+  CHECK(is_rfc953_name("192.0.2.1"));
+  CHECK(is_rfc953_name(""));  // empty names are refused elsewhere (is_unresolvable_name)
+  CHECK_FALSE(is_rfc953_name("bad name.example"));
+  CHECK_FALSE(is_rfc953_name("a$b.example"));
+  CHECK_FALSE(is_rfc953_name("[2001:db8::1]"));
+  CHECK_FALSE(is_rfc953_name("caf\xc3\xa9.example"));
+}

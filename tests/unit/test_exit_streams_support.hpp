@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "conflux/exit/exit_streams.hpp"
+#include "dns_test_server.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/proto/exit_policy.hpp"
 
@@ -105,13 +106,20 @@ inline exit::ExitConfig exit_config(proto::ExitPolicy policy = policy_of({"accep
   return cfg;
 }
 
+// The exit's resolver asks `dns` unless the test named other servers.
+inline exit::ExitConfig asking(exit::ExitConfig cfg, const DnsTestServer& dns) {
+  if (cfg.dns.servers.empty()) cfg.dns.servers = {dns.server()};
+  return cfg;
+}
+
 struct Harness {
   asio::io_context io;
   FakeCircuit out;
+  DnsTestServer dns{io};  // the only nameserver exit tests talk to
   std::unique_ptr<exit::ExitStreams> exit;
 
   explicit Harness(exit::ExitConfig cfg = exit_config())
-      : exit(std::make_unique<exit::ExitStreams>(io, out, std::move(cfg))) {}
+      : exit(std::make_unique<exit::ExitStreams>(io, out, asking(std::move(cfg), dns))) {}
 
   // Runs the io_context until pred() holds; false after `limit`.
   template <class Pred>

@@ -89,7 +89,7 @@ TEST_CASE("relay process: SIGHUP applies MaxMemInQueues and the DoS options", "[
     return logged("DoS defences: circuit creation on (5/s, burst 90, from 3 connections); connections off; "
                   "stream creation on (100/s per circuit, burst 20).");
   }, 10s));
-  CHECK(logged("Config reloaded: CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues and the DoS* options "
-               "apply now"));
+  CHECK(logged("Config reloaded: CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, the DoS* options, "
+               "BandwidthRate, BandwidthBurst, Log, ExitPolicy and ServerDNS* apply now"));
   CHECK(proc.running());
 }

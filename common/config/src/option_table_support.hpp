@@ -49,6 +49,20 @@ void reset_value(options_of<Member>& o) {
   o.*Member = options_of<Member>{}.*Member;
 }
 
+// The same for a field of a sub-struct (RelayOptions::dos.cc_rate).
+template <auto Sub, auto Member, auto Parse>
+Applied set_sub_value(options_of<Sub>& o, const ConfigEntry& e) {
+  auto v = Parse(e.value);
+  if (!v) return v.error();
+  (o.*Sub).*Member = std::move(*v);
+  return std::nullopt;
+}
+
+template <auto Sub, auto Member>
+void reset_sub_value(options_of<Sub>& o) {
+  (o.*Sub).*Member = options_of<Member>{}.*Member;
+}
+
 template <class T, std::int64_t Min, std::int64_t Max>
 ValueResult<T> bounded(std::string_view s) {
   auto v = parse_int(s, Min, Max);

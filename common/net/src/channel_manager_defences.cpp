@@ -41,6 +41,14 @@ void ChannelManager::set_relay_addresses(std::vector<proto::DosAddress> addresse
   dos_.set_relay_addresses(std::move(addresses));
 }
 
+bool ChannelManager::set_bandwidth(std::uint64_t rate, std::uint64_t burst) {
+  if (!bucket_ || rate == 0) return false;
+  bucket_->adjust(rate, burst, clock_.now());
+  config_.bandwidth_rate = rate;
+  config_.bandwidth_burst = burst;
+  return true;
+}
+
 void ChannelManager::set_max_mem_in_queues(std::uint64_t bytes) {
   config_.max_mem_in_queues = bytes;
   queue_limit_.set_max(bytes);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "conflux/log/sink.hpp"
 #include "conflux/cell/relay_addr.hpp"
@@ -59,6 +60,31 @@ struct ExitTimeouts {
   std::chrono::milliseconds linger{10'000};
 };
 
+// One nameserver (tor's ServerDNSResolvConfFile "nameserver ADDR[:PORT]").
+struct DnsServer {
+  cell::RelayIpAddr addr = cell::Ipv4Bytes{127, 0, 0, 1};
+  std::uint16_t port = 53;
+  bool operator==(const DnsServer&) const = default;
+};
+
+// The exit's resolver (c-ares). A lookup is one query to c-ares, which tries
+// each nameserver `attempts` times, `per_try` each (tor: exit_dns_timeout
+// 1 s, exit_dns_num_attempts 2); ExitTimeouts::dns bounds the stream's wait.
+struct DnsSettings {
+  // Empty: c-ares reads /etc/resolv.conf itself (tor's default file).
+  std::vector<DnsServer> servers;
+  std::chrono::milliseconds per_try{1000};
+  int attempts = 2;
+  // tor's ServerDNSAllowNonRFC953Hostnames: without it a name with a
+  // character outside [A-Za-z0-9.-_] is refused before any lookup.
+  bool allow_non_rfc953 = false;
+  // Answers kept for their (clipped, fuzzed) TTL; the soonest to expire
+  // makes room. tor bounds its cache through the OOM handler instead.
+  std::size_t cache_entries = 8192;
+  // /etc/hosts first, then DNS (tor's evdns loads /etc/hosts too).
+  bool hosts_file = true;
+};
+
 // Where BEGIN_DIR streams go: this relay's own DirPort listener, at an
 // address the relay itself can reach (loopback when the DirPort listens on
 // a wildcard address).
@@ -76,9 +102,10 @@ struct ExitConfig {
   bool ipv6_exit = false;
   ExitLimits limits;
   ExitTimeouts timeouts;
-  // TTLs we report. tor hands out only two values (clip_dns_ttl: 5 min or 1
-  // hour) so that TTLs do not reveal cache state; we do not see the DNS TTL
-  // at all, so names get the low one and IP literals the high one.
+  DnsSettings dns;
+  // TTLs we report. tor hands out only two values (clip_dns_ttl: 5 min below
+  // 5 min, 1 hour from there) so that TTLs do not reveal cache state: names
+  // get the clipped DNS TTL; failures dns_ttl, IP literals literal_ttl.
   std::uint32_t dns_ttl = 300;
   std::uint32_t literal_ttl = 3600;
   // BEGIN_DIR (tor-spec 6.2): a relay with a DirPort connects the stream to
@@ -118,6 +145,9 @@ struct ExitStats {
   std::uint64_t streams_connected = 0;
   std::uint64_t resolves = 0;
   std::uint64_t dns_failures = 0;      // lookups that failed or timed out
+  std::uint64_t dns_timeouts = 0;      // of those: the stream's wait ran out (END TIMEOUT)
+  std::uint64_t dns_cache_hits = 0;    // answered from the cache
+  std::uint64_t dns_refused_full = 0;  // refused: max_pending_dns queries already in flight
   std::uint64_t bytes_to_servers = 0;  // client DATA written to sockets
   std::uint64_t bytes_to_clients = 0;  // socket bytes sent as DATA
   std::uint64_t ends_received = 0;

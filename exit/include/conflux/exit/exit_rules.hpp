@@ -46,6 +46,12 @@ struct FamilyChoice {
 // circuit) and ".onion" names. tor answers these with RESOLVEFAILED.
 [[nodiscard]] bool is_unresolvable_name(std::string_view host) noexcept;
 
+// tor's address_is_invalid_destination for a server, inverted: an IP
+// literal, or a name of letters, digits, '-', '.' and '_' only (underscores
+// because zones in the wild use them). ServerDNSAllowNonRFC953Hostnames
+// turns the check off.
+[[nodiscard]] bool is_rfc953_name(std::string_view host) noexcept;
+
 // "d.c.b.a.in-addr.arpa" and the 32-nibble "...ip6.arpa" form (any case, an
 // optional trailing dot) -> the address to look up a PTR record for.
 [[nodiscard]] std::optional<cell::RelayIpAddr> parse_reverse_name(std::string_view name);

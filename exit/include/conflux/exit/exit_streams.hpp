@@ -56,6 +56,11 @@ class ExitStreams final : public proto::ExitHandler {
 
   // A new policy (configuration reload) applies to streams opened from now on.
   void set_policy(proto::ExitPolicy policy);
+  // New nameservers or resolver options (reload): lookups from now on use
+  // them; the cache is emptied. Lookups in flight finish with the old ones.
+  void set_dns(const DnsSettings& dns);
+  // The controller's SIGNAL CLEARDNSCACHE.
+  void clear_dns_cache();
   // The DirPort BEGIN_DIR streams go to, once it is bound (nullopt: none).
   void set_dir_port(std::optional<DirPortTarget> target);
   // Congestion-control parameters from a fresh consensus (XON/XOFF).

@@ -51,6 +51,28 @@ inline constexpr std::uint64_t kDefaultBandwidth = std::uint64_t{1} << 30;  // t
 inline constexpr std::uint64_t kMaxBandwidth = 0x7fffffff;                  // tor: INT32_MAX bytes/s
 inline constexpr std::uint64_t kTorMinRelayBandwidth = 75 * 1024;           // below: a warning only
 
+// The DoS defences (tor's DoS* options): auto / 0 = the consensus decides.
+// One struct, so that a reload copies them in one assignment.
+struct DosOptions {
+  AutoBool cc_enabled = AutoBool::Auto;                 // DoSCircuitCreationEnabled
+  std::uint32_t cc_min_connections = 0;                 // DoSCircuitCreationMinConnections
+  std::uint32_t cc_rate = 0;                            // DoSCircuitCreationRate
+  std::uint32_t cc_burst = 0;                           // DoSCircuitCreationBurst
+  std::uint32_t cc_defense_type = 0;                    // DoSCircuitCreationDefenseType
+  std::chrono::seconds cc_defense_time_period{0};       // DoSCircuitCreationDefenseTimePeriod
+  AutoBool conn_enabled = AutoBool::Auto;               // DoSConnectionEnabled
+  std::uint32_t conn_max_concurrent = 0;                // DoSConnectionMaxConcurrentCount
+  std::uint32_t conn_defense_type = 0;                  // DoSConnectionDefenseType
+  std::uint32_t conn_connect_rate = 0;                  // DoSConnectionConnectRate
+  std::uint32_t conn_connect_burst = 0;                 // DoSConnectionConnectBurst
+  std::chrono::seconds conn_connect_defense_time_period{0};  // DoSConnectionConnectDefenseTimePeriod
+  AutoBool stream_enabled = AutoBool::Auto;             // DoSStreamCreationEnabled
+  std::uint32_t stream_rate = 0;                        // DoSStreamCreationRate
+  std::uint32_t stream_burst = 0;                       // DoSStreamCreationBurst
+  std::uint32_t stream_defense_type = 0;                // DoSStreamCreationDefenseType
+  bool operator==(const DosOptions&) const = default;
+};
+
 struct RelayOptions {
   std::string nickname = "Unnamed";
   std::vector<IpAddress> addresses;       // Address: at most one IPv4 and one IPv6
@@ -62,6 +84,8 @@ struct RelayOptions {
   std::vector<PolicyLine> exit_policy;    // ExitPolicy, in order
   bool exit_policy_reject_private = true;
   bool ipv6_exit = false;
+  std::string server_dns_resolv_conf_file;            // ServerDNSResolvConfFile: empty = /etc/resolv.conf
+  bool server_dns_allow_non_rfc953 = false;           // ServerDNSAllowNonRFC953Hostnames
   bool bridge_relay = false;
   bool authoritative_directory = false;
   bool testing_tor_network = false;       // TestingTorNetwork: flags for a network that just started
@@ -85,23 +109,7 @@ struct RelayOptions {
   std::string scheduler_trace_file;                    // SchedulerTraceFile: empty = none
   std::vector<PortConfig> metrics_ports;              // MetricsPort; address defaults to 127.0.0.1
   std::uint64_t max_mem_in_queues = 0;                // MaxMemInQueues, bytes; 0: tor's default from the RAM
-  // The DoS defences (tor's DoS* options): auto / 0 = the consensus decides.
-  AutoBool dos_cc_enabled = AutoBool::Auto;                 // DoSCircuitCreationEnabled
-  std::uint32_t dos_cc_min_connections = 0;                 // DoSCircuitCreationMinConnections
-  std::uint32_t dos_cc_rate = 0;                            // DoSCircuitCreationRate
-  std::uint32_t dos_cc_burst = 0;                           // DoSCircuitCreationBurst
-  std::uint32_t dos_cc_defense_type = 0;                    // DoSCircuitCreationDefenseType
-  std::chrono::seconds dos_cc_defense_time_period{0};       // DoSCircuitCreationDefenseTimePeriod
-  AutoBool dos_conn_enabled = AutoBool::Auto;               // DoSConnectionEnabled
-  std::uint32_t dos_conn_max_concurrent = 0;                // DoSConnectionMaxConcurrentCount
-  std::uint32_t dos_conn_defense_type = 0;                  // DoSConnectionDefenseType
-  std::uint32_t dos_conn_connect_rate = 0;                  // DoSConnectionConnectRate
-  std::uint32_t dos_conn_connect_burst = 0;                 // DoSConnectionConnectBurst
-  std::chrono::seconds dos_conn_connect_defense_time_period{0};  // DoSConnectionConnectDefenseTimePeriod
-  AutoBool dos_stream_enabled = AutoBool::Auto;             // DoSStreamCreationEnabled
-  std::uint32_t dos_stream_rate = 0;                        // DoSStreamCreationRate
-  std::uint32_t dos_stream_burst = 0;                       // DoSStreamCreationBurst
-  std::uint32_t dos_stream_defense_type = 0;                // DoSStreamCreationDefenseType
+  DosOptions dos;                                     // DoSCircuitCreation*, DoSConnection*, DoSStreamCreation*
   std::vector<TransportPluginLine> server_transport_plugins;        // ServerTransportPlugin (managed only)
   std::vector<TransportListenAddr> server_transport_listen_addrs;   // ServerTransportListenAddr
   std::vector<TransportOptionsLine> server_transport_options;       // ServerTransportOptions

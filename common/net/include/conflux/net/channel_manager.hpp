@@ -168,6 +168,10 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   [[nodiscard]] const proto::DosGuard& dos_guard() const noexcept { return dos_; }
   // MaxMemInQueues changed (SIGHUP); 0: no limit.
   void set_max_mem_in_queues(std::uint64_t bytes);
+  // BandwidthRate/BandwidthBurst changed (SIGHUP, SETCONF): the token bucket
+  // takes them from now on (tor's token_bucket_rw_adjust). False when the
+  // relay started unlimited (rate 0): that needs a restart.
+  bool set_bandwidth(std::uint64_t rate, std::uint64_t burst);
 
   // proto::CircuitOutput
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;
