@@ -328,7 +328,7 @@ void NetworkTest::unreachable_bridge_is_explained() {
   const quint16 port = closed.serverPort();
   closed.close();
   const QJsonObject bridge = process("obfsA");
-  const QString line = QStringLiteral("Bridge 127.0.0.1:%1 %2").arg(port).arg(bridge["identity"].toString());
+  const QString line = QStringLiteral("Bridge 127.0.0.1:%1 %2").arg(port).arg(bridge["rsa_fingerprint"].toString());
   AppOptions o = options();
   o.launch.data_dir = dir_.filePath("gui-stuck");
   QDir().mkpath(o.launch.data_dir);

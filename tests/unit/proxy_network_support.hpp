@@ -157,10 +157,12 @@ class Network {
       if (line.rfind("DirAuthority", 0) == 0) out += line + "\n";
     return out;
   }
-  // "Bridge ..." line for one of the network's bridges.
-  [[nodiscard]] std::string bridge_line(const std::string& name) const {
+  // "Bridge 127.0.0.1:OR FINGERPRINT" for one of the network's bridges, in
+  // tor's form (its RSA fingerprint), or in ours (its Ed25519 identity).
+  [[nodiscard]] std::string bridge_line(const std::string& name, bool tor_form = true) const {
     const auto& p = process(name);
-    return "Bridge 127.0.0.1:" + std::to_string(p["ports"]["or"].get<int>()) + " " + p["identity"].get<std::string>();
+    return "Bridge 127.0.0.1:" + std::to_string(p["ports"]["or"].get<int>()) + " " +
+           p[tor_form ? "rsa_fingerprint" : "identity"].get<std::string>();
   }
 
  private:

@@ -143,6 +143,7 @@ TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_
   r.args = {"-f", "/n/relay1/torrc"};
   r.ports.or_port = 7001;
   r.identity = kAuthId;
+  r.rsa_fingerprint = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
   r.dir = "/n/relay1";
   r.torrc = "/n/relay1/torrc";
   r.data_dir = "/n/relay1/data";
@@ -155,6 +156,7 @@ TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_
   idle.started = false;
   idle.pid = 0;
   idle.identity.clear();
+  idle.rsa_fingerprint.clear();
   idle.ports = {0, 0, 9052, 9053, 0};
   info.processes.push_back(idle);
 
@@ -360,4 +362,12 @@ TEST_CASE("spec \"directory\": \"tor\": relays, exits and proxies get tor's DirA
   }
   ProcessPlan bridge{"slow", Role::Bridge, true, "", false, true, {6001, 6002, 0, 0, 0}};
   CHECK(render_torrc(bridge, in).find("DirAuthority") == std::string::npos);
+  // Bridges in tor's form: the RSA fingerprint; a transport bridge's own line as given.
+  const std::string bridge_fp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
+  in.bridges = {{6001, kBridgeId, "", bridge_fp}, {6004, kBridgeId, "Bridge obfs4 127.0.0.1:6006 " + bridge_fp + " cert=x", bridge_fp}};
+  ProcessPlan bproxy{"proxy-bridges", Role::Proxy, false, "", true, true, {0, 0, 9052, 9053, 0}};
+  const auto y = render_torrc(bproxy, in);
+  CHECK(has_line(y, "Bridge 127.0.0.1:6001 " + bridge_fp));
+  CHECK(has_line(y, "Bridge obfs4 127.0.0.1:6006 " + bridge_fp + " cert=x"));
+  CHECK(y.find(kBridgeId) == std::string::npos);
 }

@@ -61,11 +61,20 @@ TEST_CASE("plan: an obfs4 bridge has a third port, its transport's", "[conflux_n
 }
 
 TEST_CASE("the bridge line conflux-relay wrote, found in its bridgelines file", "[conflux_net][pt]") {
-  CHECK_FALSE(transport_bridge_line("", "obfs4"));
-  CHECK_FALSE(transport_bridge_line(kObfsLine, "obfs4"));  // no newline yet: still being written
-  CHECK(transport_bridge_line(kObfsLine + "\n", "obfs4") == kObfsLine);
-  CHECK(transport_bridge_line("Bridge meek 1.2.3.4:5 X\n" + kObfsLine + "\n", "obfs4") == kObfsLine);
-  CHECK_FALSE(transport_bridge_line(kObfsLine + "\n", "obfs"));
+  CHECK_FALSE(transport_bridge_line("", "obfs4", kBridgeId));
+  CHECK_FALSE(transport_bridge_line(kObfsLine, "obfs4", kBridgeId));  // no newline yet: still being written
+  CHECK(transport_bridge_line(kObfsLine + "\n", "obfs4", kBridgeId) == kObfsLine);
+  CHECK(transport_bridge_line("Bridge meek 1.2.3.4:5 X\n" + kObfsLine + "\n", "obfs4", kBridgeId) == kObfsLine);
+  CHECK_FALSE(transport_bridge_line(kObfsLine + "\n", "obfs", kBridgeId));
+  // The relay writes one line per identity form; the one asked for is taken.
+  const std::string fp = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
+  const std::string tor_line = "Bridge obfs4 127.0.0.1:20009 " + fp + " cert=abc iat-mode=0";
+  const std::string both = kObfsLine + "\n" + tor_line + "\n";
+  CHECK(transport_bridge_line(both, "obfs4", fp) == tor_line);
+  CHECK(transport_bridge_line(both, "obfs4", kBridgeId) == kObfsLine);
+  CHECK_FALSE(transport_bridge_line(both, "obfs4", fp.substr(0, 39)));
+  CHECK(bridge_line_id({1, kBridgeId, "", fp}, true) == fp);
+  CHECK(bridge_line_id({1, kBridgeId, "", fp}, false) == kBridgeId);
 }
 
 TEST_CASE("torrcs with an obfs4 bridge: the bridge runs obfs4proxy, the proxy uses its line", "[conflux_net][torrc][pt]") {

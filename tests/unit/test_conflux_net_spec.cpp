@@ -103,7 +103,8 @@ TEST_CASE("spec errors name the line and the field", "[conflux_net][spec]") {
     REQUIRE(tor);
     CHECK(tor->directory == "tor");
     CHECK(parse_spec(encode_spec(*tor))->directory == "tor");
-    CHECK(default_spec().directory == "json");
+    CHECK(default_spec().directory == "tor");
+    CHECK(parse_spec(R"({"directory": "json"})")->directory == "json");
   }
   SECTION("an unknown field") {
     const auto e = error_of("{\n\"relays\": 3,\n\"exit\": 1\n}");

@@ -140,6 +140,31 @@ TEST_CASE("tor server descriptors: the exit policy summary is tor's policy_summa
   CHECK(summarize_tor_descriptor_facts("bandwidth 1 2 3\nor-address [::1:9001\n", 9001) == "field value out of range or syntax");
 }
 
+TEST_CASE("tor server descriptors: the declared family, by fingerprint only", "[dir][tor]") {
+  const std::string a = "4352E58420E68F5E40BF7C74FADDCCD9D1349413", b = "0011223344556677889900AABBCCDDEEFF001122";
+  auto f = parse_tor_relay_facts("bandwidth 1 2 3\nfamily $" + a + " someNick $" + b + "~other $" + a +
+                                     "=again $" + b.substr(0, 39) + " $" + b + "x\n",
+                                 9001);
+  REQUIRE(f);
+  // Ascending, each once; nicknames and malformed members skipped.
+  REQUIRE(f->family.size() == 2);
+  CHECK(conflux::bytes::to_hex(f->family[0], true) == b);
+  CHECK(conflux::bytes::to_hex(f->family[1], true) == a);
+  auto none = parse_tor_relay_facts("bandwidth 1 2 3\n", 9001);
+  REQUIRE(none);
+  CHECK(none->family.empty());
+  auto twice = parse_tor_relay_facts("bandwidth 1 2 3\nfamily $" + a + "\nfamily $" + b + "\n", 9001);
+  REQUIRE_FALSE(twice);
+  CHECK(twice.error().code == DirErrc::DuplicateKey);
+  CHECK(family_member_fingerprint("$" + a) == f->family[1]);
+  CHECK_FALSE(family_member_fingerprint(a));  // tor writes the '$'
+  CHECK_FALSE(family_member_fingerprint("$" + a + "-x"));
+  // The middle of the stock network declares none.
+  auto middle = parse_tor_server_descriptor(one("middle1"), kNow);
+  REQUIRE(middle);
+  CHECK(middle->facts.family.empty());
+}
+
 TEST_CASE("tor server descriptors: a changed text fails the Ed25519 signature", "[dir][tor]") {
   const auto text = one("middle1");
   auto e = error_of(parse_tor_server_descriptor(replaced(text, "contact middle1@", "contact middle2@"), kNow));

@@ -130,13 +130,14 @@ TEST_CASE("conflux-net obfs4 bridges: the bridge-using proxy's torrc has their o
   for (const auto& name : {std::string("obfsA"), std::string("obfsB")}) {
     const auto& p = net.process(name);
     const std::string expected = "Bridge obfs4 127.0.0.1:" + std::to_string(p["ports"]["pt"].get<int>()) + " " +
-                                 p["identity"].get<std::string>() + " cert=";
+                                 p["rsa_fingerprint"].get<std::string>() + " cert=";
     INFO(name << ": " << bridges[0] << " | " << bridges[1]);
     CHECK(std::count_if(bridges.begin(), bridges.end(),
                         [&](const std::string& l) { return l.rfind(expected, 0) == 0 && l.ends_with(" iat-mode=0"); }) == 1);
-    // The bridge logged the same line and wrote it to its DataDirectory.
+    // The bridge wrote the same line to its DataDirectory (after the one in
+    // our form, with its Ed25519 identity).
     const auto data = std::filesystem::path(p["torrc"].get<std::string>()).parent_path() / "data" / "bridgelines";
-    CHECK(conflux::test::procs::read_text(data).find(expected) == 0);
+    CHECK(conflux::test::procs::read_text(data).find("\n" + expected) != std::string::npos);
   }
   CHECK(torrc_lines(net, "ClientTransportPlugin ") ==
         std::vector<std::string>{std::string("ClientTransportPlugin obfs4 exec ") + kObfs4proxy});
@@ -182,7 +183,7 @@ TEST_CASE("obfs4 bridge: on the wire to its obfs4 port there is no TLS record, a
   // Bridge obfsA's own line, pointed at the tap instead of its port.
   std::string line;
   for (const auto& l : torrc_lines(net, "Bridge "))
-    if (l.find(" " + bridge["identity"].get<std::string>() + " ") != std::string::npos) line = l;
+    if (l.find(" " + bridge["rsa_fingerprint"].get<std::string>() + " ") != std::string::npos) line = l;
   REQUIRE(!line.empty());
   const std::string at = "127.0.0.1:" + std::to_string(bridge["ports"]["pt"].get<int>());
   line.replace(line.find(at), at.size(), "127.0.0.1:" + std::to_string(tap.port()));

@@ -1,6 +1,7 @@
 #include "conflux/dir/authority.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "conflux/crypto/digest.hpp"
@@ -21,6 +22,9 @@ struct Candidate {
   const ReachabilityHistory* history;
   std::uint64_t bw;      // advertised, bytes/s
   RouterEntry entry;     // everything but the flags and the weight
+  // A tor descriptor's family, by RSA fingerprint: the entry lists those
+  // members that are listed too, by their Ed25519 identity (listed_relays).
+  std::vector<crypto::RsaFingerprint> rsa_family{};
 };
 
 bool running_at(const ReachabilityHistory& h, std::uint64_t at, const AuthorityParams& params) {
@@ -84,7 +88,29 @@ std::optional<Candidate> candidate_of(const TorRelayRecord& rec, std::uint64_t a
       crypto::sha256({reinterpret_cast<const std::uint8_t*>(d->text.data()), d->text.size()});
   e.published = d->published;
   e.rsa_identity = d->rsa_identity;
+  c.rsa_family = d->facts.family;
   return c;
+}
+
+// A tor descriptor's family members named in the entry as our consensus
+// names them: by the Ed25519 identity of the listed relay with that RSA
+// fingerprint (members not listed are left out, as the microdescriptor's
+// "family" writer and the client do: a family is mutual, and an unlisted
+// relay is never on a path).
+void name_tor_families(std::vector<Candidate>& listed) {
+  std::map<crypto::RsaFingerprint, crypto::Ed25519Public> ed_of;
+  for (const Candidate& c : listed)
+    if (c.entry.rsa_identity) ed_of.emplace(*c.entry.rsa_identity, c.entry.identity);
+  for (Candidate& c : listed) {
+    if (c.rsa_family.empty()) continue;
+    auto& family = c.entry.family;
+    for (const auto& fp : c.rsa_family) {
+      auto it = ed_of.find(fp);
+      if (it != ed_of.end() && it->second != c.entry.identity) family.push_back(it->second);
+    }
+    std::sort(family.begin(), family.end());
+    family.erase(std::unique(family.begin(), family.end()), family.end());
+  }
 }
 
 // One verified, non-bridge, Running descriptor per identity: the latest;
@@ -112,6 +138,7 @@ std::vector<Candidate> listed_relays(std::span<const RelayRecord> records, std::
   std::vector<Candidate> out;
   out.reserve(ours.size());
   for (auto& [id, c] : ours) out.push_back(std::move(c));  // std::map: sorted by identity
+  name_tor_families(out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "conflux/bytes/hex.hpp"
 #include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/proto/exit_policy.hpp"
@@ -68,13 +69,39 @@ std::optional<DirError> read_policy(Items items, TorRelayFacts& f) {
   return std::nullopt;
 }
 
+// tor's K_FAMILY is "at most once"; members it cannot use are skipped, not
+// errors (tor keeps nicknames, which we cannot list).
+std::optional<DirError> read_family(Items items, TorRelayFacts& f) {
+  auto item = tordoc::find_once(items.data(), items.data() + items.size(), "family", false);
+  if (!item) return item.error();
+  if (*item == nullptr) return std::nullopt;
+  if ((*item)->object) return DirError{DirErrc::BadValue, "family"};
+  for (auto member : (*item)->args)
+    if (auto fp = family_member_fingerprint(member)) f.family.push_back(*fp);
+  std::sort(f.family.begin(), f.family.end());
+  f.family.erase(std::unique(f.family.begin(), f.family.end()), f.family.end());
+  if (f.family.size() > kMaxFamily) f.family.resize(kMaxFamily);
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<crypto::RsaFingerprint> family_member_fingerprint(std::string_view member) {
+  if (member.size() < 41 || member[0] != '$') return std::nullopt;
+  if (member.size() > 41 && member[41] != '=' && member[41] != '~') return std::nullopt;
+  auto b = bytes::from_hex(member.substr(1, 40));
+  if (!b) return std::nullopt;
+  crypto::RsaFingerprint f{};
+  std::copy(b->begin(), b->end(), f.begin());
+  return f;
+}
 
 DirResult<TorRelayFacts> read_tor_relay_facts(std::span<const Item> items, std::uint16_t or_port) {
   TorRelayFacts f;
   if (auto e = read_bandwidth(items, f)) return Unexpected<DirError>{*e};
   if (auto e = read_ipv6(items, or_port, f)) return Unexpected<DirError>{*e};
   if (auto e = read_policy(items, f)) return Unexpected<DirError>{*e};
+  if (auto e = read_family(items, f)) return Unexpected<DirError>{*e};
   return f;
 }
 

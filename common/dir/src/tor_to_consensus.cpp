@@ -5,6 +5,7 @@
 
 #include "conflux/bytes/hex.hpp"
 #include "conflux/dir/bandwidth_weights.hpp"
+#include "conflux/dir/tor_relay_facts.hpp"
 
 namespace conflux::dir {
 namespace {
@@ -31,17 +32,6 @@ std::optional<BandwidthWeights> weights_of(const TorConsensus& c) {
     w.*member = v->second;
   }
   return w;
-}
-
-// "$HEX", "$HEX=nick" or "$HEX~nick" -> the RSA fingerprint.
-std::optional<crypto::RsaFingerprint> family_fingerprint(const std::string& member) {
-  if (member.size() < 41 || member[0] != '$') return std::nullopt;
-  if (member.size() > 41 && member[41] != '=' && member[41] != '~') return std::nullopt;
-  auto b = bytes::from_hex(std::string_view(member).substr(1, 40));
-  if (!b) return std::nullopt;
-  crypto::RsaFingerprint f{};
-  std::copy(b->begin(), b->end(), f.begin());
-  return f;
 }
 
 RouterEntry entry_of(const TorRouterStatus& r, const TorMicrodesc& md) {
@@ -91,7 +81,7 @@ TorConversion consensus_from_tor(const TorConsensus& c, const std::vector<TorMic
   }
   for (auto& [e, md] : entries) {
     for (const auto& member : md->family) {
-      const auto fp = family_fingerprint(member);
+      const auto fp = family_member_fingerprint(member);
       const auto ed = fp ? ed_of.find(*fp) : ed_of.end();
       if (ed != ed_of.end() && ed->second != e.identity) e.family.push_back(ed->second);
     }

@@ -1,7 +1,9 @@
 #include "readiness.hpp"
 
 #include "conflux/dir/fields.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
+#include "conflux/dirnet/tor_consensus_fetch.hpp"
 #include "processes.hpp"
 
 namespace conflux::netapp {
@@ -62,6 +64,42 @@ const dir::RouterEntry* find_router(const dir::Consensus& c, const crypto::Ed255
   return nullptr;
 }
 
+// The consensus the relays and proxies read: ours, or tor's microdesc one.
+asio::awaitable<Result<dir::Consensus, dirnet::FetchErrc>> fetch_consensus_of(const ReadinessInputs& in,
+                                                                               const net::Clock& clock) {
+  dirnet::ConsensusQuery query;
+  query.sources = in.authority_dirs;
+  query.authorities = in.authorities;
+  query.tor_authorities = in.tor_authorities;
+  query.http.timeout = 3s;
+  if (in.tor_authorities.empty()) co_return co_await dirnet::fetch_consensus(query, clock);
+  dirnet::TorDirCache cache;
+  co_return co_await dirnet::fetch_tor_consensus(query, clock, 0, cache);
+}
+
+// A bridge's own descriptor from its DirPort: ours (JSON, by Ed25519
+// identity) or, on tor's directory, tor's at /tor/server/authority with the
+// RSA fingerprint a tor-form Bridge line names. Empty when it verifies.
+asio::awaitable<std::string> bridge_descriptor_problem(const ReadinessInputs& in, const Watched& w,
+                                                       const net::Clock& clock) {
+  const net::tcp::endpoint ep{asio::ip::make_address_v4("127.0.0.1"), w.ports.dir_port};
+  if (in.tor_authorities.empty()) {
+    auto d = co_await dirnet::fetch_bridge_descriptor(ep, w.identity, clock);
+    co_return d ? std::string() : std::string(dirnet::to_string(d.error()));
+  }
+  // Named, not temporaries in the co_await: GCC 12 destroys a temporary
+  // class argument of a coroutine call twice.
+  std::string target = "/tor/server/authority";
+  const dirnet::HttpLimits limits{3s, 8192, dir::kMaxTorServerDescriptorSize};
+  auto got = co_await dirnet::http_get(ep, target, limits);
+  if (!got) co_return std::string(dirnet::to_string(got.error()));
+  if (got->status != 200) co_return "HTTP status " + std::to_string(got->status);
+  auto d = dir::parse_tor_server_descriptor(got->body, clock.unix_seconds());
+  if (!d) co_return std::string(dir::to_string(d.error().code));
+  if (d->rsa_identity != w.rsa_fingerprint) co_return std::string("another relay's descriptor");
+  co_return std::string();
+}
+
 asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, const ReadinessInputs& in) {
   // 1. Every relay listening, the file server answering.
   for (;;) {
@@ -80,16 +118,12 @@ asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, c
   }
 
   // 2. A consensus listing every relay.
-  dirnet::ConsensusQuery query;
-  query.sources = in.authority_dirs;
-  query.authorities = in.authorities;
-  query.http.timeout = 3s;
   std::string status = "no consensus fetched yet";
   std::string blame = in.watched.empty() ? std::string() : in.watched.front().name;
   for (const auto& w : in.watched)
     if (w.role == Role::Authority) blame = w.name;
   for (;;) {
-    auto got = co_await dirnet::fetch_consensus(query, clock);
+    auto got = co_await fetch_consensus_of(in, clock);
     if (got) {
       std::string missing_names;
       std::string first_missing;
@@ -120,12 +154,10 @@ asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, c
   // 3. Every bridge serving its own descriptor (clients fetch it there).
   for (const auto& w : in.watched) {
     if (w.role != Role::Bridge) continue;
-    const net::tcp::endpoint ep{asio::ip::make_address_v4("127.0.0.1"), w.ports.dir_port};
     for (;;) {
-      auto d = co_await dirnet::fetch_bridge_descriptor(ep, w.identity, clock);
-      if (d) break;
-      if (auto f = common_checks(in, "its descriptor (" + std::string(dirnet::to_string(d.error())) + ")", w.name))
-        co_return f;
+      const auto problem = co_await bridge_descriptor_problem(in, w, clock);
+      if (problem.empty()) break;
+      if (auto f = common_checks(in, "its descriptor (" + problem + ")", w.name)) co_return f;
       co_await pause(250ms);
     }
   }

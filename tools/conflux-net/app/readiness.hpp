@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "conflux/crypto/ed25519.hpp"
+#include "conflux/crypto/rsa.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
 #include "conflux/netspec/plan.hpp"
@@ -29,6 +30,7 @@ struct Watched {
   std::uint64_t start_time = 0;
   std::filesystem::path log, output;
   crypto::Ed25519Public identity{};
+  crypto::RsaFingerprint rsa_fingerprint{};  // relays: tor's fingerprint
   netspec::Ports ports;
 };
 
@@ -37,14 +39,21 @@ struct ReadinessInputs {
   const volatile std::sig_atomic_t* interrupted = nullptr;
   std::vector<net::tcp::endpoint> authority_dirs;
   std::vector<crypto::Ed25519Public> authorities;
+  // Non-empty on tor's directory (spec "directory": "tor"): the authorities'
+  // v3idents; the consensus checked is then tor's microdesc one (with its key
+  // certificates and microdescriptors) and each bridge's descriptor tor's,
+  // what the relays and proxies read.
+  std::vector<crypto::RsaFingerprint> tor_authorities;
   std::uint16_t file_port = 0;
   std::vector<Watched> watched;  // every started process
 };
 
 // Relays and bridges listening, the file server answering, a consensus
-// (verified against the authorities) listing every relay as Running, Valid
-// and Fast and every exit with a policy summary that allows the file
-// server's port (what a client looks for), every bridge serving its descriptor.
+// (verified against the authorities: ours, or tor's with tor_authorities)
+// listing every relay as Running, Valid and Fast and every exit with a policy
+// summary that allows the file server's port (what a client looks for),
+// every bridge serving its descriptor (tor's at /tor/server/authority with
+// tor_authorities, as a tor client fetches it).
 [[nodiscard]] std::optional<Failure> wait_for_network(net::asio::io_context& io, const net::Clock& clock,
                                                       const ReadinessInputs& in);
 

@@ -98,6 +98,7 @@ class Up {
     std::string v3ident;          // authorities: hex, their tor authority identity
     std::optional<Spawned> spawned;
     std::string bridge_line{};    // transport bridges: their line, once they wrote it
+    crypto::RsaFingerprint rsa_id{}, v3ident_raw{};  // rsa_fingerprint and v3ident, raw
   };
 
   // ---- preparation ----
@@ -224,11 +225,13 @@ class Up {
       if (!k) return fail_plain("cannot make the keys of " + p.plan.name + " in " + p.paths.data_dir.string());
       p.id = k->identity();
       p.identity = keys::identity_base64(p.id);
-      p.rsa_fingerprint = bytes::to_hex(k->rsa_fingerprint(), true);
+      p.rsa_id = k->rsa_fingerprint();
+      p.rsa_fingerprint = bytes::to_hex(p.rsa_id, true);
       if (p.plan.role != Role::Authority) continue;
       auto t = dirnet::load_or_create_tor_authority_keys(p.paths.data_dir, clock_.unix_seconds());
       if (!t) return fail_plain("cannot make the tor authority keys of " + p.plan.name + ": " + t.error().message());
-      p.v3ident = bytes::to_hex(t->v3ident(), true);
+      p.v3ident_raw = t->v3ident();
+      p.v3ident = bytes::to_hex(p.v3ident_raw, true);
     }
     return true;
   }
@@ -261,6 +264,10 @@ class Up {
     return out;
   }
 
+  static netspec::BridgeRef bridge_ref(const Proc& p) {
+    return {p.plan.ports.or_port, p.identity, p.bridge_line, p.rsa_fingerprint};
+  }
+
   // The proxies' torrcs are written once the transport bridges have printed
   // their lines (the cert= comes from their obfs4proxy).
   bool write_torrcs(bool proxies) {
@@ -275,7 +282,7 @@ class Up {
       if (p.plan.role == Role::Authority)
         in.authorities.push_back(
             {p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident, p.rsa_fingerprint});
-      if (p.plan.role == Role::Bridge) in.bridges.push_back({p.plan.ports.or_port, p.identity, p.bridge_line});
+      if (p.plan.role == Role::Bridge) in.bridges.push_back(bridge_ref(p));
       if (p.plan.role == Role::FileServer) in.file_port = p.plan.ports.http_port;
     }
     for (const auto& p : procs_) {
@@ -330,6 +337,7 @@ class Up {
       if (p.plan.role == Role::Authority) {
         in.authority_dirs.emplace_back(asio::ip::make_address_v4("127.0.0.1"), p.plan.ports.dir_port);
         in.authorities.push_back(p.id);
+        if (spec_.directory == "tor") in.tor_authorities.push_back(p.v3ident_raw);
       }
       if (p.plan.role == Role::FileServer) in.file_port = p.plan.ports.http_port;
     }
@@ -370,7 +378,8 @@ class Up {
       for (;;) {
         std::ifstream in(file, std::ios::binary);
         const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (auto line = netspec::transport_bridge_line(text, p.plan.transport)) {
+        const auto id = netspec::bridge_line_id(bridge_ref(p), spec_.directory == "tor");
+        if (auto line = netspec::transport_bridge_line(text, p.plan.transport, id)) {
           p.bridge_line = *line;
           break;
         }
@@ -393,6 +402,7 @@ class Up {
     w.log = p.paths.log;
     w.output = p.paths.output;
     w.identity = p.id;
+    w.rsa_fingerprint = p.rsa_id;
     w.ports = p.plan.ports;
     return w;
   }
@@ -426,6 +436,7 @@ class Up {
       r.args = args;
       r.ports = p.plan.ports;
       r.identity = p.identity;
+      r.rsa_fingerprint = p.rsa_fingerprint;
       r.dir = p.paths.dir.string();
       if (p.plan.role != Role::FileServer) {
         r.torrc = p.paths.torrc.string();

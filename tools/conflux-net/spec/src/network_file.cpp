@@ -92,6 +92,7 @@ std::string encode_network(const NetworkInfo& info) {
     r["start_time"] = p.start_time;
     r["ports"] = encode_ports(p.ports);
     if (!p.identity.empty()) r["identity"] = p.identity;
+    if (!p.rsa_fingerprint.empty()) r["rsa_fingerprint"] = p.rsa_fingerprint;
     r["binary"] = p.binary;
     r["args"] = p.args;
     r["dir"] = p.dir;
@@ -146,6 +147,7 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
       if (!ports) return Unexpected{"process '" + p.name + "': a port outside 1-65535"};
       p.ports = *ports;
       if (r.contains("identity")) p.identity = r.at("identity").get<std::string>();
+      if (r.contains("rsa_fingerprint")) p.rsa_fingerprint = r.at("rsa_fingerprint").get<std::string>();
       p.binary = r.at("binary").get<std::string>();
       p.args = r.at("args").get<std::vector<std::string>>();
       p.dir = r.at("dir").get<std::string>();

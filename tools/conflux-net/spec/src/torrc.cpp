@@ -28,17 +28,28 @@ std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
 
 }  // namespace
 
-std::optional<std::string> transport_bridge_line(std::string_view bridgelines, std::string_view transport) {
+std::optional<std::string> transport_bridge_line(std::string_view bridgelines, std::string_view transport,
+                                                 std::string_view id) {
   const std::string prefix = "Bridge " + std::string(transport) + " ";
   std::size_t at = 0;
   while (at < bridgelines.size()) {
     auto end = bridgelines.find('\n', at);
     if (end == std::string_view::npos) break;  // a line still being written
     auto line = bridgelines.substr(at, end - at);
-    if (line.starts_with(prefix)) return std::string(line);
     at = end + 1;
+    if (!line.starts_with(prefix)) continue;
+    // "Bridge TRANSPORT ADDR ID [K=V...]": the fourth word.
+    auto rest = line.substr(prefix.size());
+    const auto sp = rest.find(' ');
+    if (sp == std::string_view::npos) continue;
+    rest = rest.substr(sp + 1);
+    if (rest.substr(0, rest.find(' ')) == id) return std::string(line);
   }
   return std::nullopt;
+}
+
+std::string bridge_line_id(const BridgeRef& b, bool tor_directory) {
+  return tor_directory && !b.rsa_fingerprint.empty() ? b.rsa_fingerprint : b.identity;
 }
 
 std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
@@ -110,7 +121,9 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
       if (p.use_bridges) {
         bool transports = false;
         for (const auto& b : in.bridges) {
-          t += (b.transport_line.empty() ? "Bridge " + loopback(b.or_port) + " " + b.identity : b.transport_line) + "\n";
+          t += (b.transport_line.empty() ? "Bridge " + loopback(b.or_port) + " " + bridge_line_id(b, in.tor_directory)
+                                         : b.transport_line) +
+               "\n";
           transports = transports || !b.transport_line.empty();
         }
         if (transports) t += "ClientTransportPlugin obfs4 exec " + in.obfs4proxy + "\n";

@@ -94,8 +94,9 @@ struct TorRelayRecord {
 // signatures, the certificates, published within the descriptor window),
 // and their entries made from what they say: bandwidth min(average,
 // observed), the IPv4 exit policy's summary, proto, the first IPv6
-// or-address, the SHA-256 of their text as the digest. Their family is not
-// listed. A relay known both ways is listed from our own descriptor, and a
+// or-address, the SHA-256 of their text as the digest, and the members of
+// their declared family ("$FINGERPRINT" ones) that are listed too, by
+// Ed25519 identity. A relay known both ways is listed from our own descriptor, and a
 // tor descriptor whose RSA identity one of ours already claims is left out,
 // so every identity of either kind appears once. The flag thresholds are
 // computed over all listed relays together.

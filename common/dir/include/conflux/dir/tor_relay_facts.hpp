@@ -1,16 +1,19 @@
 #pragma once
 // The parts of a tor server descriptor an authority lists beyond the keys:
-// the "bandwidth" line, the IPv6 ORPort ("or-address") and the summary of
+// the "bandwidth" line, the IPv6 ORPort ("or-address"), the summary of
 // the IPv4 exit policy ("accept"/"reject" lines, summarized as tor's
-// policy_summarize writes a microdescriptor's "p"). Nothing here is
-// verified: the descriptor's signatures cover these lines.
+// policy_summarize writes a microdescriptor's "p") and the declared family
+// ("family"). Nothing here is verified: the descriptor's signatures cover
+// these lines.
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "conflux/crypto/rsa.hpp"
 #include "conflux/dir/error.hpp"
 #include "conflux/dir/tor_doc.hpp"
 
@@ -28,8 +31,16 @@ struct TorRelayFacts {
   // "accept 80,443"-style; "reject 1-65535" without policy lines (tor
   // treats an empty policy as rejecting everything).
   std::string exit_policy = "reject 1-65535";
+  // "family" members named by fingerprint ("$HEX", "$HEX=nick", "$HEX~nick"),
+  // ascending, each once, at most kMaxFamily; members named by nickname
+  // alone are left out (an authority cannot tell which relay they mean).
+  std::vector<crypto::RsaFingerprint> family;
   friend bool operator==(const TorRelayFacts&, const TorRelayFacts&) = default;
 };
+
+// A family member's RSA fingerprint: "$HEX", "$HEX=nick" or "$HEX~nick"
+// (as tor writes them); nullopt for a nickname or anything else.
+[[nodiscard]] std::optional<crypto::RsaFingerprint> family_member_fingerprint(std::string_view member);
 
 // From a descriptor's items (keywords other than these are ignored). A
 // malformed line of these keywords fails, as tor refuses the descriptor.

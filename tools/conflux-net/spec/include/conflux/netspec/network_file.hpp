@@ -27,6 +27,7 @@ struct ProcessRecord {
   std::vector<std::string> args;
   Ports ports;
   std::string identity;  // relays: Ed25519 identity, base64
+  std::string rsa_fingerprint;  // relays: their RSA identity's SHA-1, 40 hex digits (tor's fingerprint)
   std::string dir, torrc, data_dir, log, output;
   bool operator==(const ProcessRecord&) const = default;
 };

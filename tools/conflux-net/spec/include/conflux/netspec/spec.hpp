@@ -55,12 +55,13 @@ struct NetSpec {
   unsigned file_origins = 1;
   // The pluggable transport program for "obfs4" bridges (and their clients).
   std::string obfs4proxy = "/usr/bin/obfs4proxy";
-  // Which directory documents relays and proxies use: "json" (ours, the
-  // default for now) or "tor" (tor's: tor-form DirAuthority lines, so relays
-  // upload tor's server descriptor to POST /tor/ and mirror tor's documents,
-  // and proxies bootstrap from the microdesc consensus). Authorities write
-  // both either way; bridges publish to no authority.
-  std::string directory = "json";
+  // Which directory documents relays and proxies use: "tor" (the default:
+  // tor-form DirAuthority lines, so relays upload tor's server descriptor to
+  // POST /tor/ and mirror tor's documents, proxies bootstrap from the
+  // microdesc consensus and name bridges by RSA fingerprint) or "json" (ours,
+  // kept while the JSON directory has users). Authorities write both either
+  // way; bridges publish to no authority.
+  std::string directory = "tor";
   bool operator==(const NetSpec&) const = default;
 };
 

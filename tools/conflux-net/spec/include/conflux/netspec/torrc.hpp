@@ -27,8 +27,10 @@ struct BridgeRef {
   std::uint16_t or_port = 0;
   std::string identity;  // as in AuthorityRef
   // A transport bridge: its own line ("Bridge obfs4 127.0.0.1:PT_PORT ID
-  // cert=... iat-mode=0", from its DataDirectory/bridgelines), used as is.
+  // cert=... iat-mode=0", from its DataDirectory/bridgelines), used as is;
+  // ID is the one the proxies' directory names bridges by (bridge_line_id).
   std::string transport_line{};
+  std::string rsa_fingerprint{};  // as in AuthorityRef
 };
 
 struct TorrcInputs {
@@ -50,10 +52,16 @@ struct TorrcInputs {
 // authority that has both tor identities; no trailing newline).
 [[nodiscard]] std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>& authorities);
 
-// The "Bridge TRANSPORT ..." line of a bridge's DataDirectory/bridgelines
-// text (what conflux-relay writes once its transport is up); nullopt until
-// the line is there.
-[[nodiscard]] std::optional<std::string> transport_bridge_line(std::string_view bridgelines, std::string_view transport);
+// The "Bridge TRANSPORT ADDR ID ..." line of a bridge's DataDirectory/
+// bridgelines text (what conflux-relay writes once its transport is up, one
+// line per identity form) that names the bridge by `id`; nullopt until the
+// line is there.
+[[nodiscard]] std::optional<std::string> transport_bridge_line(std::string_view bridgelines, std::string_view transport,
+                                                               std::string_view id);
+
+// The identity proxies name a bridge by: its RSA fingerprint on tor's
+// directory (tor's Bridge line), its Ed25519 identity on ours.
+[[nodiscard]] std::string bridge_line_id(const BridgeRef& b, bool tor_directory);
 
 // The torrc for `p` (a relay role or a proxy); empty for the file server.
 [[nodiscard]] std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in);
