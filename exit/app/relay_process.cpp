@@ -516,7 +516,7 @@ void RelayProcess::log_counters(log::Severity severity) const {
   std::ostringstream line;
   line << "Heartbeat: " << c.circuits << " circuits open (" << c.circuits_created << " created, "
        << c.circuits_closed << " closed), channels " << c.channels_inbound << " in / " << c.channels_outbound
-       << " out, cells " << c.cells_in << " in / " << c.cells_out << " out, bytes " << c.bytes_in << " in / "
+       << " out (" << c.channels_opened_outbound << " out opened since start), cells " << c.cells_in << " in / " << c.cells_out << " out, bytes " << c.bytes_in << " in / "
        << c.bytes_out << " out; streams " << e.streams_open << " open, " << e.streams_connected
        << " connected since start; destroyed by reason:";
   for (std::size_t r = 0; r < c.circuits_destroyed_by_reason.size(); ++r)

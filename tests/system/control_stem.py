@@ -252,10 +252,11 @@ def drive_proxy(checks, c, net, fps, socks, url):
     t.join()
     checks.add(result["r"].stdout.startswith("200 5242880"), "the 5 MiB download: %s" % result["r"].stdout)
     orconns = c.get_info("orconn-status").splitlines()
-    named = [re.fullmatch(r"\$([0-9A-F]{40})~(\w+) (LAUNCHED|CONNECTED)", line) for line in orconns]
+    # A first hop the consensus does not list (an authority asked over BEGIN_DIR) has no ~nickname.
+    named = [re.fullmatch(r"\$([0-9A-F]{40})(?:~(\w+))? (LAUNCHED|CONNECTED)", line) for line in orconns]
     checks.add(orconns and all(named) and any(m.group(3) == "CONNECTED" and fps.get(m.group(2)) == m.group(1)
                                              for m in named),
-               "GETINFO orconn-status: the channels to first hops, each $FINGERPRINT~nickname: %s" % orconns)
+               "GETINFO orconn-status: the channels to first hops, each $FINGERPRINT[~nickname]: %s" % orconns)
     wait_for(lambda: len(bw) >= 4 and sum(r for _, r in bw) >= 5 << 20, 8)
     spacing = [b[0] - a[0] for a, b in zip(bw, bw[1:])]
     checks.add(sum(r for _, r in bw) >= 5 << 20, "BW events add up to the download (%d bytes read)"
@@ -416,8 +417,11 @@ def check_bridges(checks, c, net, socks, url):
     first = [x.path[0][1] for x in c.get_circuits() if x.id == circ and x.path]
     checks.add(r.stdout.startswith("200 1048576") and first == [name],
                "after SETCONF Bridge the download (%s) went through bridge %s (first hop %s)" % (r.stdout, name, first))
-    # Named by its address while launched (the line gives no RSA fingerprint), by the one it proved once open.
-    ids = {e.id for e in orconn_events if e.status == "LAUNCHED" and e.endpoint_port == int(port)}
+    # Named by the RSA fingerprint of its line, or by its address while launched when the line gives only an
+    # Ed25519 identity (then by the fingerprint it proved once open).
+    line_fp = re.search(r" ([0-9A-F]{40})\b", lines[0])
+    ids = {e.id for e in orconn_events if e.status == "LAUNCHED" and
+           (e.endpoint_port == int(port) or (line_fp and e.endpoint_fingerprint == line_fp.group(1)))}
     to_bridge = [e for e in orconn_events if e.id in ids]
     checks.add(ids and {"LAUNCHED", "CONNECTED"} <= {e.status for e in to_bridge} and
                any(e.endpoint_fingerprint for e in to_bridge if e.status == "CONNECTED"),

@@ -189,9 +189,21 @@ def rate_of(text, title):
     return float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m.group(2)]
 
 
-def watch(checks, tmux, what, port, nicknames, workdir, shots, busy, relay_line=None):
+def nameable_connections(pid, listen_ports):
+    """The process's established TCP connections to one of `listen_ports` on the far side: the only ones
+    nyx can name when every relay is on 127.0.0.1 (it names by address and ORPort/DirPort; inbound
+    connections come from ephemeral ports)."""
+    out = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True, text=True).stdout
+    mine = [line.split() for line in out.splitlines() if "pid=%d," % pid in line]
+    return [f for f in mine if len(f) >= 4 and f[3].rsplit(":", 1)[-1].isdigit() and
+            int(f[3].rsplit(":", 1)[-1]) in listen_ports]
+
+
+def watch(checks, tmux, what, port, nicknames, workdir, shots, busy, relay_line=None, relay_pid=None,
+          listen_ports=()):
     """nyx against the ControlPort `port`: the graph page, then the connection page. `relay_line`: what
-    nyx's header says of a relay ("nickname - address:orport"); None for the proxy ("Relaying Disabled")."""
+    nyx's header says of a relay ("nickname - address:orport"); None for the proxy ("Relaying Disabled").
+    `relay_pid`, `listen_ports`: the relay's process and every relay's ORPort and DirPort."""
     name = "nyx-" + what
     home = os.path.join(workdir, "home-" + what)
     os.makedirs(home)
@@ -213,7 +225,14 @@ def watch(checks, tmux, what, port, nicknames, workdir, shots, busy, relay_line=
     conns = wait_screen(tmux, name, lambda t: re.search(r"Connections \(", t) and any(n in t for n in nicknames))
     named = sorted(n for n in nicknames if re.search(r"\b%s\b" % re.escape(n), conns))
     checks.add(re.search(r"Connections \(", conns), "%s: nyx's connection page is up" % what)
-    checks.add(named, "%s: the connection list names relays of the network (%s)" % (what, ", ".join(named)))
+    if named or relay_pid is None:
+        checks.add(named, "%s: the connection list names relays of the network (%s)" % (what, ", ".join(named)))
+    else:
+        # An exit that only accepts (its circuits come in, its channels to other relays are theirs) has
+        # nothing nyx can name: then that is what is checked.
+        outbound = nameable_connections(relay_pid, set(listen_ports))
+        checks.add(not outbound, "%s: the connection list names no relay, and the relay has no connection to a "
+                   "relay's ORPort or DirPort to name (%d)" % (what, len(outbound)))
     shot_conns = tmux.text(name, escapes=True)
     checks.add("Traceback" not in graph + conns and tmux.alive(name), "%s: nyx is still running" % what)
     if shots:
@@ -265,8 +284,10 @@ def main():
         exit_relay = [p for p in relays if p["role"] == "exit"][0]
         relay_port = control_port_from_log(exit_relay["log"])
         if checks.add(relay_port, "the exit %s logged its Control listener" % exit_relay["name"]):
+            listen_ports = [v for p in relays for k, v in p["ports"].items() if k in ("or", "dir")]
             watch(checks, tmux, "relay", relay_port, [n for n in nicknames if n != exit_relay["name"]], tmp, shots,
-                  busy=True, relay_line="%s - 127.0.0.1:%d" % (exit_relay["name"], exit_relay["ports"]["or"]))
+                  busy=True, relay_line="%s - 127.0.0.1:%d" % (exit_relay["name"], exit_relay["ports"]["or"]),
+                  relay_pid=exit_relay["pid"], listen_ports=listen_ports)
     except netload.NetError as e:
         checks.add(False, "conflux-net up: %s" % e)
     except Exception as e:  # report, then tear down

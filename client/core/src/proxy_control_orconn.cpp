@@ -38,7 +38,10 @@ void ProxyControl::orconn(const LinkPool::LinkReport& r) {
   using S = LinkPool::LinkReport::Status;
   const std::string target = orconn_target(r);
   if (r.status == S::Launched || r.status == S::Connected) {
-    orconns_[r.id] = target + " " + std::string(status_word(r.status));
+    // Named when asked: the consensus that gives the nickname may come after the link.
+    auto row = r;
+    row.why = row.reason = {};
+    orconns_[r.id] = row;
   } else {
     orconns_.erase(r.id);
   }
@@ -54,7 +57,7 @@ void ProxyControl::orconn(const LinkPool::LinkReport& r) {
 
 std::string ProxyControl::orconn_status() const {
   std::string out;
-  for (const auto& [id, line] : orconns_) out += line + "\n";
+  for (const auto& [id, r] : orconns_) out += orconn_target(r) + " " + std::string(status_word(r.status)) + "\n";
   return out;
 }
 

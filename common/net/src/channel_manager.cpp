@@ -261,6 +261,7 @@ void ChannelManager::on_link_open(LinkChannel& link) {
   e->identity = link.peer_identity();
   e->rsa = e->identity ? link.peer_rsa_identity() : std::nullopt;
   ++counters_.channels_opened;
+  if (e->outbound) ++counters_.channels_opened_outbound;
   dos_channel_open(*e);
   switch_.on_channel_open(link.id(), e->outbound ? proto::ChannelRole::Initiator : proto::ChannelRole::Responder);
   index_open_channel(link.id(), *e);

@@ -113,7 +113,7 @@ class ProxyControl {
   std::map<std::uint64_t, std::size_t> hops_built_;  // circuits not closed: hops built so far
   std::map<std::uint64_t, std::string> created_;     // circuits not closed: TIME_CREATED
   std::map<std::uint64_t, StreamRow> streams_;       // streams not closed (one per SOCKS connection)
-  std::map<std::uint64_t, std::string> orconns_;     // links launched or open: orconn-status lines
+  std::map<std::uint64_t, LinkPool::LinkReport> orconns_;  // links launched or open, for orconn-status
   struct LegRow {
     std::uint64_t set = 0;
     double rtt_ms = 0;

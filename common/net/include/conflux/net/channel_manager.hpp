@@ -86,6 +86,7 @@ struct RuntimeCounters {
   std::uint64_t connects_pending = 0;      // gauge: TCP connects under way
   std::uint64_t circuits = 0;              // gauge: circuits in the switch
   std::uint64_t channels_opened = 0;
+  std::uint64_t channels_opened_outbound = 0;  // of those, the ones we connected (we initiated the handshake)
   std::uint64_t channels_closed = 0;       // every channel, open or not
   std::uint64_t channels_closed_idle = 0;
   std::uint64_t channels_rejected = 0;     // accepts refused at MaxChannels
