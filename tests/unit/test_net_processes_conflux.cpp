@@ -73,19 +73,10 @@ struct Exit {
     REQUIRE(k.has_value());
     target.identity = k->identity();
     target.onion_key = k->onion_key().key.public_key();
-    for (int attempt = 1;; ++attempt) {
-      if (start()) break;
-      INFO(report());
-      REQUIRE((report().find("Could not bind") != std::string::npos && attempt < 3));
-      proc.reset();
-    }
+    start_relay_retrying(*this);
   }
   ~Exit() {
-    if (std::uncaught_exceptions() > 0) {
-      auto text = report();
-      if (text.size() > 8000) text = "..." + text.substr(text.size() - 8000);
-      std::fprintf(stderr, "%s\n", text.c_str());
-    }
+    print_report_if_failing([this] { return report(); });
     proc.reset();
   }
 

@@ -92,19 +92,10 @@ struct Exit {
     auto k = keys::load_or_create_relay_keys(tmp.path() / "data", clock.unix_seconds());
     REQUIRE(k.has_value());
     identity = k->identity();
-    for (int attempt = 1;; ++attempt) {
-      if (start()) break;
-      INFO(report());
-      REQUIRE((report().find("Could not bind") != std::string::npos && attempt < 3));
-      proc.reset();
-    }
+    start_relay_retrying(*this);
   }
   ~Exit() {
-    if (std::uncaught_exceptions() > 0) {
-      auto text = report();
-      if (text.size() > 8000) text = "..." + text.substr(text.size() - 8000);
-      std::fprintf(stderr, "%s\n", text.c_str());
-    }
+    print_report_if_failing([this] { return report(); });
     proc.reset();
   }
 

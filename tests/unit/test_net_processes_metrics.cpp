@@ -62,16 +62,10 @@ struct Bridge {
     auto k = keys::load_or_create_relay_keys(tmp.path() / "data", clock.unix_seconds());
     REQUIRE(k.has_value());
     identity = k->identity();
-    // A port found free may be taken before the relay binds it: try again.
-    for (int attempt = 1;; ++attempt) {
-      if (start()) break;
-      INFO(report());
-      REQUIRE((report().find("Could not bind") != std::string::npos && attempt < 3));
-      proc.reset();
-    }
+    start_relay_retrying(*this);
   }
   ~Bridge() {
-    if (std::uncaught_exceptions() > 0) std::fprintf(stderr, "%s\n", report().c_str());
+    print_report_if_failing([this] { return report(); });
     proc.reset();  // SIGKILL and reap before the directory goes
   }
 

@@ -14,7 +14,9 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -314,6 +316,28 @@ inline std::vector<Heartbeat> heartbeats(const std::string& log) {
     out.push_back(h);
   }
   return out;
+}
+
+// Starts a relay fixture (its start(): false when the relay did not come up),
+// again when a port found free was taken before the relay bound it (its
+// report() says "Could not bind"), at most three times.
+template <class Fixture>
+void start_relay_retrying(Fixture& f) {
+  for (int attempt = 1;; ++attempt) {
+    if (f.start()) return;
+    INFO(f.report());
+    REQUIRE((f.report().find("Could not bind") != std::string::npos && attempt < 3));
+    f.proc.reset();
+  }
+}
+
+// In a fixture's destructor: while a test is failing, the end of what
+// `report` gives (the relay's log) on stderr.
+inline void print_report_if_failing(const std::function<std::string()>& report) {
+  if (std::uncaught_exceptions() == 0) return;
+  auto text = report();
+  if (text.size() > 8000) text = "..." + text.substr(text.size() - 8000);
+  std::fprintf(stderr, "%s\n", text.c_str());
 }
 
 }  // namespace conflux::test::procs
