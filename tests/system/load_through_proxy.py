@@ -13,7 +13,7 @@ username is its own isolation group) and then:
 1. file server checks, directly on loopback: POST /echo returns its body,
    each piece as it arrives;
    oversized, chunked and GET requests to /echo get 413, 411 and 405.
-2. `--rounds` rounds (default 3), each with everything at once:
+2. `--rounds` rounds (default 2), each with everything at once:
    200 downloads (176 x 320KiB.bin, 20 x 1MiB.bin, 4 x 5MiB.bin: about 95 MiB,
    mixed, but moderate for an ASan build on 2 cores) spread over `--groups`
    (default 50) usernames, 4 streams per group on one circuit at the same
@@ -353,7 +353,7 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     ap.add_argument("net_bin")
     ap.add_argument("--proxy", choices=("single", "conflux"), required=True)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--groups", type=int, default=50)
     ap.add_argument("--crowd", type=int, default=60, help="downloads at once on one username")
     ap.add_argument("--crowd-rounds", type=int, default=1)

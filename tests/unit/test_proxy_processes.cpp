@@ -39,32 +39,40 @@ TEST_CASE("curl fetches every test file through the network's proxy with SOCKS5 
   const auto before = scrape(net.metrics_url());
   REQUIRE(metric(before, "conflux_proxy_bootstrap_percent") == 100);
   std::size_t fetched = 0;
+  double streams = 0;
   for (const auto& name : net.file_names()) {
     INFO(name);
+    ++streams;
     auto f5 = curl_fetch("--socks5-hostname", net.socks(), net.file_url(name));
     CHECK(f5.curl_status == 0);
     CHECK(f5.sha256 == net.file_sha(name));
+    fetched += f5.size;
+    // The 50 MiB file once is enough: twice only costs CI minutes under ASan.
+    if (name.find("50MiB") != std::string::npos) continue;
     // SOCKS4a with a host name the exit resolves (localhost), never this process.
     std::string url = net.file_url(name);
     url.replace(url.find("127.0.0.1"), 9, "localhost");
+    ++streams;
     auto f4 = curl_fetch("--socks4a", net.socks(), url);
     CHECK(f4.curl_status == 0);
     CHECK(f4.sha256 == net.file_sha(name));
-    fetched += f5.size + f4.size;
+    fetched += f4.size;
   }
   const auto after = scrape(net.metrics_url());
-  CHECK(metric(after, "conflux_proxy_streams_total{outcome=\"opened\"}").value_or(0) >= 8);
+  CHECK(metric(after, "conflux_proxy_streams_total{outcome=\"opened\"}").value_or(0) >= streams);
   CHECK(metric(after, "conflux_proxy_bytes_total{direction=\"received\"}").value_or(0) >= static_cast<double>(fetched));
   CHECK(metric(after, "conflux_proxy_circuit_build_seconds_count").value_or(0) >= 1);
 }
 
 TEST_CASE("with UseBridges the proxy reaches the network through a bridge it fetched the descriptor of") {
   Network net;
-  SECTION("the fast bridge carries every test file") {
+  SECTION("the fast bridge carries every test file but the 50 MiB one") {
     TestProxy proxy(net, "fast-bridge", "UseBridges 1\n" + net.bridge_line("bridge1m") + "\n");
     REQUIRE(proxy.bootstrapped());
     CHECK(wait_for_log(proxy.log(), "Bridge bridge1m .*descriptor fetched and verified", 1s));
     for (const auto& name : net.file_names()) {
+      // The bridge is rate-limited to 1 MiB/s: the 50 MiB file would only measure that limit, for minutes.
+      if (name.find("50MiB") != std::string::npos) continue;
       INFO(name);
       auto f = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url(name));
       CHECK(f.curl_status == 0);
