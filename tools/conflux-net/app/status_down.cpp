@@ -7,6 +7,7 @@
 #include "conflux/dirnet/http_client.hpp"
 #include "conflux/netspec/metrics_text.hpp"
 #include "conflux/netspec/network_file.hpp"
+#include "netns.hpp"
 #include "processes.hpp"
 
 namespace conflux::netapp {
@@ -49,14 +50,16 @@ std::string ports_text(const netspec::Ports& p) {
 }
 
 // The proxy's conflux_proxy_bootstrap_percent, if its MetricsPort answers.
-std::optional<double> bootstrap_percent(std::uint16_t metrics_port) {
-  if (metrics_port == 0) return std::nullopt;
+std::optional<double> bootstrap_percent(const std::string& address, std::uint16_t metrics_port) {
+  boost::system::error_code ec;
+  const auto ip = asio::ip::make_address_v4(address.empty() ? "127.0.0.1" : address, ec);
+  if (metrics_port == 0 || ec) return std::nullopt;
   asio::io_context io;
   std::optional<double> out;
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
-        auto r = co_await dirnet::http_get({asio::ip::make_address_v4("127.0.0.1"), metrics_port}, "/metrics",
+        auto r = co_await dirnet::http_get({ip, metrics_port}, "/metrics",
                                            {2000ms, 8192, 1 << 20});
         if (r && r->status == 200) out = netspec::find_metric(r->body, "conflux_proxy_bootstrap_percent");
       },
@@ -82,9 +85,10 @@ int run_status(const fs::path& dir, bool json) {
   }
   std::optional<double> percent;
   std::uint16_t metrics_port = 0;
+  std::string metrics_address;
   for (const auto& p : info->processes)
-    if (info->proxy && p.name == info->proxy->name) metrics_port = p.ports.metrics_port;
-  if (metrics_port != 0) percent = bootstrap_percent(metrics_port);
+    if (info->proxy && p.name == info->proxy->name) metrics_port = p.ports.metrics_port, metrics_address = p.address;
+  if (metrics_port != 0) percent = bootstrap_percent(metrics_address, metrics_port);
   const bool ok = info->state == "ready" && all_alive && started > 0;
 
   if (json) {
@@ -142,6 +146,8 @@ int run_down(const fs::path& dir) {
   for (auto it = info->processes.rbegin(); it != info->processes.rend(); ++it)
     if (it->started) targets.push_back({it->name, static_cast<pid_t>(it->pid), it->start_time});
   const auto report = stop_processes(targets, kStopGrace);
+  // With the router gone the devices are; the namespaces outlive every process until deleted.
+  remove_namespaces(info->namespaces);
   info->state = "stopped";
   if (!write_file_atomically(dir / netspec::kNetworkFileName, netspec::encode_network(*info)))
     std::fprintf(stderr, "conflux-net: could not mark %s stopped\n", (dir / netspec::kNetworkFileName).c_str());

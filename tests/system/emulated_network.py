@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""`conflux-net up` with the spec's "emulation": a whole network in network namespaces (issue 21,
+docs/CONFLUX-NET.md, "Emulated networks").
+
+    emulated_network.py CONFLUX_NET
+
+Brings up 1 authority, 4 relays (1 exit), a file server and a proxy, each in its own namespace with its
+own address in a private /24 (10.202.X.0/24, X from this run's pid), joined only by `conflux-net router`:
+every link 5 ms one way, exit1's 40 ms. From the machine (.254, a link without delay):
+  1. 1 MiB through the proxy's SOCKS port arrives with the SHA-256 network.json lists;
+  2. the TCP handshake to exit1's ORPort takes 2 x 40 ms within 10%, and to relay1's 2 x 5 ms within
+     4 ms: each host's own latency shows in the round trip;
+  3. after `down`, the router's counters show the download crossed the emulated links (the exit and the
+     proxy each received more than 1 MiB), and no namespace of the network is left.
+The network is taken down on the way out, also when a check fails or the test gets SIGTERM/SIGINT; a run
+killed with SIGKILL leaves its directory's network, which the next run takes down. Exit 0 when every check
+passed, 1 otherwise, 77 (skip) when not root, without /dev/net/tun or ip, or namespaces cannot be made.
+"""
+
+import glob
+import hashlib
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+
+DIR_PREFIX = "cfxemunet-"
+MIB = 1 << 20
+LATENCY_MS = 5
+EXIT_LATENCY_MS = 40
+
+CHECKS = []
+
+
+def check(ok, what):
+    CHECKS.append(ok)
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+
+
+def spec():
+    return {
+        "relays": 4, "exits": 1, "bridges": [], "proxies": [{"name": "proxy"}],
+        "files": [{"name": "1MiB.bin", "size": MIB}],
+        "emulation": {"subnet": f"10.202.{os.getpid() % 250}.0/24", "seed": 21,
+                      "default": {"latency_ms": LATENCY_MS},
+                      "hosts": {"exit1": {"latency_ms": EXIT_LATENCY_MS}}},
+    }
+
+
+def socks_get(socks, url, timeout=60.0):
+    """GET url through a SOCKS5 proxy (hostname form); the body."""
+    host, port = socks.rsplit(":", 1)
+    rest = url.split("://", 1)[1]
+    target, path = rest.split("/", 1)
+    t_host, t_port = target.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=timeout)
+    s.sendall(b"\x05\x01\x00")
+    if s.recv(2) != b"\x05\x00":
+        raise RuntimeError("SOCKS: no method accepted")
+    name = t_host.encode()
+    s.sendall(b"\x05\x01\x00\x03" + bytes([len(name)]) + name + struct.pack("!H", int(t_port)))
+    reply = b""
+    while len(reply) < 10:
+        chunk = s.recv(10 - len(reply))
+        if not chunk:
+            raise RuntimeError("SOCKS: connection closed")
+        reply += chunk
+    if reply[1] != 0:
+        raise RuntimeError(f"SOCKS: reply {reply[1]}")
+    s.sendall(f"GET /{path} HTTP/1.0\r\nHost: {target}\r\n\r\n".encode())
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.") or b" 200 " not in head.split(b"\r\n")[0]:
+        raise RuntimeError(f"HTTP: {head[:80]!r}")
+    return body
+
+
+def connect_ms(address, port, n=9):
+    """The median time of n TCP handshakes from here."""
+    times = []
+    for _ in range(n):
+        t0 = time.monotonic()
+        s = socket.create_connection((address, port), timeout=5.0)
+        times.append((time.monotonic() - t0) * 1000)
+        s.close()
+        time.sleep(0.02)
+    return statistics.median(times)
+
+
+def namespaces():
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def down(conflux_net, d):
+    subprocess.run([conflux_net, "down", "--dir", d], capture_output=True, text=True, timeout=60)
+
+
+def take_down_stale(conflux_net):
+    """A run killed with SIGKILL could not clean up: take down what it left."""
+    for d in glob.glob(os.path.join(tempfile.gettempdir(), DIR_PREFIX + "*")):
+        if d.endswith(".spec.json"):
+            continue
+        pid = d.rsplit("-", 2)[-2] if d.count("-") >= 2 else ""
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            down(conflux_net, d)
+            shutil.rmtree(d, ignore_errors=True)
+            if os.path.exists(d + ".spec.json"):
+                os.unlink(d + ".spec.json")
+
+
+def run_checks(conflux_net, d):
+    spec_file = d + ".spec.json"
+    with open(spec_file, "w") as f:
+        json.dump(spec(), f)
+    t0 = time.monotonic()
+    up = subprocess.run([conflux_net, "up", "--dir", d, "--spec", spec_file,
+                         "--timeout", "60"], capture_output=True, text=True, timeout=90)
+    print(up.stdout + up.stderr, end="")
+    check(up.returncode == 0, f"conflux-net up with emulation ({time.monotonic() - t0:.1f} s)")
+    if up.returncode != 0:
+        return None
+    info = json.load(open(os.path.join(d, "network.json")))
+    procs = {p["name"]: p for p in info["processes"]}
+
+    f = info["files"][0]
+    t0 = time.monotonic()
+    body = socks_get(info["proxy"]["socks"], f["url"])
+    took = time.monotonic() - t0
+    digest = hashlib.sha256(body).hexdigest()
+    check(len(body) == MIB and digest == f["sha256"],
+          f"1 MiB through {info['proxy']['socks']} in {took:.2f} s, SHA-256 {'matches' if digest == f['sha256'] else 'differs'}")
+
+    exit_ms = connect_ms(procs["exit1"]["address"], procs["exit1"]["ports"]["or"])
+    relay_ms = connect_ms(procs["relay1"]["address"], procs["relay1"]["ports"]["or"])
+    want_exit, want_relay = 2 * EXIT_LATENCY_MS, 2 * LATENCY_MS
+    check(abs(exit_ms - want_exit) <= 0.1 * want_exit,
+          f"handshake to exit1 ({procs['exit1']['address']}) {exit_ms:.1f} ms is {want_exit} ms within 10%")
+    check(abs(relay_ms - want_relay) <= 4.0,
+          f"handshake to relay1 ({procs['relay1']['address']}) {relay_ms:.1f} ms is {want_relay} ms within 4 ms")
+    return info
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    conflux_net = sys.argv[1]
+    if os.geteuid() != 0 or not os.path.exists("/dev/net/tun") or not shutil.which("ip"):
+        print("SKIP: needs root, /dev/net/tun and ip")
+        return 77
+    probe = f"cfx-probe-{os.getpid()}"
+    if subprocess.run(["ip", "netns", "add", probe], capture_output=True, timeout=30).returncode != 0:
+        print("SKIP: cannot make network namespaces")
+        return 77
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=30)
+    take_down_stale(conflux_net)
+    # ctest's timeout sends SIGTERM: leave through the finally below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    d = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
+    started = time.monotonic()
+    info = None
+    try:
+        info = run_checks(conflux_net, d)
+    finally:
+        # timeout(1) signals twice: a second SIGTERM must not cut the clean-up short.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        down(conflux_net, d)
+        ours = [n for n in (info or {}).get("namespaces", [])]
+        left = [n for n in namespaces() if n in ours]
+        if info is not None:
+            counters = {}
+            for line in open(os.path.join(d, "router", "output.log")):
+                if line.startswith("{\"host\""):
+                    c = json.loads(line)
+                    counters[c["host"]] = c
+            print(f"  router: {json.dumps(counters.get('exit1'))}\n          {json.dumps(counters.get('proxy'))}")
+            check(all(counters.get(h, {}).get("received_bytes", 0) > MIB for h in ("exit1", "proxy")),
+                  "the router carried the download to the exit and the proxy")
+            check(not left and len(ours) == 7, f"down removed the network's {len(ours)} namespaces ({len(left)} left)")
+        if all(CHECKS):
+            shutil.rmtree(d, ignore_errors=True)
+            os.unlink(d + ".spec.json")
+        else:
+            print(f"  logs kept in {d}")
+    print(f"{sum(CHECKS)} of {len(CHECKS)} checks passed in {time.monotonic() - started:.1f} s")
+    return 0 if CHECKS and all(CHECKS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
