@@ -193,6 +193,8 @@ def main():
             check(all(counters.get(h, {}).get("received_bytes", 0) > MIB for h in ("exit1", "proxy")),
                   "the router carried the download to the exit and the proxy")
             check(not left and len(ours) == 7, f"down removed the network's {len(ours)} namespaces ({len(left)} left)")
+        if not CHECKS:
+            print("interrupted before the network was up; taken down")
         if all(CHECKS):
             shutil.rmtree(d, ignore_errors=True)
             os.unlink(d + ".spec.json")
