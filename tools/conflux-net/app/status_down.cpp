@@ -111,12 +111,16 @@ int run_status(const fs::path& dir, bool json) {
 
   std::printf("conflux-net network in %s: %s, %zu of %zu started processes running\n", info->dir.c_str(),
               info->state.c_str(), alive_count, started);
-  std::printf("  %-16s %-10s %-8s %-12s %s\n", "NAME", "ROLE", "PID", "STATE", "PORTS (127.0.0.1)");
+  // An emulated network's processes each have their own address (loopback's all share 127.0.0.1).
+  const bool emulated = !info->namespaces.empty();
+  std::printf("  %-16s %-10s %-8s %-12s %s\n", "NAME", "ROLE", "PID", "STATE",
+              emulated ? "ADDRESS AND PORTS" : "PORTS (127.0.0.1)");
   for (std::size_t i = 0; i < info->processes.size(); ++i) {
     const auto& p = info->processes[i];
     const std::string pid = p.started ? std::to_string(p.pid) : "-";
+    const std::string where = emulated && !p.address.empty() ? p.address + " " + ports_text(p.ports) : ports_text(p.ports);
     std::printf("  %-16s %-10s %-8s %-12s %s\n", p.name.c_str(), std::string(netspec::to_string(p.role)).c_str(),
-                pid.c_str(), !p.started ? "not started" : alive[i] ? "running" : "GONE", ports_text(p.ports).c_str());
+                pid.c_str(), !p.started ? "not started" : alive[i] ? "running" : "GONE", where.c_str());
   }
   if (info->proxy) {
     std::printf("proxy %s: SOCKS %s, ", info->proxy->name.c_str(), info->proxy->socks.c_str());
