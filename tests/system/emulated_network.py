@@ -4,14 +4,14 @@ docs/CONFLUX-NET.md, "Emulated networks").
 
     emulated_network.py CONFLUX_NET
 
-Brings up 1 authority, 4 relays (1 exit), a file server and a proxy, each in its own namespace with its
+Brings up 1 authority, 5 relays (2 exits), a file server and a proxy, each in its own namespace with its
 own address in a private /24 (10.202.X.0/24, X from this run's pid), joined only by `conflux-net router`:
 every link 5 ms one way, exit1's 40 ms. From the machine (.254, a link without delay):
   1. 1 MiB through the proxy's SOCKS port arrives with the SHA-256 network.json lists;
-  2. the TCP handshake to exit1's ORPort takes 2 x 40 ms within 10%, and to relay1's 2 x 5 ms within
-     4 ms: each host's own latency shows in the round trip;
-  3. after `down`, the router's counters show the download crossed the emulated links (the exit and the
-     proxy each received more than 1 MiB), and no namespace of the network is left.
+  2. the TCP handshake to exit1's ORPort takes 2 x 40 ms within 10%, and 2 x (40 - 5) ms within 10% longer
+     than to relay1's: each host's own latency shows in the round trip;
+  3. after `down`, the router's counters show the download crossed the emulated links (the exits together
+     and the proxy each received more than 1 MiB), and no namespace of the network is left.
 The network is taken down on the way out, also when a check fails or the test gets SIGTERM/SIGINT; a run
 killed with SIGKILL leaves its directory's network, which the next run takes down. Exit 0 when every check
 passed, 1 otherwise, 77 (skip) when not root, without /dev/net/tun or ip, or namespaces cannot be made.
@@ -48,7 +48,8 @@ def check(ok, what):
 
 def spec():
     return {
-        "relays": 4, "exits": 1, "bridges": [], "proxies": [{"name": "proxy"}],
+        # Two exits: with one, the proxy may take it as its guard, and then no path has an exit.
+        "relays": 5, "exits": 2, "bridges": [], "proxies": [{"name": "proxy"}],
         "files": [{"name": "1MiB.bin", "size": MIB}],
         "emulation": {"subnet": f"10.202.{os.getpid() % 250}.0/24", "seed": 21,
                       "default": {"latency_ms": LATENCY_MS},
@@ -150,8 +151,12 @@ def run_checks(conflux_net, d):
     want_exit, want_relay = 2 * EXIT_LATENCY_MS, 2 * LATENCY_MS
     check(abs(exit_ms - want_exit) <= 0.1 * want_exit,
           f"handshake to exit1 ({procs['exit1']['address']}) {exit_ms:.1f} ms is {want_exit} ms within 10%")
-    check(abs(relay_ms - want_relay) <= 4.0,
-          f"handshake to relay1 ({procs['relay1']['address']}) {relay_ms:.1f} ms is {want_relay} ms within 4 ms")
+    # The router's own delays (timer wake-ups on a loaded machine, a few ms) are in both; the difference is
+    # the two hosts' latencies alone.
+    diff = exit_ms - relay_ms
+    check(abs(diff - (want_exit - want_relay)) <= 0.1 * (want_exit - want_relay),
+          f"handshake to relay1 ({procs['relay1']['address']}) {relay_ms:.1f} ms: exit1's is {diff:.1f} ms longer, "
+          f"{want_exit - want_relay} ms within 10%")
     return info
 
 
@@ -189,10 +194,12 @@ def main():
                 if line.startswith("{\"host\""):
                     c = json.loads(line)
                     counters[c["host"]] = c
-            print(f"  router: {json.dumps(counters.get('exit1'))}\n          {json.dumps(counters.get('proxy'))}")
-            check(all(counters.get(h, {}).get("received_bytes", 0) > MIB for h in ("exit1", "proxy")),
-                  "the router carried the download to the exit and the proxy")
-            check(not left and len(ours) == 7, f"down removed the network's {len(ours)} namespaces ({len(left)} left)")
+            for h in ("exit1", "exit2", "proxy"):
+                print(f"  router: {json.dumps(counters.get(h))}")
+            to_exits = sum(counters.get(h, {}).get("received_bytes", 0) for h in ("exit1", "exit2"))
+            check(to_exits > MIB and counters.get("proxy", {}).get("received_bytes", 0) > MIB,
+                  "the router carried the download to the exits and the proxy")
+            check(not left and len(ours) == 8, f"down removed the network's {len(ours)} namespaces ({len(left)} left)")
         if not CHECKS:
             print("interrupted before the network was up; taken down")
         if all(CHECKS):
