@@ -10,7 +10,9 @@ every link 5 ms one way, exit1's 40 ms. From the machine (.254, a link without d
   1. 1 MiB through the proxy's SOCKS port arrives with the SHA-256 network.json lists;
   2. the TCP handshake to exit1's ORPort takes 2 x 40 ms within 10%, and 2 x (40 - 5) ms within 10% longer
      than to relay1's: each host's own latency shows in the round trip;
-  3. after `down`, the router's counters show the download crossed the emulated links (the exits together
+  3. 3 MiB straight from the file server, whose link sends 1 MByte/s: the goodput after the first 256 KiB is
+     1448/1500 of 1 MiB/s within 10%;
+  4. after `down`, the router's counters show the download crossed the emulated links (the exits together
      and the proxy each received more than 1 MiB), and no namespace of the network is left.
 The network is taken down on the way out, also when a check fails or the test gets SIGTERM/SIGINT; a run
 killed with SIGKILL leaves its directory's network, which the next run takes down. Exit 0 when every check
@@ -37,6 +39,8 @@ DIR_PREFIX = "cfxemunet-"
 MIB = 1 << 20
 LATENCY_MS = 5
 EXIT_LATENCY_MS = 40
+FILE_SERVER_RATE = "1 MByte"
+RATE_SKIP = 256 * 1024
 
 CHECKS = []
 
@@ -50,10 +54,11 @@ def spec():
     return {
         # Two exits: with one, the proxy may take it as its guard, and then no path has an exit.
         "relays": 5, "exits": 2, "bridges": [], "proxies": [{"name": "proxy"}],
-        "files": [{"name": "1MiB.bin", "size": MIB}],
+        "files": [{"name": "1MiB.bin", "size": MIB}, {"name": "3MiB.bin", "size": 3 * MIB}],
         "emulation": {"subnet": f"10.202.{os.getpid() % 250}.0/24", "seed": 21,
                       "default": {"latency_ms": LATENCY_MS},
-                      "hosts": {"exit1": {"latency_ms": EXIT_LATENCY_MS}}},
+                      "hosts": {"exit1": {"latency_ms": EXIT_LATENCY_MS},
+                                "fileserver": {"rate": FILE_SERVER_RATE}}},
     }
 
 
@@ -88,6 +93,24 @@ def socks_get(socks, url, timeout=60.0):
     if not head.startswith(b"HTTP/1.") or b" 200 " not in head.split(b"\r\n")[0]:
         raise RuntimeError(f"HTTP: {head[:80]!r}")
     return body
+
+
+def direct_rate(url):
+    """GET url straight from the machine (no proxy); bytes and the goodput after the first RATE_SKIP bytes
+    (slow start and the link's first buffer), in bytes per second."""
+    target, path = url.split("://", 1)[1].split("/", 1)
+    host, port = target.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=30.0)
+    s.sendall(f"GET /{path} HTTP/1.0\r\nHost: {target}\r\n\r\n".encode())
+    total, t_skip, skip_bytes = 0, None, 0
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        total += len(chunk)
+        if t_skip is None and total >= RATE_SKIP:
+            t_skip, skip_bytes = time.monotonic(), total
+    return total, (total - skip_bytes) / (time.monotonic() - t_skip)
 
 
 def connect_ms(address, port, n=9):
@@ -145,6 +168,14 @@ def run_checks(conflux_net, d):
     digest = hashlib.sha256(body).hexdigest()
     check(len(body) == MIB and digest == f["sha256"],
           f"1 MiB through {info['proxy']['socks']} in {took:.2f} s, SHA-256 {'matches' if digest == f['sha256'] else 'differs'}")
+
+    big = info["files"][1]
+    total, rate = direct_rate(big["url"])
+    # The router counts IP packets: TCP's goodput is 1448 of each 1500 bytes (as under tbf).
+    want = (1 << 20) * 1448 / 1500
+    check(total > 3 * MIB and abs(rate - want) <= 0.1 * want,
+          f"3 MiB straight from the file server (its link at {FILE_SERVER_RATE}/s): {rate / MIB:.3f} MiB/s goodput, "
+          f"{want / MIB:.3f} within 10%")
 
     exit_ms = connect_ms(procs["exit1"]["address"], procs["exit1"]["ports"]["or"])
     relay_ms = connect_ms(procs["relay1"]["address"], procs["relay1"]["ports"]["or"])
