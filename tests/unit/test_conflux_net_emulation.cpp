@@ -6,6 +6,7 @@
 #include <string>
 
 #include "conflux/netspec/emulation.hpp"
+#include "conflux/netspec/network_file.hpp"
 #include "conflux/netspec/plan.hpp"
 #include "conflux/netspec/spec.hpp"
 #include "conflux/netspec/torrc.hpp"
@@ -139,4 +140,33 @@ TEST_CASE("emulation: the router's file is read strictly", "[emulation]") {
   CHECK_FALSE(with("\"cfx7-1\"", "\"a-device-name-too-long\"").has_value());
   CHECK_FALSE(with("\"loss\": 0.0", "\"loss\": 2").has_value());
   CHECK_FALSE(decode_router_config("{").has_value());
+}
+
+TEST_CASE("emulation: network.json keeps the router, addresses and namespaces, and older files read", "[emulation]") {
+  NetworkInfo info;
+  info.dir = "/n";
+  ProcessRecord router;
+  router.name = "router";
+  router.role = Role::Router;
+  router.started = true;
+  router.pid = 100;
+  ProcessRecord relay;
+  relay.name = "relay1";
+  relay.started = true;
+  relay.pid = 101;
+  relay.address = "10.77.3.3";
+  relay.netns = "cfx-7-relay1";
+  info.processes = {router, relay};
+  info.namespaces = {"cfx-7-relay1"};
+  const auto text = encode_network(info);
+  auto again = decode_network(text);
+  REQUIRE(again.has_value());
+  CHECK(*again == info);
+  CHECK(role_from_string("router") == Role::Router);
+  // A loopback network's file has none of the three.
+  NetworkInfo plain;
+  plain.dir = "/n";
+  const auto plain_text = encode_network(plain);
+  CHECK(plain_text.find("namespaces") == std::string::npos);
+  CHECK(decode_network(plain_text).value().namespaces.empty());
 }
