@@ -1,4 +1,5 @@
-// conflux-net's decoders: the spec file, network.json, the file server's
+// conflux-net's decoders: the spec file, network.json, the router's
+// emulation.json (names it could misuse are refused), the file server's
 // request target and Range header, and the metric line `status` reads. Any
 // input never crashes; a spec or network.json that decodes re-encodes to
 // the same value; a file name never leaves the served directory; a range is
@@ -7,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "conflux/netspec/emulation.hpp"
 #include "conflux/netspec/http_files.hpp"
 #include "conflux/netspec/json_lines.hpp"
 #include "conflux/netspec/metrics_text.hpp"
@@ -31,6 +33,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (p.started && p.pid < 2) __builtin_trap();
     auto again = decode_network(encode_network(*net));
     if (!again || !(*again == *net)) __builtin_trap();
+  }
+
+  if (auto router = decode_router_config(text)) {
+    for (const auto& h : router->hosts)
+      if (h.device.empty() || h.device.size() > 15 || h.netns.find('/') != std::string::npos) __builtin_trap();
+    auto again = decode_router_config(encode_router_config(*router));
+    if (!again || !(*again == *router)) __builtin_trap();
   }
 
   if (auto name = file_for_target(text)) {

@@ -164,3 +164,18 @@ TEST_CASE("delay line: the byte bound drops a packet that would not fit", "[dela
   CHECK(line.queued_bytes() == 2500);
   CHECK(line.counters().overflow == 1);
 }
+
+TEST_CASE("delay line: a rate spaces packets by their size and queues behind the sender", "[delay_line]") {
+  LinkParams p = link(10ms);
+  p.rate = 1'000'000;  // 1000-byte packets take 1 ms each
+  DelayLine line(p, 1);
+  for (std::uint32_t i = 0; i < 3; ++i) REQUIRE(line.push(EmuTime(0), packet_of(i, 1000)) == PushResult::Queued);
+  // Sent at 1, 2 and 3 ms, each then 10 ms on the way.
+  for (auto due : {11ms, 12ms, 13ms}) {
+    REQUIRE(line.next_release() == EmuTime(due));
+    CHECK(line.pop_due(EmuTime(due)).has_value());
+  }
+  // An idle sender starts at once: the rate does not accumulate credit or debt across a pause.
+  REQUIRE(line.push(EmuTime(100ms), packet_of(9, 500)) == PushResult::Queued);
+  CHECK(line.next_release() == EmuTime(100ms) + EmuTime(500us) + EmuTime(10ms));
+}

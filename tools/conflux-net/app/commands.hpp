@@ -36,4 +36,9 @@ struct DelayLineOptions {
 // also stops, with status 1, when reading a device fails for good (the device was deleted).
 int run_delay_line(const DelayLineOptions& options);
 
+// An emulated network's router (DIR/emulation.json, written by `up`), until
+// SIGINT or SIGTERM; then each host's counters as JSON lines. Stops with
+// status 1 when a device fails for good.
+int run_router(const std::filesystem::path& config_file);
+
 }  // namespace conflux::netapp

@@ -23,6 +23,7 @@ constexpr const char* kUsage =
     "       conflux-net --help | --version\n"
     "\n"
     "  up            generate keys, torrcs and test files in DIR, start a network on 127.0.0.1\n"
+    "                (or, with the spec's \"emulation\", each process in its own network namespace)\n"
     "                in the background and return once its proxy has bootstrapped\n"
     "                (default: 1 authority, 6 relays of which 2 exits, 2 slow bridges, 1 proxy,\n"
     "                a file server); DIR/network.json then lists every process and address\n"
@@ -157,6 +158,12 @@ int main(int argc, char** argv) {
     return run_serve_files(a.values["--root"], a.values["--listen"]);
   }
   if (cmd == "delay-line") return delay_line_command(argc, argv);
+  if (cmd == "router") {  // started by `up` for an emulated network; not in the usage text
+    auto r = parse(argc, argv, 2, {"--config"}, {});
+    if (!r.error.empty() || r.values["--config"].empty())
+      return usage_error(r.error.empty() ? "router needs --config FILE" : r.error);
+    return run_router(r.values["--config"]);
+  }
   Args a;
   if (cmd == "up") {
     a = parse(argc, argv, 2, {"--dir", "--spec", "--bin-dir", "--timeout"}, {});

@@ -1,6 +1,7 @@
 #include "processes.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 Result<Spawned, std::string> spawn_detached(const fs::path& binary, const std::vector<std::string>& args,
-                                            const fs::path& output) {
+                                            const fs::path& output, const std::string& netns) {
   // Everything the child needs is made before fork: after it, only
   // async-signal-safe calls.
   std::string prog = binary.string();
@@ -28,11 +29,21 @@ Result<Spawned, std::string> spawn_detached(const fs::path& binary, const std::v
   for (auto& a : argv_store) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  int ns = -1;
+  if (!netns.empty()) {
+    const auto file = "/run/netns/" + netns;
+    ns = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (ns < 0) return Unexpected{"cannot open " + file + ": " + std::strerror(errno)};
+  }
   const int out = ::open(output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (out < 0) return Unexpected{"cannot open " + output.string() + ": " + std::strerror(errno)};
+  if (out < 0) {
+    if (ns >= 0) ::close(ns);
+    return Unexpected{"cannot open " + output.string() + ": " + std::strerror(errno)};
+  }
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   int report[2];  // the child writes errno here if exec fails; EOF means exec worked
   if (devnull < 0 || ::pipe2(report, O_CLOEXEC) != 0) {
+    if (ns >= 0) ::close(ns);
     ::close(out);
     if (devnull >= 0) ::close(devnull);
     return Unexpected{std::string("pipe: ") + std::strerror(errno)};
@@ -41,6 +52,7 @@ Result<Spawned, std::string> spawn_detached(const fs::path& binary, const std::v
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int err = errno;
+    if (ns >= 0) ::close(ns);
     ::close(out);
     ::close(devnull);
     ::close(report[0]);
@@ -49,6 +61,9 @@ Result<Spawned, std::string> spawn_detached(const fs::path& binary, const std::v
   }
   if (pid == 0) {
     ::setsid();
+    // Before close_range below closes the namespace's descriptor.
+    int err = 0;
+    if (ns >= 0 && ::setns(ns, CLONE_NEWNET) != 0) err = errno;
     sigset_t all;
     ::sigemptyset(&all);
     ::sigprocmask(SIG_SETMASK, &all, nullptr);
@@ -60,11 +75,14 @@ Result<Spawned, std::string> spawn_detached(const fs::path& binary, const std::v
     const int keep = ::fcntl(report[1], F_DUPFD_CLOEXEC, 3);
     ::close_range(3, keep > 3 ? static_cast<unsigned>(keep - 1) : 2U, 0);
     if (keep >= 0) ::close_range(static_cast<unsigned>(keep + 1), ~0U, 0);
-    ::execv(argv[0], argv.data());
-    const int err = errno;
+    if (err == 0) {
+      ::execv(argv[0], argv.data());
+      err = errno;
+    }
     if (keep >= 0) (void)!::write(keep, &err, sizeof err);
     ::_exit(127);
   }
+  if (ns >= 0) ::close(ns);
   ::close(out);
   ::close(devnull);
   ::close(report[1]);

@@ -24,10 +24,12 @@ struct Spawned {
 // fork, setsid (its own session: the terminal's Ctrl-C after `up` returned
 // does not reach it), stdin from /dev/null, stdout and stderr appended to
 // `output`, no other descriptors, exec. An exec failure is reported here,
-// not discovered later.
+// not discovered later. A non-empty `netns` runs it in that network
+// namespace (/run/netns/NETNS, as `ip netns add` makes it).
 [[nodiscard]] Result<Spawned, std::string> spawn_detached(const std::filesystem::path& binary,
                                                          const std::vector<std::string>& args,
-                                                         const std::filesystem::path& output);
+                                                         const std::filesystem::path& output,
+                                                         const std::string& netns = {});
 
 // The start time (clock ticks after boot) of a live process; nullopt when
 // there is no such process or it is a zombie (it has ended).

@@ -46,9 +46,9 @@ asio::awaitable<void> pause(std::chrono::milliseconds d) {
   (void)co_await t.async_wait(net::use_nothrow);
 }
 
-asio::awaitable<bool> accepts_connections(std::uint16_t port) {
+asio::awaitable<bool> accepts_connections(asio::ip::address_v4 address, std::uint16_t port) {
   net::tcp::socket s(co_await asio::this_coro::executor);
-  auto [ec] = co_await s.async_connect({asio::ip::make_address_v4("127.0.0.1"), port}, net::use_nothrow);
+  auto [ec] = co_await s.async_connect({address, port}, net::use_nothrow);
   co_return !ec;
 }
 
@@ -82,7 +82,7 @@ asio::awaitable<Result<dir::Consensus, dirnet::FetchErrc>> fetch_consensus_of(co
 // RSA fingerprint a tor-form Bridge line names. Empty when it verifies.
 asio::awaitable<std::string> bridge_descriptor_problem(const ReadinessInputs& in, const Watched& w,
                                                        const net::Clock& clock) {
-  const net::tcp::endpoint ep{asio::ip::make_address_v4("127.0.0.1"), w.ports.dir_port};
+  const net::tcp::endpoint ep{w.address, w.ports.dir_port};
   if (in.tor_authorities.empty()) {
     auto d = co_await dirnet::fetch_bridge_descriptor(ep, w.identity, clock);
     co_return d ? std::string() : std::string(dirnet::to_string(d.error()));
@@ -106,7 +106,7 @@ asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, c
     std::string missing;
     for (const auto& w : in.watched) {
       if (w.role == Role::FileServer) {
-        if (!co_await accepts_connections(w.ports.http_port)) missing = w.name;
+        if (!co_await accepts_connections(w.address, w.ports.http_port)) missing = w.name;
       } else if (netspec::is_relay_role(w.role) && !contains(read_file(w.log), kRelayUp)) {
         missing = w.name;
       }

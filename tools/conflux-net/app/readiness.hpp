@@ -32,6 +32,7 @@ struct Watched {
   crypto::Ed25519Public identity{};
   crypto::RsaFingerprint rsa_fingerprint{};  // relays: tor's fingerprint
   netspec::Ports ports;
+  net::asio::ip::address_v4 address = net::asio::ip::make_address_v4("127.0.0.1");  // where it listens
 };
 
 struct ReadinessInputs {

@@ -7,6 +7,7 @@
 #include "conflux/dirnet/http_client.hpp"
 #include "conflux/netspec/metrics_text.hpp"
 #include "conflux/netspec/network_file.hpp"
+#include "netns.hpp"
 #include "processes.hpp"
 
 namespace conflux::netapp {
@@ -49,14 +50,16 @@ std::string ports_text(const netspec::Ports& p) {
 }
 
 // The proxy's conflux_proxy_bootstrap_percent, if its MetricsPort answers.
-std::optional<double> bootstrap_percent(std::uint16_t metrics_port) {
-  if (metrics_port == 0) return std::nullopt;
+std::optional<double> bootstrap_percent(const std::string& address, std::uint16_t metrics_port) {
+  boost::system::error_code ec;
+  const auto ip = asio::ip::make_address_v4(address.empty() ? "127.0.0.1" : address, ec);
+  if (metrics_port == 0 || ec) return std::nullopt;
   asio::io_context io;
   std::optional<double> out;
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
-        auto r = co_await dirnet::http_get({asio::ip::make_address_v4("127.0.0.1"), metrics_port}, "/metrics",
+        auto r = co_await dirnet::http_get({ip, metrics_port}, "/metrics",
                                            {2000ms, 8192, 1 << 20});
         if (r && r->status == 200) out = netspec::find_metric(r->body, "conflux_proxy_bootstrap_percent");
       },
@@ -82,9 +85,10 @@ int run_status(const fs::path& dir, bool json) {
   }
   std::optional<double> percent;
   std::uint16_t metrics_port = 0;
+  std::string metrics_address;
   for (const auto& p : info->processes)
-    if (info->proxy && p.name == info->proxy->name) metrics_port = p.ports.metrics_port;
-  if (metrics_port != 0) percent = bootstrap_percent(metrics_port);
+    if (info->proxy && p.name == info->proxy->name) metrics_port = p.ports.metrics_port, metrics_address = p.address;
+  if (metrics_port != 0) percent = bootstrap_percent(metrics_address, metrics_port);
   const bool ok = info->state == "ready" && all_alive && started > 0;
 
   if (json) {
@@ -107,12 +111,16 @@ int run_status(const fs::path& dir, bool json) {
 
   std::printf("conflux-net network in %s: %s, %zu of %zu started processes running\n", info->dir.c_str(),
               info->state.c_str(), alive_count, started);
-  std::printf("  %-16s %-10s %-8s %-12s %s\n", "NAME", "ROLE", "PID", "STATE", "PORTS (127.0.0.1)");
+  // An emulated network's processes each have their own address (loopback's all share 127.0.0.1).
+  const bool emulated = !info->namespaces.empty();
+  std::printf("  %-16s %-10s %-8s %-12s %s\n", "NAME", "ROLE", "PID", "STATE",
+              emulated ? "ADDRESS AND PORTS" : "PORTS (127.0.0.1)");
   for (std::size_t i = 0; i < info->processes.size(); ++i) {
     const auto& p = info->processes[i];
     const std::string pid = p.started ? std::to_string(p.pid) : "-";
+    const std::string where = emulated && !p.address.empty() ? p.address + " " + ports_text(p.ports) : ports_text(p.ports);
     std::printf("  %-16s %-10s %-8s %-12s %s\n", p.name.c_str(), std::string(netspec::to_string(p.role)).c_str(),
-                pid.c_str(), !p.started ? "not started" : alive[i] ? "running" : "GONE", ports_text(p.ports).c_str());
+                pid.c_str(), !p.started ? "not started" : alive[i] ? "running" : "GONE", where.c_str());
   }
   if (info->proxy) {
     std::printf("proxy %s: SOCKS %s, ", info->proxy->name.c_str(), info->proxy->socks.c_str());
@@ -142,6 +150,8 @@ int run_down(const fs::path& dir) {
   for (auto it = info->processes.rbegin(); it != info->processes.rend(); ++it)
     if (it->started) targets.push_back({it->name, static_cast<pid_t>(it->pid), it->start_time});
   const auto report = stop_processes(targets, kStopGrace);
+  // With the router gone the devices are; the namespaces outlive every process until deleted.
+  remove_namespaces(info->namespaces);
   info->state = "stopped";
   if (!write_file_atomically(dir / netspec::kNetworkFileName, netspec::encode_network(*info)))
     std::fprintf(stderr, "conflux-net: could not mark %s stopped\n", (dir / netspec::kNetworkFileName).c_str());

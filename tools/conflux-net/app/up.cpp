@@ -21,10 +21,12 @@
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
+#include "conflux/netspec/emulation.hpp"
 #include "conflux/netspec/network_file.hpp"
 #include "conflux/netspec/test_files.hpp"
 #include "conflux/netspec/torrc.hpp"
 #include "locate.hpp"
+#include "netns.hpp"
 #include "processes.hpp"
 #include "readiness.hpp"
 
@@ -78,6 +80,7 @@ class Up {
         continue;
       }
       report_failure(*failure);
+      remove_namespaces(info_.namespaces);
       info_.state = "failed";
       (void)save_info();
       return 1;
@@ -99,6 +102,7 @@ class Up {
     std::optional<Spawned> spawned;
     std::string bridge_line{};    // transport bridges: their line, once they wrote it
     crypto::RsaFingerprint rsa_id{}, v3ident_raw{};  // rsa_fingerprint and v3ident, raw
+    std::string netns{};          // emulated networks: its network namespace
   };
 
   // ---- preparation ----
@@ -121,6 +125,14 @@ class Up {
       spec_ = std::move(*parsed);
     }
     for (auto& p : netspec::plan_processes(spec_)) procs_.push_back({std::move(p), {}, {}, {}, {}, {}, {}});
+    if (spec_.emulation) {
+      emulation_ = netspec::router_config(*spec_.emulation, plans(), static_cast<std::uint32_t>(::getpid()));
+      for (const auto& h : emulation_->hosts) {
+        if (!h.netns.empty()) info_.namespaces.push_back(h.netns);
+        for (auto& p : procs_)
+          if (p.plan.name == h.name) p.netns = h.netns;
+      }
+    }
     return true;
   }
 
@@ -184,6 +196,8 @@ class Up {
       if (plain_name(n)) fs::remove_all(dir_ / n, ec);
     fs::remove(network_file, ec);
     if (!write_file_atomically(dir_ / netspec::kSpecFileName, netspec::encode_spec(spec_)))
+      return fail_plain("cannot write in " + dir_.string());
+    if (emulation_ && !write_file_atomically(dir_ / netspec::kEmulationFileName, netspec::encode_router_config(*emulation_)))
       return fail_plain("cannot write in " + dir_.string());
     for (auto& p : procs_) {
       p.paths = netspec::paths_for(dir_, p.plan.name);
@@ -265,7 +279,7 @@ class Up {
   }
 
   static netspec::BridgeRef bridge_ref(const Proc& p) {
-    return {p.plan.ports.or_port, p.identity, p.bridge_line, p.rsa_fingerprint};
+    return {p.plan.ports.or_port, p.identity, p.bridge_line, p.rsa_fingerprint, p.plan.address};
   }
 
   // The proxies' torrcs are written once the transport bridges have printed
@@ -280,8 +294,8 @@ class Up {
     in.tor_directory = spec_.directory == "tor";
     for (const auto& p : procs_) {
       if (p.plan.role == Role::Authority)
-        in.authorities.push_back(
-            {p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident, p.rsa_fingerprint});
+        in.authorities.push_back({p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident,
+                                  p.rsa_fingerprint, p.plan.address});
       if (p.plan.role == Role::Bridge) in.bridges.push_back(bridge_ref(p));
       if (p.plan.role == Role::FileServer) in.file_port = p.plan.ports.http_port;
     }
@@ -297,7 +311,12 @@ class Up {
 
   std::pair<fs::path, std::vector<std::string>> command_of(const Proc& p) const {
     switch (p.plan.role) {
+      case Role::Router:
+        return {programs_.self, {"router", "--config", (dir_ / netspec::kEmulationFileName).string()}};
       case Role::FileServer: {
+        if (spec_.emulation)  // one origin: its own address (validate_spec allows no more)
+          return {programs_.self, {"serve-files", "--root", (dir_ / netspec::kFilesDirName).string(), "--listen",
+                                   p.plan.address + ":" + std::to_string(p.plan.ports.http_port)}};
         // 127.0.0.1:PORT,127.0.0.2:PORT,...: one origin per address.
         std::string listen;
         for (unsigned i = 1; i <= spec_.file_origins; ++i)
@@ -318,10 +337,12 @@ class Up {
     fs::remove(p.paths.log, ec);
     // Nor a bridge line naming an earlier attempt's port.
     if (p.plan.role == Role::Bridge) fs::remove(p.paths.data_dir / "bridgelines", ec);
+    // Nor the router's "ready".
+    if (p.plan.role == Role::Router) fs::remove(p.paths.output, ec);
     p.bridge_line.clear();
     fs::create_directories(p.paths.dir, ec);
     auto [binary, args] = command_of(p);
-    auto s = spawn_detached(binary, args, p.paths.output);
+    auto s = spawn_detached(binary, args, p.paths.output, p.netns);
     if (!s) return Failure{p.plan.name, s.error(), false};
     p.spawned = *s;
     if (!save_info()) return Failure{"", "cannot write " + (dir_ / netspec::kNetworkFileName).string(), false};
@@ -335,7 +356,7 @@ class Up {
     in.interrupted = &g_interrupted;
     for (const auto& p : procs_) {
       if (p.plan.role == Role::Authority) {
-        in.authority_dirs.emplace_back(asio::ip::make_address_v4("127.0.0.1"), p.plan.ports.dir_port);
+        in.authority_dirs.emplace_back(asio::ip::make_address_v4(p.plan.address), p.plan.ports.dir_port);
         in.authorities.push_back(p.id);
         if (spec_.directory == "tor") in.tor_authorities.push_back(p.v3ident_raw);
       }
@@ -344,6 +365,8 @@ class Up {
     for (auto& p : procs_) {
       if (p.plan.role == Role::Proxy) continue;
       if (auto f = spawn(p)) return f;
+      if (p.plan.role == Role::Router)
+        if (auto f = set_up_links(p, deadline)) return f;
     }
     for (auto& p : procs_) {
       if (!p.spawned) continue;
@@ -393,6 +416,21 @@ class Up {
     return std::nullopt;
   }
 
+  // Once the router has made its devices: the namespaces, addresses and
+  // routes, so the processes started next find their addresses there.
+  std::optional<Failure> set_up_links(const Proc& router, std::chrono::steady_clock::time_point deadline) {
+    while (read_file(router.paths.output, 4096).find("ready") == std::string::npos) {
+      if (!is_same_process(router.spawned->pid, router.spawned->start_time) || g_interrupted ||
+          std::chrono::steady_clock::now() > deadline) {
+        (void)reap_if_ended(router.spawned->pid);
+        return Failure{router.plan.name, "did not make its devices: see " + router.paths.output.string(), false};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (auto e = set_up_hosts(*emulation_)) return Failure{router.plan.name, *e, false};
+    return std::nullopt;
+  }
+
   Watched watched_of(const Proc& p) const {
     Watched w;
     w.name = p.plan.name;
@@ -404,6 +442,7 @@ class Up {
     w.identity = p.id;
     w.rsa_fingerprint = p.rsa_id;
     w.ports = p.plan.ports;
+    if (!p.plan.address.empty()) w.address = asio::ip::make_address_v4(p.plan.address);
     return w;
   }
 
@@ -444,17 +483,22 @@ class Up {
         r.log = p.paths.log.string();
       }
       r.output = p.paths.output.string();
+      r.address = p.plan.address;
+      r.netns = p.netns;
       info_.processes.push_back(std::move(r));
       if (p.plan.role == Role::Proxy && p.plan.start && !info_.proxy)
-        info_.proxy = netspec::ProxyAddresses{p.plan.name, "127.0.0.1:" + std::to_string(p.plan.ports.socks_port),
-                                              "http://127.0.0.1:" + std::to_string(p.plan.ports.metrics_port) +
-                                                  "/metrics"};
-      if (p.plan.role == Role::FileServer) file_base = "http://127.0.0.1:" + std::to_string(p.plan.ports.http_port) + "/";
+        info_.proxy = netspec::ProxyAddresses{p.plan.name, p.plan.address + ":" + std::to_string(p.plan.ports.socks_port),
+                                              "http://" + p.plan.address + ":" +
+                                                  std::to_string(p.plan.ports.metrics_port) + "/metrics"};
+      if (p.plan.role == Role::FileServer)
+        file_base = "http://" + p.plan.address + ":" + std::to_string(p.plan.ports.http_port) + "/";
     }
     info_.file_server = file_base;
     info_.file_origins.clear();
     for (const auto& p : procs_)
-      if (p.plan.role == Role::FileServer)
+      if (p.plan.role == Role::FileServer && spec_.emulation) info_.file_origins.push_back(file_base);
+    for (const auto& p : procs_)
+      if (p.plan.role == Role::FileServer && !spec_.emulation)
         for (unsigned i = 1; i <= spec_.file_origins; ++i)
           info_.file_origins.push_back("http://127.0.0." + std::to_string(i) + ":" +
                                        std::to_string(p.plan.ports.http_port) + "/");
@@ -462,7 +506,7 @@ class Up {
     for (const auto& p : procs_)
       if (p.plan.role == Role::Authority)
         auths.push_back({p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident,
-                         p.rsa_fingerprint});
+                         p.rsa_fingerprint, p.plan.address});
     info_.tor_dir_authorities = netspec::tor_dir_authority_lines(auths);
     info_.files.clear();
     for (const auto& f : files_) info_.files.push_back({f.name, f.size, file_base + f.name, f.sha256});
@@ -529,6 +573,7 @@ class Up {
   fs::path dir_;
   int lock_fd_ = -1;
   std::vector<Proc> procs_;
+  std::optional<netspec::RouterConfig> emulation_;  // the spec's "emulation"
   std::vector<netspec::IndexEntry> files_;
   netspec::NetworkInfo info_;
   net::SystemClock clock_;

@@ -32,8 +32,14 @@ PushResult DelayLine::push(EmuTime now, std::vector<std::uint8_t> packet) {
     ++counters_.overflow;
     return PushResult::Overflow;
   }
+  EmuTime departure = now;
+  if (params_.rate > 0) {
+    sent_until_ = std::max(now, sent_until_) +
+                  EmuTime(static_cast<std::int64_t>(packet.size() * 1'000'000'000ULL / params_.rate));
+    departure = sent_until_;
+  }
   // FIFO: never before the packet ahead of it (the header says why).
-  const EmuTime release = std::max(now + delay, last_release_);
+  const EmuTime release = std::max(departure + delay, last_release_);
   last_release_ = release;
   queued_bytes_ += packet.size();
   queue_.push_back(Held{release, std::move(packet)});

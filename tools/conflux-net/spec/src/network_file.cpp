@@ -79,6 +79,7 @@ std::string encode_network(const NetworkInfo& info) {
   j["file_server"] = info.file_server;
   j["file_origins"] = info.file_origins;
   j["tor_dir_authorities"] = info.tor_dir_authorities;
+  if (!info.namespaces.empty()) j["namespaces"] = info.namespaces;
   j["files"] = OJson::array();
   for (const auto& f : info.files)
     j["files"].push_back({{"name", f.name}, {"size", f.size}, {"url", f.url}, {"sha256", f.sha256}});
@@ -100,6 +101,8 @@ std::string encode_network(const NetworkInfo& info) {
     r["data_dir"] = p.data_dir;
     r["log"] = p.log;
     r["output"] = p.output;
+    if (!p.address.empty()) r["address"] = p.address;
+    if (!p.netns.empty()) r["netns"] = p.netns;
     j["processes"].push_back(std::move(r));
   }
   return j.dump(2) + "\n";
@@ -129,6 +132,7 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
     if (j.contains("file_origins")) info.file_origins = j.at("file_origins").get<std::vector<std::string>>();
     if (j.contains("tor_dir_authorities"))
       info.tor_dir_authorities = j.at("tor_dir_authorities").get<std::vector<std::string>>();
+    if (j.contains("namespaces")) info.namespaces = j.at("namespaces").get<std::vector<std::string>>();
     for (const auto& f : j.at("files"))
       info.files.push_back({f.at("name").get<std::string>(), unsigned_of(f.at("size")),
                             f.at("url").get<std::string>(), f.at("sha256").get<std::string>()});
@@ -155,6 +159,8 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
       p.data_dir = r.at("data_dir").get<std::string>();
       p.log = r.at("log").get<std::string>();
       p.output = r.at("output").get<std::string>();
+      if (r.contains("address")) p.address = r.at("address").get<std::string>();
+      if (r.contains("netns")) p.netns = r.at("netns").get<std::string>();
       info.processes.push_back(std::move(p));
     }
     return info;

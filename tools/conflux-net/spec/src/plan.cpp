@@ -5,7 +5,8 @@
 namespace conflux::netspec {
 
 namespace {
-constexpr std::array<std::string_view, 6> kRoleNames = {"fileserver", "authority", "relay", "exit", "bridge", "proxy"};
+constexpr std::array<std::string_view, 7> kRoleNames = {"fileserver", "authority", "relay", "exit",
+                                                        "bridge",     "proxy",     "router"};
 }
 
 std::string_view to_string(Role r) noexcept { return kRoleNames[static_cast<std::size_t>(r)]; }
@@ -32,6 +33,12 @@ std::vector<ProcessPlan> plan_processes(const NetSpec& spec) {
   for (const auto& b : spec.bridges)
     plan.push_back({b.name, Role::Bridge, true, b.bandwidth_rate, false, true, {}, b.transport});
   for (const auto& x : spec.proxies) plan.push_back({x.name, Role::Proxy, x.start, {}, x.use_bridges, x.conflux, {}});
+  if (!spec.emulation) return plan;
+  const auto subnet = parse_subnet24(spec.emulation->subnet).value_or(0);
+  for (std::size_t i = 0; i < plan.size(); ++i) plan[i].address = ipv4_text(subnet | static_cast<std::uint32_t>(i + 1));
+  ProcessPlan router{std::string(kRouterName), Role::Router, true, {}, false, true, {}};
+  router.address.clear();
+  plan.insert(plan.begin(), std::move(router));
   return plan;
 }
 
@@ -47,6 +54,8 @@ std::size_t ports_of(const ProcessPlan& p) {
     case Role::Exit:
     case Role::FileServer:
       return 1;
+    case Role::Router:
+      return 0;
   }
   return 0;
 }
@@ -80,6 +89,8 @@ void assign_ports(std::vector<ProcessPlan>& plan, std::span<const std::uint16_t>
       case Role::Proxy:
         p.ports.socks_port = take();
         p.ports.metrics_port = take();
+        break;
+      case Role::Router:
         break;
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <cstdio>
 #include <set>
 
 #include "conflux/config/values.hpp"
@@ -86,6 +87,33 @@ Check check_rate(const Context& cx, const std::string& pointer, const std::strin
   return std::nullopt;
 }
 
+Check check_link(const Context& cx, const std::string& p, const HostLinkSpec& l) {
+  if (!(l.latency_ms >= 0 && l.latency_ms <= 10000)) return cx.error(p + "/latency_ms", "milliseconds, 0 to 10000");
+  if (!(l.jitter_ms >= 0 && l.jitter_ms <= 10000)) return cx.error(p + "/jitter_ms", "milliseconds, 0 to 10000");
+  if (!(l.loss >= 0 && l.loss <= 0.5)) return cx.error(p + "/loss", "a probability, 0 to 0.5");
+  return check_rate(cx, p + "/rate", l.rate);
+}
+
+// Host names are the processes' names exactly (the router's config and
+// network.json use them as they are).
+Check check_emulation(const Context& cx, const NetSpec& s) {
+  const EmulationSpec& e = *s.emulation;
+  if (s.file_origins != 1)
+    return cx.error("/file_origins", "1 in an emulated network (the file server has one address there)");
+  std::set<std::string> names;
+  for (const auto& p : plan_processes(s))
+    if (p.role != Role::Router) names.insert(p.name);
+  if (!parse_subnet24(e.subnet))
+    return cx.error("/emulation/subnet", "a private /24: \"10.X.Y.0/24\", \"172.16-31.Y.0/24\" or \"192.168.Y.0/24\"");
+  if (auto err = check_link(cx, "/emulation/default", e.defaults)) return err;
+  for (const auto& [name, link] : e.hosts) {
+    const auto p = "/emulation/hosts/" + pointer_token(name);
+    if (!names.contains(name)) return cx.error(p, "no process is named '" + name + "'");
+    if (auto err = check_link(cx, p, link)) return err;
+  }
+  return std::nullopt;
+}
+
 Check validate(const NetSpec& s, const Context& cx) {
   if (s.authorities < 1 || s.authorities > kMaxAuthorities)
     return cx.error("/authorities", "must be 1 to " + std::to_string(kMaxAuthorities));
@@ -116,6 +144,7 @@ Check validate(const NetSpec& s, const Context& cx) {
   for (unsigned i = 1; i <= s.exits; ++i) names.insert("exit" + std::to_string(i));
   names.insert(std::string(kFilesDirName));
   names.insert(std::string(kFileServerName));
+  if (s.emulation) names.insert(std::string(kRouterName));
   auto taken = [&](const std::string& name) { return !names.insert(lower(name)).second; };
 
   if (s.bridges.size() > kMaxBridges) return cx.error("/bridges", "at most " + std::to_string(kMaxBridges));
@@ -159,6 +188,7 @@ Check validate(const NetSpec& s, const Context& cx) {
     if (total > kMaxTotalFileSize)
       return cx.error(p + "/size", "the files add up to more than " + std::to_string(kMaxTotalFileSize) + " bytes");
   }
+  if (s.emulation) return check_emulation(cx, s);
   return std::nullopt;
 }
 
@@ -213,6 +243,49 @@ Check read_bool(const Context& cx, const Json& obj, std::string_view key, const 
   return std::nullopt;
 }
 
+Check read_number(const Context& cx, const Json& obj, std::string_view key, const std::string& pointer, double& out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  if (!it->is_number()) return cx.error(pointer + "/" + std::string(key), "expected a number");
+  out = it->get<double>();
+  return std::nullopt;
+}
+
+// A link's fields over `link` (the default's values, for a host).
+Check read_link(const Context& cx, const Json& v, const std::string& p, HostLinkSpec& link) {
+  if (auto e = check_keys(cx, v, p, {"latency_ms", "jitter_ms", "loss", "rate"})) return e;
+  if (auto e = read_number(cx, v, "latency_ms", p, link.latency_ms)) return e;
+  if (auto e = read_number(cx, v, "jitter_ms", p, link.jitter_ms)) return e;
+  if (auto e = read_number(cx, v, "loss", p, link.loss)) return e;
+  return read_string(cx, v, "rate", p, link.rate);
+}
+
+Check read_emulation(const Context& cx, const Json& j, std::optional<EmulationSpec>& out) {
+  auto it = j.find("emulation");
+  if (it == j.end()) return std::nullopt;
+  const std::string p = "/emulation";
+  if (it->is_null()) return std::nullopt;  // the default: loopback
+  if (auto e = check_keys(cx, *it, p, {"subnet", "seed", "default", "hosts"})) return e;
+  EmulationSpec em;
+  if (auto e = read_string(cx, *it, "subnet", p, em.subnet)) return e;
+  if (auto e = read_uint(cx, *it, "seed", p, UINT64_MAX, em.seed)) return e;
+  if (it->contains("default"))
+    if (auto e = read_link(cx, (*it)["default"], p + "/default", em.defaults)) return e;
+  if (it->contains("hosts")) {
+    const auto& hosts = (*it)["hosts"];
+    if (!hosts.is_object()) return cx.error(p + "/hosts", "expected an object: process name -> link");
+    if (hosts.size() > kMaxAuthorities + kMaxRelays + kMaxBridges + kMaxProxies + 1)
+      return cx.error(p + "/hosts", "more hosts than processes");
+    for (const auto& [name, v] : hosts.items()) {
+      HostLinkSpec link = em.defaults;
+      if (auto e = read_link(cx, v, p + "/hosts/" + pointer_token(name), link)) return e;
+      em.hosts[name] = link;
+    }
+  }
+  out = std::move(em);
+  return std::nullopt;
+}
+
 // An array field; `each` reads one element at its pointer.
 template <class T, class F>
 Check read_array(const Context& cx, const Json& obj, std::string_view key, std::size_t max, std::vector<T>& out,
@@ -235,8 +308,9 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
                            "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins",
-                           "obfs4proxy", "directory"}))
+                           "obfs4proxy", "directory", "emulation"}))
     return e;
+  if (auto e = read_emulation(cx, j, s.emulation)) return e;
   if (auto e = read_string(cx, j, "obfs4proxy", "", s.obfs4proxy)) return e;
   if (auto e = read_string(cx, j, "directory", "", s.directory)) return e;
   if (s.directory != "json" && s.directory != "tor") return cx.error("/directory", "\"json\" or \"tor\"");
@@ -327,6 +401,25 @@ Result<NetSpec, SpecError> parse_spec(std::string_view json_text) {
   return s;
 }
 
+std::optional<std::uint32_t> parse_subnet24(std::string_view subnet) {
+  unsigned a = 0, b = 0, c = 0, d = 0, len = 0;
+  char tail = 0;
+  const std::string text(subnet.substr(0, 32));
+  if (subnet.size() > 18 || std::sscanf(text.c_str(), "%3u.%3u.%3u.%3u/%2u%c", &a, &b, &c, &d, &len, &tail) != 5)
+    return std::nullopt;
+  if (b > 255 || c > 255 || d != 0 || len != 24) return std::nullopt;
+  const bool is_private = a == 10 || (a == 172 && b >= 16 && b <= 31) || (a == 192 && b == 168);
+  if (!is_private) return std::nullopt;
+  const auto address = (a << 24) | (b << 16) | (c << 8);
+  if (ipv4_text(address) + "/24" != subnet) return std::nullopt;  // one spelling: no "010.", no "+1"
+  return address;
+}
+
+std::string ipv4_text(std::uint32_t address) {
+  return std::to_string(address >> 24) + "." + std::to_string((address >> 16) & 0xff) + "." +
+         std::to_string((address >> 8) & 0xff) + "." + std::to_string(address & 0xff);
+}
+
 Result<NetSpec, SpecError> validate_spec(NetSpec spec) {
   if (auto e = validate(spec, Context(nullptr))) return Unexpected{std::move(*e)};
   return spec;
@@ -353,6 +446,18 @@ std::string encode_spec(const NetSpec& s) {
   j["file_origins"] = s.file_origins;
   j["obfs4proxy"] = s.obfs4proxy;
   j["directory"] = s.directory;
+  if (s.emulation) {
+    auto link = [](const HostLinkSpec& l) {
+      return nlohmann::ordered_json{
+          {"latency_ms", l.latency_ms}, {"jitter_ms", l.jitter_ms}, {"loss", l.loss}, {"rate", l.rate}};
+    };
+    auto& e = j["emulation"];
+    e["subnet"] = s.emulation->subnet;
+    e["seed"] = s.emulation->seed;
+    e["default"] = link(s.emulation->defaults);
+    e["hosts"] = nlohmann::ordered_json::object();
+    for (const auto& [name, l] : s.emulation->hosts) e["hosts"][name] = link(l);
+  }
   return j.dump(2) + "\n";
 }
 

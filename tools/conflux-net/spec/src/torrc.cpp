@@ -4,7 +4,7 @@ namespace conflux::netspec {
 
 namespace {
 
-std::string loopback(std::uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
+std::string at(const std::string& address, std::uint16_t port) { return address + ":" + std::to_string(port); }
 
 std::string common_lines(const ProcessPlan& p, const TorrcInputs& in) {
   const auto paths = paths_for(in.net_dir, p.name);
@@ -16,7 +16,7 @@ std::string common_lines(const ProcessPlan& p, const TorrcInputs& in) {
 }
 
 std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
-  std::string t = common_lines(p, in) + "Nickname " + p.name + "\nORPort " + loopback(p.ports.or_port) + "\n";
+  std::string t = common_lines(p, in) + "Nickname " + p.name + "\nORPort " + at(p.address, p.ports.or_port) + "\n";
   if (!p.bandwidth_rate.empty()) {
     // Burst = rate, so the rate holds from the first second (the default
     // 1 GB burst would let a slow bridge run fast for a long while).
@@ -56,7 +56,7 @@ std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
   std::string t;
   for (const auto& a : authorities)
     t += "DirAuthority " + a.name + " orport=" + std::to_string(a.or_port) +
-         (a.v3ident.empty() ? "" : " v3ident=" + a.v3ident) + " " + loopback(a.dir_port) + " " + a.identity + "\n";
+         (a.v3ident.empty() ? "" : " v3ident=" + a.v3ident) + " " + at(a.address, a.dir_port) + " " + a.identity + "\n";
   return t;
 }
 
@@ -65,7 +65,7 @@ std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>
   for (const auto& a : authorities)
     if (!a.v3ident.empty() && !a.rsa_fingerprint.empty())
       out.push_back("DirAuthority " + a.name + " orport=" + std::to_string(a.or_port) + " v3ident=" + a.v3ident + " " +
-                    loopback(a.dir_port) + " " + a.rsa_fingerprint);
+                    at(a.address, a.dir_port) + " " + a.rsa_fingerprint);
   return out;
 }
 
@@ -85,9 +85,10 @@ std::string client_dir_lines(const TorrcInputs& in) {
 std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
   switch (p.role) {
     case Role::FileServer:
+    case Role::Router:
       return {};
     case Role::Authority:
-      return relay_lines(p, in) + "DirPort " + loopback(p.ports.dir_port) +
+      return relay_lines(p, in) + "DirPort " + at(p.address, p.ports.dir_port) +
              "\nAuthoritativeDirectory 1\nConsensusInterval " + std::to_string(in.consensus_interval) +
              " seconds\n" + dir_authority_lines(in.authorities);
     case Role::Relay:
@@ -109,19 +110,19 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
       // from its own DirPort (tunnelled with BEGIN_DIR).
       // An obfs4 bridge: obfs4proxy in front of the ORPort, listening on its
       // own port; it prints the bridge line clients need (with its cert=).
-      return relay_lines(p, in) + "BridgeRelay 1\nDirPort " + loopback(p.ports.dir_port) + "\n" +
+      return relay_lines(p, in) + "BridgeRelay 1\nDirPort " + at(p.address, p.ports.dir_port) + "\n" +
              (p.transport.empty() ? std::string()
                                   : "ServerTransportPlugin " + p.transport + " exec " + in.obfs4proxy +
                                         "\nServerTransportListenAddr " + p.transport + " " +
-                                        loopback(p.ports.pt_port) + "\n");
+                                        at(p.address, p.ports.pt_port) + "\n");
     case Role::Proxy: {
-      std::string t = common_lines(p, in) + "SocksPort " + loopback(p.ports.socks_port) + "\nMetricsPort " +
-                      loopback(p.ports.metrics_port) + "\n" + client_dir_lines(in) +
+      std::string t = common_lines(p, in) + "SocksPort " + at(p.address, p.ports.socks_port) + "\nMetricsPort " +
+                      at(p.address, p.ports.metrics_port) + "\n" + client_dir_lines(in) +
                       "UseBridges " + (p.use_bridges ? "1" : "0") + "\n";
       if (p.use_bridges) {
         bool transports = false;
         for (const auto& b : in.bridges) {
-          t += (b.transport_line.empty() ? "Bridge " + loopback(b.or_port) + " " + bridge_line_id(b, in.tor_directory)
+          t += (b.transport_line.empty() ? "Bridge " + at(b.address, b.or_port) + " " + bridge_line_id(b, in.tor_directory)
                                          : b.transport_line) +
                "\n";
           transports = transports || !b.transport_line.empty();

@@ -27,6 +27,10 @@ struct LinkParams {
   std::chrono::microseconds latency{0};  // one way
   std::chrono::microseconds jitter{0};   // each packet's delay is latency + U[-jitter, +jitter], at least 0
   double loss = 0.0;                     // probability in [0, 1] that a packet is dropped on entry
+  // Bytes per second the link sends at, 0 = unlimited: a packet starts after the one before it has
+  // been sent and takes size / rate to send, then travels `latency`. The queue bounds below are then
+  // the link's buffer (drop-tail), so TCP meets a real bottleneck queue in both directions.
+  std::uint64_t rate = 0;
   std::size_t queue_packets = 4096;      // packets in flight at most (drop-tail beyond)
   std::size_t queue_bytes = 8u << 20;    // bytes in flight at most (drop-tail beyond)
 };
@@ -69,6 +73,7 @@ class DelayLine {
   std::deque<Held> queue_;
   std::size_t queued_bytes_ = 0;
   EmuTime last_release_{0};
+  EmuTime sent_until_{0};  // when the rate-limited sender is free (the previous packet has been sent)
   DelayLineCounters counters_;
 };
 

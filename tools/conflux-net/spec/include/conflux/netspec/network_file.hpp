@@ -29,6 +29,8 @@ struct ProcessRecord {
   std::string identity;  // relays: Ed25519 identity, base64
   std::string rsa_fingerprint;  // relays: their RSA identity's SHA-1, 40 hex digits (tor's fingerprint)
   std::string dir, torrc, data_dir, log, output;
+  std::string address;  // where it listens (ProcessPlan::address); optional when read
+  std::string netns;    // emulated networks: its network namespace; optional when read
   bool operator==(const ProcessRecord&) const = default;
 };
 
@@ -62,6 +64,9 @@ struct NetworkInfo {
   // The authorities in tor's DirAuthority syntax (v3ident= and the RSA
   // fingerprint), for a stock tor client; optional when read.
   std::vector<std::string> tor_dir_authorities;
+  // An emulated network's namespaces, which `down` removes after the
+  // processes (only names starting "cfx-"); optional when read.
+  std::vector<std::string> namespaces;
   bool operator==(const NetworkInfo&) const = default;
 };
 

@@ -22,7 +22,9 @@
 
 namespace conflux::netspec {
 
-enum class Role : std::uint8_t { FileServer, Authority, Relay, Exit, Bridge, Proxy };
+// Router: `conflux-net router`, the emulated network's links (only with the
+// spec's "emulation").
+enum class Role : std::uint8_t { FileServer, Authority, Relay, Exit, Bridge, Proxy, Router };
 [[nodiscard]] std::string_view to_string(Role r) noexcept;
 [[nodiscard]] std::optional<Role> role_from_string(std::string_view s) noexcept;
 // Roles whose program is conflux-relay.
@@ -48,17 +50,23 @@ struct ProcessPlan {
   bool conflux = true;         // proxies
   Ports ports;
   std::string transport{};     // bridges: "" or "obfs4"
+  // Where it listens: 127.0.0.1, or in an emulated network its own address
+  // (in its own network namespace; the router has none).
+  std::string address = "127.0.0.1";
   bool operator==(const ProcessPlan&) const = default;
 };
 
 inline constexpr std::string_view kFileServerName = "fileserver";
+inline constexpr std::string_view kRouterName = "router";
 inline constexpr std::string_view kFilesDirName = "files";
 inline constexpr std::string_view kNetworkFileName = "network.json";
 inline constexpr std::string_view kSpecFileName = "spec.json";
 
-// Start order: the file server, authorities, relays, exits, bridges, proxies
-// (each group in spec order). Names: auth1.., relay1.., exit1.., and the
-// spec's names for bridges and proxies.
+// Start order: the router (emulated networks only), the file server,
+// authorities, relays, exits, bridges, proxies (each group in spec order).
+// Names: router, fileserver, auth1.., relay1.., exit1.., and the spec's names
+// for bridges and proxies. In an emulated network the processes after the
+// router get the subnet's .1, .2, ... in this order.
 [[nodiscard]] std::vector<ProcessPlan> plan_processes(const NetSpec& spec);
 
 // How many ports each process listens on: an authority ORPort and DirPort,

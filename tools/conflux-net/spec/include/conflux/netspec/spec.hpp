@@ -4,6 +4,8 @@
 // default network's value, so `{"proxies": []}` is the default network
 // without a proxy. Unknown fields are errors (a typo must not be ignored).
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +33,32 @@ struct FileSpec {
   std::string name;  // served as /NAME
   std::uint64_t size = 0;
   bool operator==(const FileSpec&) const = default;
+};
+
+// One host's access link in an emulated network (docs/CONFLUX-NET.md,
+// "Emulated networks"): the same in both directions.
+struct HostLinkSpec {
+  double latency_ms = 0;  // one way, 0 to 10000
+  double jitter_ms = 0;   // each packet's delay is latency +- U[0, jitter] (never reordered), 0 to 10000
+  double loss = 0;        // probability in [0, 0.5] that a packet is dropped, each direction
+  std::string rate;       // per second, torrc units ("1 MByte"); empty = unlimited
+  bool operator==(const HostLinkSpec&) const = default;
+};
+
+// Present: every process runs in its own network namespace with its own
+// address, joined to the others by `conflux-net router`; absent: everything on
+// 127.0.0.1 (the default).
+struct EmulationSpec {
+  // A private /24 ("10.77.0.0/24"): processes get .1, .2, ... in start order,
+  // the machine itself .254 (on a link without delay), so `up`, curl and
+  // scripts reach the network from outside it.
+  std::string subnet = "10.77.0.0/24";
+  std::uint64_t seed = 1;  // the links' loss and jitter draws
+  HostLinkSpec defaults;   // JSON "default": every process's link
+  // By process name (auth1, relay1, exit1, fileserver, a bridge's or proxy's
+  // name): fields given here replace the default's.
+  std::map<std::string, HostLinkSpec> hosts;
+  bool operator==(const EmulationSpec&) const = default;
 };
 
 struct NetSpec {
@@ -62,6 +90,7 @@ struct NetSpec {
   // kept while the JSON directory has users). Authorities write both either
   // way; bridges publish to no authority.
   std::string directory = "tor";
+  std::optional<EmulationSpec> emulation;
   bool operator==(const NetSpec&) const = default;
 };
 
@@ -90,6 +119,13 @@ struct SpecError {
   [[nodiscard]] std::string to_string(std::string_view file) const;
   bool operator==(const SpecError&) const = default;
 };
+
+// The network address of an emulation subnet ("10.77.0.0/24": a /24 in
+// 10/8, 172.16/12 or 192.168/16, so emulated traffic can only ever name
+// addresses private to this machine), host byte order; nullopt otherwise.
+[[nodiscard]] std::optional<std::uint32_t> parse_subnet24(std::string_view subnet);
+// "10.77.0.5" for a host byte order address.
+[[nodiscard]] std::string ipv4_text(std::uint32_t address);
 
 // Parses and validates a spec; the first problem found is the error.
 [[nodiscard]] Result<NetSpec, SpecError> parse_spec(std::string_view json_text);

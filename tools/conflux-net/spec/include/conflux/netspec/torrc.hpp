@@ -1,6 +1,6 @@
 #pragma once
 // The torrc of every relay and proxy in a conflux-net network. Everything
-// listens on 127.0.0.1 only. Options and their meaning: docs/CONFIG.md
+// listens on 127.0.0.1 only, or in an emulated network on its own address. Options and their meaning: docs/CONFIG.md
 // (relays) and the proxy's documentation; the choices are explained in
 // torrc.cpp.
 #include <cstdint>
@@ -21,6 +21,7 @@ struct AuthorityRef {
   std::string identity;  // Ed25519 identity, base64 without padding (keys::identity_base64)
   std::string v3ident;          // its tor authority identity, 40 hex digits (empty: none)
   std::string rsa_fingerprint;  // the relay's RSA identity, 40 hex digits (empty: none)
+  std::string address = "127.0.0.1";  // ProcessPlan::address
 };
 
 struct BridgeRef {
@@ -31,6 +32,7 @@ struct BridgeRef {
   // ID is the one the proxies' directory names bridges by (bridge_line_id).
   std::string transport_line{};
   std::string rsa_fingerprint{};  // as in AuthorityRef
+  std::string address = "127.0.0.1";  // as in AuthorityRef
 };
 
 struct TorrcInputs {

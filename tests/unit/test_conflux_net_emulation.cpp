@@ -1,0 +1,172 @@
+// conflux-net's emulated networks as far as they are decided without a
+// namespace: the spec's "emulation" fields, the addresses the plan gives, and
+// the router's configuration file (conflux/netspec/emulation.hpp).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "conflux/netspec/emulation.hpp"
+#include "conflux/netspec/network_file.hpp"
+#include "conflux/netspec/plan.hpp"
+#include "conflux/netspec/spec.hpp"
+#include "conflux/netspec/torrc.hpp"
+
+using namespace conflux::netspec;
+using namespace std::chrono_literals;
+
+namespace {
+
+const char* kSpec = R"({"relays": 3, "exits": 1, "bridges": [], "proxies": [{"name": "proxy"}],
+  "emulation": {"subnet": "10.77.3.0/24", "seed": 9,
+                "default": {"latency_ms": 5, "rate": "1 MByte"},
+                "hosts": {"exit1": {"latency_ms": 40, "loss": 0.02}}}})";
+
+NetSpec parsed(const std::string& text) {
+  auto s = parse_spec(text);
+  INFO((s ? std::string() : s.error().to_string("spec")));
+  REQUIRE(s.has_value());
+  return *s;
+}
+
+std::string error_of(const std::string& text) {
+  auto s = parse_spec(text);
+  REQUIRE_FALSE(s.has_value());
+  return s.error().pointer + ": " + s.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("emulation: a host's fields replace the default's, the rest keep it", "[emulation]") {
+  const auto s = parsed(kSpec);
+  REQUIRE(s.emulation.has_value());
+  CHECK(s.emulation->subnet == "10.77.3.0/24");
+  CHECK(s.emulation->seed == 9);
+  const auto& exit1 = s.emulation->hosts.at("exit1");
+  CHECK(exit1.latency_ms == 40);
+  CHECK(exit1.loss == 0.02);
+  CHECK(exit1.rate == "1 MByte");
+  CHECK(parse_spec(encode_spec(s)).value() == s);
+}
+
+TEST_CASE("emulation: without it every process listens on 127.0.0.1 and there is no router", "[emulation]") {
+  const auto plan = plan_processes(default_spec());
+  CHECK_FALSE(default_spec().emulation.has_value());
+  for (const auto& p : plan) {
+    CHECK(p.role != Role::Router);
+    CHECK(p.address == "127.0.0.1");
+  }
+  CHECK(encode_spec(default_spec()).find("emulation") == std::string::npos);
+}
+
+TEST_CASE("emulation: the router comes first, the processes get .1, .2, ... in start order", "[emulation]") {
+  const auto plan = plan_processes(parsed(kSpec));
+  REQUIRE(plan.size() == 7);
+  CHECK(plan[0].role == Role::Router);
+  CHECK(plan[0].address.empty());
+  CHECK(plan[1].name == "fileserver");
+  CHECK(plan[1].address == "10.77.3.1");
+  CHECK(plan[6].name == "proxy");
+  CHECK(plan[6].address == "10.77.3.6");
+  CHECK(ports_needed(plan) == 1 + 2 + 1 + 1 + 1 + 2);
+}
+
+TEST_CASE("emulation: torrcs name each process's own address", "[emulation]") {
+  auto plan = plan_processes(parsed(kSpec));
+  std::vector<std::uint16_t> ports;
+  for (std::uint16_t p = 5000; p < 5010; ++p) ports.push_back(p);
+  assign_ports(plan, ports);
+  TorrcInputs in;
+  in.net_dir = "/n";
+  in.authorities.push_back({"auth1", plan[2].ports.or_port, plan[2].ports.dir_port, "ID", "", "", plan[2].address});
+  const auto relay = render_torrc(plan[3], in);
+  CHECK(relay.find("ORPort 10.77.3.3:5003\n") != std::string::npos);
+  CHECK(relay.find("DirAuthority auth1 orport=5001 10.77.3.2:5002 ID\n") != std::string::npos);
+  CHECK(render_torrc(plan[0], in).empty());
+}
+
+TEST_CASE("emulation: the router's hosts, devices and namespaces", "[emulation]") {
+  const auto s = parsed(kSpec);
+  const auto c = router_config(*s.emulation, plan_processes(s), 123456);
+  REQUIRE(c.hosts.size() == 7);  // six processes and the machine
+  CHECK(c.subnet == 0x0a4d0300u);
+  CHECK(c.hosts[0].name == "fileserver");
+  CHECK(c.hosts[0].device == "cfx23456-1");
+  CHECK(c.hosts[0].netns == "cfx-123456-fileserver");
+  CHECK(c.hosts[0].address == 0x0a4d0301u);
+  CHECK(c.hosts[0].link.latency == 5ms);
+  CHECK(c.hosts[0].link.rate == 1u << 20);
+  // A rate-limited link's buffer: 100 ms of its rate plus what is on the way.
+  CHECK(c.hosts[0].link.queue_bytes == static_cast<std::size_t>((1u << 20) * 0.105));
+  CHECK(c.hosts[4].name == "exit1");
+  CHECK(c.hosts[4].link.latency == 40ms);
+  CHECK(c.hosts[4].link.loss == 0.02);
+  CHECK(c.hosts[6].name == "machine");
+  CHECK(c.hosts[6].netns.empty());
+  CHECK(c.hosts[6].address == 0x0a4d03feu);
+  CHECK(c.hosts[6].link.latency == 0ms);
+  auto again = decode_router_config(encode_router_config(c));
+  REQUIRE(again.has_value());
+  CHECK(*again == c);
+}
+
+TEST_CASE("emulation: bad fields are refused with their pointer", "[emulation]") {
+  CHECK(error_of(R"({"emulation": {"subnet": "8.8.8.0/24"}})").starts_with("/emulation/subnet: a private /24"));
+  CHECK(error_of(R"({"emulation": {"subnet": "10.1.2.0/16"}})").starts_with("/emulation/subnet:"));
+  CHECK(error_of(R"({"emulation": {"subnet": "10.1.2.3/24"}})").starts_with("/emulation/subnet:"));
+  CHECK(error_of(R"({"emulation": {"subnet": "010.1.2.0/24"}})").starts_with("/emulation/subnet:"));
+  CHECK(error_of(R"({"emulation": {"hosts": {"exit9": {}}}})") == "/emulation/hosts/exit9: no process is named 'exit9'");
+  CHECK(error_of(R"({"emulation": {"hosts": {"router": {}}}})").starts_with("/emulation/hosts/router: no process"));
+  CHECK(error_of(R"({"emulation": {"default": {"loss": 0.7}}})") == "/emulation/default/loss: a probability, 0 to 0.5");
+  CHECK(error_of(R"({"emulation": {"default": {"latency_ms": -1}}})").starts_with("/emulation/default/latency_ms:"));
+  CHECK(error_of(R"({"emulation": {"default": {"rate": "fast"}}})").starts_with("/emulation/default/rate:"));
+  CHECK(error_of(R"({"emulation": {"default": {"delay": 1}}})").starts_with("/emulation/default/delay: unknown field"));
+  CHECK(error_of(R"({"file_origins": 2, "emulation": {}})").starts_with("/file_origins: 1 in an emulated network"));
+  CHECK(error_of(R"({"proxies": [{"name": "router"}], "emulation": {}})").starts_with("/proxies/0/name:"));
+}
+
+TEST_CASE("emulation: the router's file is read strictly", "[emulation]") {
+  const auto s = parsed(kSpec);
+  const auto good = encode_router_config(router_config(*s.emulation, plan_processes(s), 7));
+  REQUIRE(decode_router_config(good).has_value());
+  auto with = [&](const std::string& from, const std::string& to) {
+    auto text = good;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return decode_router_config(text.replace(at, from.size(), to));
+  };
+  CHECK_FALSE(with("\"10.77.3.1\"", "\"10.77.4.1\"").has_value());   // outside the subnet
+  CHECK_FALSE(with("\"10.77.3.1\"", "\"10.77.3.2\"").has_value());   // two hosts, one address
+  CHECK_FALSE(with("\"cfx-7-fileserver\"", "\"../x\"").has_value());  // not a plain name
+  CHECK_FALSE(with("\"cfx7-1\"", "\"a-device-name-too-long\"").has_value());
+  CHECK_FALSE(with("\"loss\": 0.0", "\"loss\": 2").has_value());
+  CHECK_FALSE(decode_router_config("{").has_value());
+}
+
+TEST_CASE("emulation: network.json keeps the router, addresses and namespaces, and older files read", "[emulation]") {
+  NetworkInfo info;
+  info.dir = "/n";
+  ProcessRecord router;
+  router.name = "router";
+  router.role = Role::Router;
+  router.started = true;
+  router.pid = 100;
+  ProcessRecord relay;
+  relay.name = "relay1";
+  relay.started = true;
+  relay.pid = 101;
+  relay.address = "10.77.3.3";
+  relay.netns = "cfx-7-relay1";
+  info.processes = {router, relay};
+  info.namespaces = {"cfx-7-relay1"};
+  const auto text = encode_network(info);
+  auto again = decode_network(text);
+  REQUIRE(again.has_value());
+  CHECK(*again == info);
+  CHECK(role_from_string("router") == Role::Router);
+  // A loopback network's file has none of the three.
+  NetworkInfo plain;
+  plain.dir = "/n";
+  const auto plain_text = encode_network(plain);
+  CHECK(plain_text.find("namespaces") == std::string::npos);
+  CHECK(decode_network(plain_text).value().namespaces.empty());
+}
