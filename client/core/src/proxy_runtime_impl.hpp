@@ -206,7 +206,7 @@ struct ProxyRuntime::Impl {
 
   bool start_control() {
     if (!options.control.enabled()) return true;
-    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}, {}};
+    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}, {}, {}};
     s.socks_listeners = [this] {
       std::string out;
       for (const auto& a : acceptors) {
@@ -223,6 +223,9 @@ struct ProxyRuntime::Impl {
     s.heartbeat = [this] { heartbeat(); };
     s.test_bridges = [this](std::function<void(std::string)> report) { return test_bridges(std::move(report)); };
     s.guards = [this] { return planner.guards(); };
+    s.microdesc = [this](const std::array<std::uint8_t, 32>& digest) -> std::optional<std::string> {
+      return directory ? directory->microdesc_text(digest) : std::nullopt;
+    };
     // As SIGTERM: main's handler logs, stops the runtime and the loop.
     s.shutdown = [] { std::raise(SIGTERM); };
     s.reconfigure = [this](config::ProxyOptions next, const std::vector<std::string>& changed) {
