@@ -263,25 +263,31 @@ def relay_read(control_port):
         return int(c.get_info("traffic/read"))
 
 
-def wait_through(checks, proxy_port, relay, relay_pid, relay_port, listen_ports, timeout=100):
+def wait_through(checks, proxy_port, relay, relay_pid, relay_port, listen_ports, timeout=110):
     """Downloads run through the proxy; NEWNYM every 6 s gives the next download new circuits, until one
-    goes through `relay` as guard or middle: it then carries the downloads (more than 50 KB read in 2 s;
-    later downloads keep that circuit) and has opened a channel to the next relay's ORPort. Those
-    connections."""
-    outbound, moving = [], False
+    goes through `relay` as guard or middle: it then carries the downloads (more than 50 KB read in 2 s,
+    again 15 s later without a NEWNYM between, so that it is not a download still on a circuit the last
+    NEWNYM retired: later downloads keep that circuit) and has opened a channel to the next relay's
+    ORPort. Those connections."""
+    outbound, moving, seen = [], False, False
     end = time.monotonic() + max(1.0, min(timeout, _deadline - time.monotonic() - 60))
     with Controller.from_port(port=proxy_port) as c:
         c.authenticate()
-        while not (outbound and moving) and time.monotonic() < end:
+        while time.monotonic() < end:
             before = relay_read(relay_port)
             time.sleep(2)
             moving = relay_read(relay_port) - before > 50000
             outbound = nameable_connections(relay_pid, set(listen_ports))
-            if not (outbound and moving):
+            if outbound and moving and seen:
+                break
+            seen = bool(outbound and moving)
+            if seen:
+                time.sleep(15)  # past the end of the download seen
+            else:
                 c.signal("NEWNYM")
                 time.sleep(4)
-    checks.add(outbound and moving, "%s carries the downloads and opened a connection to another relay's "
-               "ORPort or DirPort (%s)" % (relay["name"], [f[3] for f in outbound]))
+    checks.add(outbound and moving and seen, "%s carries the downloads and opened a connection to another "
+               "relay's ORPort or DirPort (%s)" % (relay["name"], [f[3] for f in outbound]))
     return outbound
 
 
