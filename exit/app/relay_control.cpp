@@ -67,6 +67,10 @@ void RelayControl::up() {
   if (port_) port_->publish("STATUS_CLIENT", "STATUS_CLIENT " + bootstrap_);
 }
 
+void RelayControl::server_status(std::string_view severity, const std::string& text) {
+  if (port_) port_->publish("STATUS_SERVER", "STATUS_SERVER " + std::string(severity) + " " + text);
+}
+
 void RelayControl::add_info() {
   using V = std::optional<std::string>;
   auto& info = program_.info();

@@ -47,6 +47,9 @@ class RelayControl {
   void stop();
   // The relay is up: status/bootstrap-phase says done (STATUS_CLIENT too).
   void up();
+  // A STATUS_SERVER event: `650 STATUS_SERVER SEVERITY TEXT` (control-spec
+  // 4.1.10), e.g. ("NOTICE", "GOOD_SERVER_DESCRIPTOR").
+  void server_status(std::string_view severity, const std::string& text);
   // A consensus the relay accepted: ns/* answers from it, NEWCONSENSUS.
   void consensus(const dir::ConsensusBody& body) { ns_.update(body, port_.get()); }
 

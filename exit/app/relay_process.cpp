@@ -8,6 +8,7 @@
 
 #include "conflux/bytes/hex.hpp"
 #include "conflux/config/consensus_params.hpp"
+#include "conflux/control/control_args.hpp"
 #include "conflux/dir/fields.hpp"
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/proto/cc_params.hpp"
@@ -398,11 +399,26 @@ void RelayProcess::start_publisher(const std::vector<net::tcp::endpoint>& author
   publisher_->on_tor_answer = [](bool accepted, bool answered, const std::string& line) {
     log::write(accepted ? log::Severity::Notice : answered ? log::Severity::Warn : log::Severity::Info, line);
   };
+  publisher_->on_answer = [this](const dirnet::DescriptorPublisher::Answer& a) { descriptor_status(a); };
   publisher_->on_descriptor = [this, tor_form, build_tor](const std::string& text) {
     if (config_.options.bridge_relay) routes_.set_self_descriptor(text);
     if (!tor_form) (void)build_tor(clock_.unix_seconds());
   };
   publisher_->start();
+}
+
+// tor's STATUS_SERVER events for its uploads (dirclient.c):
+// ACCEPTED_SERVER_DESCRIPTOR per authority that took it, GOOD_SERVER_DESCRIPTOR
+// once all have, BAD_SERVER_DESCRIPTOR for a 400.
+void RelayProcess::descriptor_status(const dirnet::DescriptorPublisher::Answer& a) {
+  if (!control_) return;
+  const std::string dirauth = "DIRAUTH=" + a.authority.address().to_string() + ":" + std::to_string(a.authority.port());
+  if (a.status == 200) {
+    control_->server_status("NOTICE", "ACCEPTED_SERVER_DESCRIPTOR " + dirauth);
+    if (a.all_accepted) control_->server_status("NOTICE", "GOOD_SERVER_DESCRIPTOR");
+  } else if (a.status == 400) {
+    control_->server_status("WARN", "BAD_SERVER_DESCRIPTOR " + dirauth + " REASON=" + control::quote_control_string(a.reason));
+  }
 }
 
 void RelayProcess::start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities,

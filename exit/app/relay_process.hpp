@@ -80,6 +80,7 @@ class RelayProcess {
   void start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs, bool apply_params);
   void start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs, bool tor_form);
   void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
+  void descriptor_status(const dirnet::DescriptorPublisher::Answer& a);
   void apply_consensus(const dir::Consensus& c);
   [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;
 

@@ -16,7 +16,9 @@ HashedControlPassword. With Debian's python3-stem (this must run under /usr/bin/
     the relay named so reports on its own ControlPort), stream-status with the stream on one of them;
   - BW events about once a second, CIRC events LAUNCHED/EXTENDED/BUILT as circuits are built and
     CLOSED after SIGNAL NEWNYM, and a download after NEWNYM on circuits that did not exist before;
-  - the relays' GETINFO fingerprint and BW events; SIGNAL SHUTDOWN ends the proxy (with --single: TAKEOWNERSHIP
+  - ns/* and md/id/, md/name/ (stem parses them as router statuses and microdescriptors), entry-guards;
+  - the relays' GETINFO fingerprint and BW events, and a relay's STATUS_SERVER ACCEPTED_SERVER_DESCRIPTOR and
+    GOOD_SERVER_DESCRIPTOR after SETCONF BandwidthRate (a new descriptor uploaded); SIGNAL SHUTDOWN ends the proxy (with --single: TAKEOWNERSHIP
     and the connection closing end it, and TAKEOWNERSHIP then DROPOWNERSHIP on another connection does not);
   - SETCONF (drive_config): a bad value is 513 with the message --verify-config prints and changes nothing,
     an option that cannot change while running 553, a SocksPort already in use 553 "Failed to bind";
@@ -24,8 +26,8 @@ HashedControlPassword. With Debian's python3-stem (this must run under /usr/bin/
     conflux/sets, or a Conflux leg), CONF_CHANGED for each change, CIRC_BW per circuit during a download,
     CIRC_MINOR PURPOSE_CHANGED and CONFLUX_LEG LINKED as legs link; SocksPort moved (the old port closes,
     the new serves); UseBridges 1 with one of the network's Bridge lines: the next circuit starts at that
-    bridge, and CONFLUX_TESTBRIDGES gets its CONFLUX_BRIDGE STATUS=OK; DisableNetwork 1 closes every circuit and the SOCKS listener (net/listeners/socks empty, the port
-    refuses) and a download then fails, DisableNetwork 0 opens the listener again and a download works; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
+    bridge, entry-guards lists that bridge up, and CONFLUX_TESTBRIDGES gets its CONFLUX_BRIDGE STATUS=OK; DisableNetwork 1 closes every circuit, the SOCKS listener (net/listeners/socks empty, the port
+    refuses) and the MetricsPort, and a download then fails, DisableNetwork 0 opens both again and a download works; SAVECONF writes tor's header, keeps the hand-written torrc as torrc.orig.1, and
     `conflux-proxy --verify-config -f` accepts the file; LOADCONF of that file's text is OK.
 Exit status 0 when every check passed, 1 otherwise, 77 when stem is missing (skip).
 """
@@ -173,10 +175,24 @@ def check_relay_setconf(checks, c):
     text = c.get_info("config-text")
     checks.add("ORPort" in text and "CircuitPriorityHalflife 7.5" in text,
                "relay: GETINFO config-text has its torrc's ORPort and the SETCONF just made")
+    check_relay_server_status(checks, c)
     address, listeners = c.get_info("address"), c.get_info("net/listeners/or")
     checks.add(re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address) is not None and address == c.get_info("address/v4") and
                ('"%s:' % address) in listeners,
                "relay: GETINFO address is the advertised IPv4 address, its ORPort's (%s; %s)" % (address, listeners))
+
+
+def check_relay_server_status(checks, c):
+    """A new bandwidth is a new descriptor: tor's STATUS_SERVER events for its upload, parsed by stem."""
+    status = []
+    c.add_event_listener(lambda e: status.append(e), EventType.STATUS_SERVER)
+    c.set_options({"BandwidthRate": "1000 MBytes", "BandwidthBurst": "1000 MBytes"})
+    good = wait_for(lambda: [e for e in status if e.action == "GOOD_SERVER_DESCRIPTOR"], 20)
+    accepted = [e for e in status if e.action == "ACCEPTED_SERVER_DESCRIPTOR"]
+    checks.add(good and accepted and all(e.status_type == "SERVER" and e.runlevel == "NOTICE" for e in accepted + good)
+               and all(re.fullmatch(r"127\.0\.0\.1:\d+", e.keyword_args.get("DIRAUTH", "")) for e in accepted),
+               "relay: SETCONF BandwidthRate: STATUS_SERVER ACCEPTED_SERVER_DESCRIPTOR DIRAUTH=... then "
+               "GOOD_SERVER_DESCRIPTOR (%s)" % [(e.action, e.keyword_args) for e in status])
 
 
 def relay_fingerprints(checks, net):
@@ -291,7 +307,8 @@ def drive_proxy(checks, c, net, fps, socks, url):
 
 
 def check_network_status(checks, c, fps):
-    """ns/all, ns/id/, ns/name/ (stem parses them as router status entries) and entry-guards."""
+    """ns/all, ns/id/, ns/name/ (stem parses them as router status entries), md/id/ and md/name/ (as
+    microdescriptors) and entry-guards."""
     entries = list(c.get_network_statuses())
     named = {e.nickname: e.fingerprint for e in entries}
     checks.add(entries and all(fps.get(n) == fp for n, fp in named.items()) and set(fps) <= set(named),
@@ -300,6 +317,12 @@ def check_network_status(checks, c, fps):
     by_id, by_name = c.get_network_status(fp), c.get_network_status(nick)
     checks.add(by_id.nickname == nick and by_name.fingerprint == fp and by_id.address == "127.0.0.1",
                "GETINFO ns/id/%s and ns/name/%s: %s %s %s" % (fp, nick, by_id.nickname, by_id.address, by_id.flags))
+    # md/id/ and md/name/: the relay's microdescriptor from the proxy's tor directory, as stem parses it.
+    md_id, md_name = c.get_microdescriptor(fp, None), c.get_microdescriptor(nick, None)
+    checks.add(md_id is not None and md_id.ntor_onion_key and md_id.identifiers.get("ed25519") and
+               md_name is not None and str(md_name) == str(md_id),
+               "GETINFO md/id/%s and md/name/%s: a microdescriptor with its ntor key and Ed25519 id (%s)" % (
+                   fp, nick, md_id and md_id.identifiers))
     guards = c.get_info("entry-guards").splitlines()
     checks.add(guards and all(re.fullmatch(r"\$[0-9A-F]{40}~\w+ (up|down|never-connected|unusable)", g) for g in guards),
                "GETINFO entry-guards: %s" % guards[:3])
@@ -427,6 +450,11 @@ def check_bridges(checks, c, net, socks, url):
                any(e.endpoint_fingerprint for e in to_bridge if e.status == "CONNECTED"),
                "ORCONN events (stem-parsed) for the new channel to the bridge: %s"
                % ["%s %s %s" % (e.endpoint, e.status, e.id) for e in orconn_events][:6])
+    # tor lists its bridges as its guards with UseBridges 1: this one, up after the download through it.
+    guards = c.get_info("entry-guards").splitlines()
+    checks.add(line_fp and guards == ["$%s~%s up" % (line_fp.group(1), name)] if line_fp else
+               len(guards) == 1 and guards[0].endswith(" up"),
+               "GETINFO entry-guards lists the bridge in use (%s)" % guards)
     tested = []
     try:
         c.add_event_listener(lambda e: tested.append(str(e)), "CONFLUX_BRIDGE")
@@ -438,7 +466,15 @@ def check_bridges(checks, c, net, socks, url):
                "CONFLUX_TESTBRIDGES %s: %s" % (reply, tested))
 
 
-def check_disable_network(checks, c, socks, url):
+def refuses(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        return False
+    except OSError:
+        return True
+
+
+def check_disable_network(checks, c, socks, url, metrics_port):
     c.set_options({"DisableNetwork": "1", "SocksTimeout": "5"})
     checks.add(wait_for(lambda: not [x for x in c.get_circuits() if x.status == "BUILT"], 15),
                "DisableNetwork 1: no circuit left open: %s" % [(x.id, x.status) for x in c.get_circuits()])
@@ -454,11 +490,14 @@ def check_disable_network(checks, c, socks, url):
                "DisableNetwork 1: no SOCKS listener (net/listeners/socks %r, %s refused: %s)" % (listeners, socks, refused))
     r = download(socks, url, "held")
     checks.add(not r.stdout.startswith("200"), "DisableNetwork 1: a download fails (%s)" % r.stdout)
+    # tor's retry_all_listeners keeps only the control listeners: the MetricsPort closes too.
+    checks.add(metrics_port and refuses(metrics_port), "DisableNetwork 1: the MetricsPort %s refuses" % metrics_port)
     c.set_options({"DisableNetwork": "0", "SocksTimeout": "120"})
     listeners = c.get_info("net/listeners/socks")
     checks.add(listeners == '"%s"' % socks, "DisableNetwork 0: the SOCKS listener is back (%s)" % listeners)
     r = download(socks, url, "released")
     checks.add(r.stdout.startswith("200 1048576"), "DisableNetwork 0: a download works again (%s)" % r.stdout)
+    checks.add(metrics_port and not refuses(metrics_port), "DisableNetwork 0: the MetricsPort %s is back" % metrics_port)
 
 
 def check_saveconf(checks, c, ctl):
@@ -504,7 +543,7 @@ def drive_config(checks, c, net, ctl, socks, url, port):
     check_conflux_switch(checks, c, socks, url, "--single" in sys.argv)
     socks = check_socks_move(checks, c, ctl, socks, url)
     check_bridges(checks, c, net, socks, url)
-    check_disable_network(checks, c, socks, url)
+    check_disable_network(checks, c, socks, url, ctl["ports"].get("metrics"))
     check_saveconf(checks, c, ctl)
     check_ownership(checks, c, port)
 

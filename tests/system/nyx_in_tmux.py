@@ -13,6 +13,11 @@ relay, and the test reads the screen with `tmux capture-pane`:
   - the connection page (right arrow): its title counts the connections, and at least one line names a
     relay of the network by nickname, which nyx finds by matching the process's sockets (GETINFO
     process/pid and /proc) with the consensus (GETINFO ns/all);
+  - the relay watched is a middle relay moved to 127.0.0.2 (restarted with its ORPort there, before the
+    proxy starts), once it carries the downloads and opened a channel to another relay's ORPort (NEWNYM
+    every 6 s until a download's circuit goes through it as guard or middle). nyx names
+    a connection only by the remote address and port, and at a relay it takes every connection to the
+    relay's own `GETINFO address` for the relay itself: with every relay on 127.0.0.1 it names none.
   - nyx stays up (no traceback on the screen) and quits on "q".
 --screenshots DIR: each page as PNG, drawn by headless Chromium from `capture-pane -e` (the pane's text
 and colours): DIR/nyx-proxy-graph.png, nyx-proxy-connections.png, nyx-relay-graph.png,
@@ -24,6 +29,7 @@ import html
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,13 +44,14 @@ if not shutil.which("nyx") or not shutil.which("tmux"):
     sys.exit(77)
 
 import netload  # noqa: E402
-from control_stem import Checks, control_port_from_log, start_proxy_with, wait_for  # noqa: E402  (77 without stem)
+from control_stem import Checks, Controller, start_proxy_with, wait_for  # noqa: E402  (77 without stem)
 
 COLUMNS, ROWS = 132, 42
 PAGE_WAIT_S = 60  # nyx's first screen under ASan on 2 busy cores
+WATCHED_ADDRESS = "127.0.0.2"  # the watched relay's address: loopback, not the others' 127.0.0.1
 # Every wait ends by then (after start), so that the network is always stopped before ctest's
 # TIMEOUT (300 s) would kill the script and leave it running.
-BUDGET_S = 200
+BUDGET_S = 240
 _deadline = time.monotonic() + BUDGET_S
 
 
@@ -199,6 +206,91 @@ def nameable_connections(pid, listen_ports):
             int(f[3].rsplit(":", 1)[-1]) in listen_ports]
 
 
+def process_gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def move_relay(relay, address, workdir):
+    """Restarts the network's `relay` with its ORPort on `address` (same port, keys and DataDirectory; its
+    descriptor then says `address`) and a ControlPortWriteToFile: (process, control port)."""
+    os.kill(relay["pid"], signal.SIGTERM)
+    if not wait_for(lambda: process_gone(relay["pid"]), 30):
+        os.kill(relay["pid"], signal.SIGKILL)
+        wait_for(lambda: process_gone(relay["pid"]), 10)
+    port_file = os.path.join(workdir, "watched-control.port")
+    with open(relay["torrc"]) as f:
+        torrc = f.read()
+    torrc = torrc.replace("ORPort 127.0.0.1:%d\n" % relay["ports"]["or"], "ORPort %s:%d\n" % (address, relay["ports"]["or"]))
+    with open(relay["torrc"], "w") as f:
+        f.write(torrc + "ControlPortWriteToFile %s\n" % port_file)
+    # Its output.log, appended: the network's tear-down looks there for sanitizer reports.
+    out = open(os.path.join(relay["dir"], "output.log"), "ab")
+    p = subprocess.Popen([relay["binary"]] + relay["args"], stdin=subprocess.DEVNULL, stdout=out,
+                         stderr=subprocess.STDOUT, cwd=relay["dir"])
+
+    def read_port():
+        try:
+            with open(port_file) as f:
+                m = re.match(r"PORT=127\.0\.0\.1:(\d+)\n", f.read())
+                return int(m.group(1)) if m else None
+        except OSError:
+            return None
+    port = wait_for(read_port, 30)
+    if port and not wait_for(lambda: listed_at(port, relay["rsa_fingerprint"], address), 60, step=1):
+        port = None  # the new address did not reach the consensus
+    return p, port
+
+
+def listed_at(control_port, fingerprint, address):
+    """True once the consensus the relay at `control_port` holds lists `fingerprint` at `address`."""
+    try:
+        with Controller.from_port(port=control_port) as c:
+            c.authenticate()  # the cookie named by PROTOCOLINFO
+            entry = c.get_network_status(fingerprint, None)
+            return entry is not None and entry.address == address
+    except Exception:  # not up yet
+        return False
+
+
+def relay_read(control_port):
+    """The relay's GETINFO traffic/read: bytes its channels read so far."""
+    with Controller.from_port(port=control_port) as c:
+        c.authenticate()
+        return int(c.get_info("traffic/read"))
+
+
+def wait_through(checks, proxy_port, relay, relay_pid, relay_port, listen_ports, timeout=110):
+    """Downloads run through the proxy; NEWNYM every 6 s gives the next download new circuits, until one
+    goes through `relay` as guard or middle: it then carries the downloads (more than 50 KB read in 2 s,
+    again 15 s later without a NEWNYM between, so that it is not a download still on a circuit the last
+    NEWNYM retired: later downloads keep that circuit) and has opened a channel to the next relay's
+    ORPort. Those connections."""
+    outbound, moving, seen = [], False, False
+    end = time.monotonic() + max(1.0, min(timeout, _deadline - time.monotonic() - 60))
+    with Controller.from_port(port=proxy_port) as c:
+        c.authenticate()
+        while time.monotonic() < end:
+            before = relay_read(relay_port)
+            time.sleep(2)
+            moving = relay_read(relay_port) - before > 50000
+            outbound = nameable_connections(relay_pid, set(listen_ports))
+            if outbound and moving and seen:
+                break
+            seen = bool(outbound and moving)
+            if seen:
+                time.sleep(15)  # past the end of the download seen
+            else:
+                c.signal("NEWNYM")
+                time.sleep(4)
+    checks.add(outbound and moving and seen, "%s carries the downloads and opened a connection to another "
+               "relay's ORPort or DirPort (%s)" % (relay["name"], [f[3] for f in outbound]))
+    return outbound
+
+
 def watch(checks, tmux, what, port, nicknames, workdir, shots, busy, relay_line=None, relay_pid=None,
           listen_ports=()):
     """nyx against the ControlPort `port`: the graph page, then the connection page. `relay_line`: what
@@ -225,14 +317,9 @@ def watch(checks, tmux, what, port, nicknames, workdir, shots, busy, relay_line=
     conns = wait_screen(tmux, name, lambda t: re.search(r"Connections \(", t) and any(n in t for n in nicknames))
     named = sorted(n for n in nicknames if re.search(r"\b%s\b" % re.escape(n), conns))
     checks.add(re.search(r"Connections \(", conns), "%s: nyx's connection page is up" % what)
-    if relay_pid is None:
-        checks.add(named, "%s: the connection list names relays of the network (%s)" % (what, ", ".join(named)))
-    else:
-        # Not a check since 2026-11-26: on merged main the exit's page named no relay although the exit
-        # had a connection to a relay's port (issue 17's note). Printed for whoever looks into it.
-        outbound = nameable_connections(relay_pid, set(listen_ports))
-        print("INFO %s: nyx names %s; the relay's connections to a relay's ORPort or DirPort: %s"
-              % (what, named or "no relay", [f[3] for f in outbound]))
+    outbound = [f[3] for f in nameable_connections(relay_pid, set(listen_ports))] if relay_pid else None
+    checks.add(named, "%s: the connection list names relays of the network (%s)%s" % (
+        what, ", ".join(named), "" if outbound is None else "; its connections to their ports: %s" % outbound))
     shot_conns = tmux.text(name, escapes=True)
     checks.add("Traceback" not in graph + conns and tmux.alive(name), "%s: nyx is still running" % what)
     if shots:
@@ -267,13 +354,18 @@ def main():
             "relay_options": ["ControlPort auto", "CookieAuthentication 1"],
             "proxies": [{"name": "nyx", "start": False, "conflux": True}]}
     tmux = Tmux(tmp)
-    proxy = None
+    proxy = moved = None
     stop = threading.Event()
     try:
         net = netload.net_up(net_bin, netdir, spec)
         relays = [p for p in net["processes"] if p["role"] in ("authority", "relay", "exit")]
         nicknames = [p["name"] for p in relays]
         proc = [p for p in net["processes"] if p["name"] == "nyx"][0]
+        middle = [p for p in relays if p["role"] == "relay"][0]
+        moved, relay_port = move_relay(middle, WATCHED_ADDRESS, tmp)
+        if not checks.add(relay_port, "%s restarted with its ORPort on %s, listed there in the consensus" % (
+                middle["name"], WATCHED_ADDRESS)):
+            return 1
         proxy, port, _ = start_proxy_with(proc, tmp)
         if not checks.add(port, "the proxy wrote ControlPortWriteToFile"):
             return 1
@@ -281,13 +373,11 @@ def main():
         url = [f["url"] for f in net["files"] if f["name"] == "5MiB.bin"][0]
         downloads_in_background(socks, url, stop)
         watch(checks, tmux, "proxy", port, nicknames, tmp, shots, busy=True)
-        exit_relay = [p for p in relays if p["role"] == "exit"][0]
-        relay_port = control_port_from_log(exit_relay["log"])
-        if checks.add(relay_port, "the exit %s logged its Control listener" % exit_relay["name"]):
-            listen_ports = [v for p in relays for k, v in p["ports"].items() if k in ("or", "dir")]
-            watch(checks, tmux, "relay", relay_port, [n for n in nicknames if n != exit_relay["name"]], tmp, shots,
-                  busy=True, relay_line="%s - 127.0.0.1:%d" % (exit_relay["name"], exit_relay["ports"]["or"]),
-                  relay_pid=exit_relay["pid"], listen_ports=listen_ports)
+        listen_ports = [v for p in relays if p is not middle for k, v in p["ports"].items() if k in ("or", "dir")]
+        outbound = wait_through(checks, port, middle, moved.pid, relay_port, listen_ports)
+        watch(checks, tmux, "relay", relay_port, [n for n in nicknames if n != middle["name"]], tmp, shots,
+              busy=True, relay_line="%s - %s:%d" % (middle["name"], WATCHED_ADDRESS, middle["ports"]["or"]),
+              relay_pid=moved.pid if outbound else None, listen_ports=listen_ports)
     except netload.NetError as e:
         checks.add(False, "conflux-net up: %s" % e)
     except Exception as e:  # report, then tear down
@@ -295,13 +385,14 @@ def main():
     finally:
         stop.set()
         tmux.kill()
-        if proxy and proxy.poll() is None:
-            proxy.terminate()
-            try:
-                proxy.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proxy.kill()
-                proxy.wait()
+        for p in (proxy, moved):
+            if p and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
         if "--keep" in args:
             os.environ["CONFLUX_SYSTEM_KEEP"] = "1"
         netload.tear_down(checks, net_bin, netdir, tmp)

@@ -226,6 +226,46 @@ TEST_CASE("the publisher in tor's form POSTs tor's descriptor to /tor/ of each a
   }
 }
 
+TEST_CASE("the publisher's answers: GOOD_SERVER_DESCRIPTOR's moment is when the last authority accepted",
+          "[dirnet][tor]") {
+  asio::io_context io;
+  net::SystemClock clock;
+  const auto k = keys::RelayKeys::generate(clock.unix_seconds());
+  PublisherOptions po;
+  po.build_tor = [](std::uint64_t) { return std::string("router ours1 127.0.0.1 9001 0 0\ntor form\n"); };
+  RelayInfo info;
+  info.nickname = "ours1";
+  info.ipv4 = {127, 0, 0, 1};
+  info.or_port = 9001;
+  for (const bool with_refusal : {false, true}) {
+    TorDirPort first(io, "HTTP/1.0 200 OK");  // each answers one upload
+    TorDirPort second(io, "HTTP/1.0 200 OK");
+    TorDirPort refuses(io, "HTTP/1.0 400 Invalid descriptor");
+    po.authorities = {first.acceptor.local_endpoint(), second.acceptor.local_endpoint()};
+    if (with_refusal) po.authorities.push_back(refuses.acceptor.local_endpoint());
+    auto publisher = DescriptorPublisher::create(io.get_executor(), clock, k, info, po);
+    std::vector<DescriptorPublisher::Answer> answers;
+    publisher->on_answer = [&](const DescriptorPublisher::Answer& a) { answers.push_back(a); };
+    publisher->start();
+    REQUIRE(run_until(io, [&] { return answers.size() == po.authorities.size(); }, 10s));
+    publisher->stop();
+    unsigned ok = 0, good = 0;
+    for (const auto& a : answers) {
+      ok += a.status == 200 ? 1u : 0u;
+      good += a.all_accepted ? 1u : 0u;
+      if (a.status != 200) {
+        CHECK(a.authority == refuses.acceptor.local_endpoint());
+        CHECK(a.status == 400);
+        CHECK(a.reason == "Invalid descriptor");
+      }
+    }
+    CHECK(ok == 2);
+    // Every authority accepted: once, at the second 200; one refused: never.
+    CHECK(good == (with_refusal ? 0u : 1u));
+    if (!with_refusal) CHECK(answers.back().all_accepted);
+  }
+}
+
 namespace {
 
 // An authority of ours alone (its own majority), with a 20-second interval

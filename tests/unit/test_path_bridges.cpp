@@ -235,3 +235,38 @@ TEST_CASE("a bridge named by RSA fingerprint: the hop carries it, reports name i
   bridges.set_bridges({fetched, other});
   CHECK(bridges.usable(kNow + 1) == 0);
 }
+
+TEST_CASE("bridges as a controller sees them: confirmed once a circuit was built, down while failing", "[path][bridges]") {
+  BridgeSet bridges;
+  bridges.set_bridges({bridge(100, {198, 51, 100, 1}), bridge(101, {203, 0, 113, 7}, false)});
+  auto s = bridges.status(kNow);
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].info->identity == id_of(100));
+  CHECK_FALSE(s[0].confirmed);
+  CHECK(s[0].usable);
+  CHECK(s[0].reachable);
+  CHECK_FALSE(s[1].usable);  // no descriptor yet
+  REQUIRE(bridges.mark_succeeded(id_of(100), kNow));
+  REQUIRE(bridges.mark_failed(id_of(101), kNow));
+  s = bridges.status(kNow + 1);
+  CHECK(s[0].confirmed);
+  CHECK_FALSE(s[1].confirmed);
+  CHECK_FALSE(s[1].reachable);
+  REQUIRE(bridges.mark_failed(id_of(100), kNow + 1));
+  s = bridges.status(kNow + 2);
+  CHECK(s[0].confirmed);  // tor: once confirmed, a failing bridge is "down", not "never-connected"
+  CHECK_FALSE(s[0].reachable);
+}
+
+TEST_CASE("a bridge's controller name: $FINGERPRINT~nickname as tor, else nickname or address", "[path][bridges]") {
+  BridgeInfo b = bridge(100, {198, 51, 100, 1});
+  CHECK(controller_name(b) == "bridge100");
+  crypto::RsaFingerprint fp{};
+  fp.fill(0xAB);
+  b.rsa_identity = fp;
+  CHECK(controller_name(b) == "$ABABABABABABABABABABABABABABABABABABABAB~bridge100");
+  b.descriptor.reset();  // before its descriptor: the fingerprint alone
+  CHECK(controller_name(b) == "$ABABABABABABABABABABABABABABABABABABABAB");
+  BridgeInfo ed_only = bridge(101, {203, 0, 113, 7}, false);
+  CHECK(controller_name(ed_only) == "203.0.113.7:443");
+}

@@ -207,3 +207,31 @@ TEST_CASE("pool limits: an idle dirty set expires at the first pass (NewCircuitP
   CHECK(rig.pool->stats().sets_expired == 1);
   CHECK(rig.logged("Conflux set " + std::to_string(idle_serial) + " closed: dirty and unused"));
 }
+
+TEST_CASE("pool limits: DisableNetwork 1 (refuse_waiting) gives a waiting stream null at once, without the fallback",
+          "[proxy][conflux]") {
+  ConfluxPool::Options o;
+  o.prebuilt = 0;
+  PoolRig rig(o, true);
+  rig.refuse = [](const client::PathRequest&) {
+    client::PathProblem p;
+    p.why = "DisableNetwork is set";
+    return std::optional<client::PathProblem>(p);
+  };
+  std::optional<client::StreamCarrier*> result;
+  boost::asio::co_spawn(
+      rig.io,
+      [&]() -> net::awaitable<void> { result = co_await rig.pool->acquire(group("a"), rig.clock.now() + 60s); },
+      boost::asio::detached);
+  rig.io.run_for(100ms);
+  REQUIRE_FALSE(result);
+  CHECK(rig.pool->waiting_count() == 1);
+  rig.pool->refuse_waiting();
+  const auto refused = std::chrono::steady_clock::now();
+  while (!result && std::chrono::steady_clock::now() - refused < 2s) rig.io.run_for(5ms);
+  REQUIRE(result);
+  CHECK(*result == nullptr);
+  CHECK(std::chrono::steady_clock::now() - refused < 500ms);
+  CHECK(rig.single.acquires == 0);  // the single-circuit pool is not asked: its own refusal is its pool's
+  CHECK(rig.pool->waiting_count() == 0);
+}

@@ -100,3 +100,88 @@ TEST_CASE("socks: a stream nothing can serve gets an error at SocksTimeout, and 
   CHECK(reports == std::vector<std::string>{"1 NEW 0 example.com:80 ", "1 FAILED 0 example.com:80 TIMEOUT",
                                             "1 CLOSED 0 example.com:80 DONE"});
 }
+
+namespace {
+
+// A pool whose streams wait until refused, as the proxy's pools wait for a
+// carrier until DisableNetwork 1 wakes them (refuse_waiting).
+struct RefusingPool final : client::StreamPool {
+  explicit RefusingPool(net::asio::io_context& io) : refusal(io) {}
+  net::asio::steady_timer refusal;
+  unsigned acquires = 0;
+  net::awaitable<client::StreamCarrier*> acquire(client::StreamNeeds, Clock::time_point deadline, bool*) override {
+    ++acquires;
+    refusal.expires_at(deadline);
+    (void)co_await refusal.async_wait(net::use_nothrow);
+    co_return nullptr;
+  }
+  void claim(client::StreamCarrier&, const std::string&) override {}
+  void stream_done(client::StreamCarrier&) override {}
+  void retire(client::StreamCarrier&) override {}
+};
+
+}  // namespace
+
+TEST_CASE("socks: DisableNetwork 1 answers a stream waiting for a circuit at once, as tor (HIBERNATING)", "[proxy]") {
+  net::asio::io_context io;
+  net::SystemClock clock;
+  RefusingPool pool(io);
+  client::ProxyCounters counters;
+  std::vector<std::string> lines;
+  std::vector<std::string> reports;
+  bool network_disabled = false;
+  client::SocksContext ctx{&pool, clock, counters,
+                           [&](net::LogLevel, std::string_view line) { lines.emplace_back(line); },
+                           client::SocksLimits{},
+                           [&](const client::StreamReport& r) {
+                             reports.push_back(std::string(r.status) + " " + std::string(r.reason));
+                           },
+                           1, &network_disabled};
+  ctx.limits.socks_timeout = 30s;
+
+  net::tcp::acceptor acceptor(io, net::tcp::endpoint(net::asio::ip::address_v4::loopback(), 0));
+  net::asio::co_spawn(
+      io,
+      [&]() -> net::awaitable<void> {
+        auto [ec, s] = co_await acceptor.async_accept(net::use_nothrow);
+        REQUIRE_FALSE(ec);
+        co_await client::run_socks_session(std::move(s), ctx, client::SocksIsolation{});
+      },
+      net::asio::detached);
+  std::vector<std::uint8_t> reply;
+  std::chrono::steady_clock::duration waited{};
+  net::asio::co_spawn(
+      io,
+      [&]() -> net::awaitable<void> {
+        net::tcp::socket c(io);
+        auto [cec] = co_await c.async_connect(acceptor.local_endpoint(), net::use_nothrow);
+        REQUIRE_FALSE(cec);
+        // SOCKS5 without authentication, CONNECT 10.0.0.1:80.
+        const std::vector<std::uint8_t> request{5, 1, 0, 5, 1, 0, 1, 10, 0, 0, 1, 0, 80};
+        (void)co_await net::asio::async_write(c, net::asio::buffer(request), net::use_nothrow);
+        std::array<std::uint8_t, 2> method{};
+        (void)co_await net::asio::async_read(c, net::asio::buffer(method), net::use_nothrow);
+        // The stream waits for a circuit; then the network is disabled.
+        net::asio::steady_timer t(io, 300ms);
+        (void)co_await t.async_wait(net::use_nothrow);
+        const auto disabled = std::chrono::steady_clock::now();
+        network_disabled = true;
+        pool.refusal.cancel();
+        std::array<std::uint8_t, 64> buf{};
+        auto [rec, n] = co_await net::asio::async_read(c, net::asio::buffer(buf), net::use_nothrow);
+        waited = std::chrono::steady_clock::now() - disabled;
+        reply.assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+      },
+      net::asio::detached);
+  io.run_for(5s);
+
+  REQUIRE(reply.size() >= 2);
+  CHECK(reply[0] == 5);
+  CHECK(reply[1] == 1);  // general SOCKS server failure: tor's answer to END_STREAM_REASON_HIBERNATING
+  CHECK(waited < 1s);
+  CHECK(pool.acquires == 1);  // no second attempt
+  CHECK(counters.streams_failed == 1);
+  CHECK(counters.streams_socks_timeout == 0);
+  CHECK(std::count(lines.begin(), lines.end(), "Stream failed: DisableNetwork is set") == 1);
+  CHECK(reports == std::vector<std::string>{"NEW ", "FAILED HIBERNATING", "CLOSED HIBERNATING"});
+}

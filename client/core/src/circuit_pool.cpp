@@ -49,7 +49,8 @@ net::awaitable<StreamCarrier*> CircuitPool::acquire(StreamNeeds needs, Clock::ti
   Wakeup wake(co_await net::asio::this_coro::executor);
   waiters_.add(wake, needs);
   Circuit* found = nullptr;
-  while (!shutting_down_) {
+  const std::uint64_t refusals = refusals_;
+  while (!shutting_down_ && refusals == refusals_) {
     found = find_open(needs);
     if (found != nullptr) break;
     if (clock_.now() >= deadline) break;

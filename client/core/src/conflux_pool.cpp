@@ -64,8 +64,9 @@ net::awaitable<StreamCarrier*> ConfluxPool::acquire(StreamNeeds needs, Clock::ti
   bool refused_port = false;
   std::string why;
   const auto until = std::min(deadline, clock_.now() + options_.set_wait);
+  const std::uint64_t refusals = refusals_;
   ConfluxTunnel* set = co_await wait_for_set(needs, until, refused_port, why);
-  if (set != nullptr || shutting_down_) co_return set;
+  if (set != nullptr || shutting_down_ || refusals != refusals_) co_return set;
   if (refused_port) {
     // No exit allows the port: a single circuit would find none either.
     if (no_exit != nullptr) *no_exit = true;
@@ -84,7 +85,8 @@ net::awaitable<ConfluxTunnel*> ConfluxPool::wait_for_set(const StreamNeeds& need
   std::optional<std::uint64_t> mine;  // the set launched for this stream
   ConfluxTunnel* found = nullptr;
   why = "no set linked within " + std::to_string(options_.set_wait.count()) + " s";
-  while (!shutting_down_) {
+  const std::uint64_t refusals = refusals_;
+  while (!shutting_down_ && refusals == refusals_) {
     found = find_open(needs);
     if (found != nullptr) break;
     if (mine) {

@@ -96,6 +96,14 @@ std::string DirectoryClient::read_small(const std::filesystem::path& path, std::
   return text.str().size() > limit ? std::string() : text.str();
 }
 
+std::optional<std::string> DirectoryClient::microdesc_text(const std::array<std::uint8_t, 32>& digest) const {
+  const dirnet::TorDirCache* cache = fetcher_ ? fetcher_->tor_cache() : nullptr;
+  if (cache == nullptr) return std::nullopt;
+  const auto it = cache->microdescs.find(digest);
+  if (it == cache->microdescs.end()) return std::nullopt;
+  return it->second.text;
+}
+
 std::optional<dir::Consensus> DirectoryClient::load_tor_cache() {
   dirnet::TorDirFiles files{read_small(options_.data_directory / "cached-certs", dir::kMaxKeyCertsSize),
                             read_small(options_.data_directory / "cached-microdesc-consensus", dir::kMaxTorConsensusSize),

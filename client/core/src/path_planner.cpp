@@ -247,6 +247,18 @@ void PathPlanner::first_hop_reachable(const LinkPool::Identity& id, bool reachab
 std::vector<GuardReport> PathPlanner::guards() const {
   const auto& m = *impl_;
   std::vector<GuardReport> out;
+  if (m.use_bridges) {
+    // tor's guards with UseBridges 1 are its bridges (entrynodes.c's bridge
+    // guard selection), in the same words.
+    for (const auto& b : m.bridges.status(m.now())) {
+      GuardReport r;
+      r.name = path::controller_name(*b.info);
+      r.status = !b.confirmed ? "never-connected" : !b.usable ? "unusable" : !b.reachable ? "down" : "up";
+      r.reachable = b.reachable;
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
   if (!m.have_consensus) return out;
   for (const auto& g : m.guards.status(m.net, m.now())) {
     GuardReport r;

@@ -132,6 +132,7 @@ void ProxyControl::add_info() {
   info.add("process/user", "Username under which the tor process is running.",
            [](std::string_view) { return V(user_name()); });
   ns_.install(info);
+  ns_.install_microdescs(info, src_.microdesc);
   info.add("entry-guards", "Which nodes are we using as entry guards?", [this](std::string_view) {
     std::string out;
     if (src_.guards)

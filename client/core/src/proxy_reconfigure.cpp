@@ -30,6 +30,10 @@ control::ConfigOutcome ProxyRuntime::Impl::reconfigure(config::ProxyOptions next
   const bool listen = !next.disable_network && (has(changed, "SocksPort") || has(changed, "DisableNetwork"));
   if (listen && !reopen_socks(next.socks_ports))
     return {553, "Unable to set option: Failed to bind one of the listener ports."};
+  if (!next.disable_network && has(changed, "DisableNetwork") && !reopen_metrics()) {
+    close_socks();  // as they were under DisableNetwork 1: none
+    return {553, "Unable to set option: Failed to bind one of the listener ports."};
+  }
   // What the program resolved at start stays (the changes cannot touch it).
   next.data_directory = options.data_directory;
   next.control.version = options.control.version;
@@ -91,6 +95,16 @@ bool ProxyRuntime::Impl::reopen_socks(const std::vector<config::SocksPortConfig>
   return true;
 }
 
+// DisableNetwork 0: the MetricsPort listeners open again (MetricsPort
+// itself cannot change while running); false, none left open, when one
+// cannot be bound.
+bool ProxyRuntime::Impl::reopen_metrics() {
+  if (!metrics_servers.empty()) return true;
+  if (open_metrics(net::LogLevel::Warn)) return true;
+  close_metrics();
+  return false;
+}
+
 // New streams go to Conflux sets or to single circuits; the carriers that
 // have streams keep them.
 void ProxyRuntime::Impl::switch_conflux(bool on) {
@@ -140,8 +154,9 @@ void ProxyRuntime::Impl::switch_bridges() {
 }
 
 // tor's DisableNetwork. 1: the directory, the bridges' fetches and the
-// transports stop, every circuit and set takes no new stream, every channel
-// and SOCKS listener closes (streams already accepted wait). 0: the listeners
+// transports stop, every circuit and set takes no new stream, every channel,
+// SOCKS and MetricsPort listener closes, and every stream not yet answered
+// gets a SOCKS failure (tor's connection_mark_all_noncontrol_connections). 0: the listeners
 // were opened by reconfigure (a port that cannot be bound refuses the
 // change); the bootstrap starts (again), with the bridges and transports
 // configured now.
@@ -163,8 +178,13 @@ void ProxyRuntime::Impl::switch_network(bool on) {
   transports.stop();
   pool.retire_all();
   if (conflux) conflux->retire_all();
+  // tor closes every stream not yet answered (a SOCKS failure) with the
+  // channels; those waiting for a carrier are woken to get that answer.
+  if (conflux) conflux->refuse_waiting();
+  pool.refuse_waiting();
   links.close_all();
   close_socks();
+  close_metrics();
 }
 
 }  // namespace conflux::client

@@ -23,7 +23,7 @@ bool ProxyRuntime::start() {
   std::filesystem::permissions(m.options.data_directory, std::filesystem::perms::owner_all,
                                std::filesystem::perm_options::replace, ec);
   StreamPool* streams = m.conflux ? static_cast<StreamPool*>(m.conflux.get()) : &m.pool;
-  m.socks.emplace(SocksContext{streams, m.clock, m.counters, m.log, SocksLimits{}, {}, 1});
+  m.socks.emplace(SocksContext{streams, m.clock, m.counters, m.log, SocksLimits{}, {}, 1, &m.options.disable_network});
   m.socks->on_stream = [&m](const StreamReport& r) {
     if (m.control) m.control->stream(r);
   };
@@ -52,7 +52,7 @@ void ProxyRuntime::stop() {
     boost::system::error_code ignored;
     a.acceptor.close(ignored);
   }
-  if (m.metrics_server) m.metrics_server->stop();
+  for (auto& server : m.metrics_servers) server->stop();
   if (m.control) m.control->stop();
   if (m.directory) m.directory->stop();
   if (m.bridges) m.bridges->stop();

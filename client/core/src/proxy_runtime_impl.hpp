@@ -74,7 +74,7 @@ struct ProxyRuntime::Impl {
   std::unique_ptr<BridgeDirectory> bridges;
   std::unique_ptr<BridgeDirectory> old_bridges;  // stopped by the last SETCONF of the bridges
   ProxyMetrics metrics;
-  std::shared_ptr<metrics::MetricsServer> metrics_server;
+  std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers;  // one per MetricsPort line
   struct SocksListener {
     config::SocksPortConfig config;
     net::tcp::acceptor acceptor;
@@ -206,7 +206,7 @@ struct ProxyRuntime::Impl {
 
   bool start_control() {
     if (!options.control.enabled()) return true;
-    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}, {}};
+    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}, {}, {}};
     s.socks_listeners = [this] {
       std::string out;
       for (const auto& a : acceptors) {
@@ -223,6 +223,9 @@ struct ProxyRuntime::Impl {
     s.heartbeat = [this] { heartbeat(); };
     s.test_bridges = [this](std::function<void(std::string)> report) { return test_bridges(std::move(report)); };
     s.guards = [this] { return planner.guards(); };
+    s.microdesc = [this](const std::array<std::uint8_t, 32>& digest) -> std::optional<std::string> {
+      return directory ? directory->microdesc_text(digest) : std::nullopt;
+    };
     // As SIGTERM: main's handler logs, stops the runtime and the loop.
     s.shutdown = [] { std::raise(SIGTERM); };
     s.reconfigure = [this](config::ProxyOptions next, const std::vector<std::string>& changed) {
@@ -274,7 +277,7 @@ struct ProxyRuntime::Impl {
     return port;
   }
 
-  // tor's DisableNetwork 1: no listener but the ControlPort (MetricsPort stays).
+  // tor's DisableNetwork 1: no listener but the ControlPort.
   void close_socks() {
     held_auto_ports.clear();
     for (auto& l : acceptors) {
@@ -287,23 +290,43 @@ struct ProxyRuntime::Impl {
     acceptors.clear();
   }
 
-  bool open_listeners() {
-    // With DisableNetwork 1 the SOCKS listeners open when it becomes 0 (tor).
-    for (const auto& sp : options.socks_ports)
-      if (!options.disable_network && !open_socks(sp, net::LogLevel::Err)) return false;
+  // The MetricsPort closes too under DisableNetwork 1, as tor's
+  // retry_all_listeners closes every listener but the control ones (a
+  // scrape already accepted finishes).
+  void close_metrics() {
+    for (auto& m : metrics_servers) {
+      net::emit(log, net::LogLevel::Notice, "Closing no-longer-configured Metrics listener on " +
+                                                endpoint_text(m->local_endpoint()));
+      m->stop();
+    }
+    metrics_servers.clear();
+  }
+
+  // False (logged at `level`) when one cannot be bound; those opened stay.
+  bool open_metrics(net::LogLevel level) {
     for (const auto& mp : options.metrics_ports) {
       if (!mp.enabled()) continue;
       const auto at = to_endpoint(mp.address.value_or(config::IpAddress::v4(127, 0, 0, 1)), mp.port);
       auto server = metrics::MetricsServer::create(io.get_executor(), at, [this] { return metrics.render(); });
       if (!server) {
-        net::emit(log, net::LogLevel::Err, "Could not bind MetricsPort " + endpoint_text(at) + ": " + server.error().message());
+        net::emit(log, level, "Could not bind MetricsPort " + endpoint_text(at) + ": " + server.error().message());
         return false;
       }
-      metrics_server = *server;
-      metrics_server->start();
-      net::emit(log, net::LogLevel::Notice, "Opened Metrics listener on " + endpoint_text(metrics_server->local_endpoint()));
+      metrics_servers.push_back(*server);
+      metrics_servers.back()->start();
+      net::emit(log, net::LogLevel::Notice,
+                "Opened Metrics listener on " + endpoint_text(metrics_servers.back()->local_endpoint()));
     }
     return true;
+  }
+
+  bool open_listeners() {
+    // With DisableNetwork 1 the SOCKS and Metrics listeners open when it
+    // becomes 0 (tor).
+    if (options.disable_network) return true;
+    for (const auto& sp : options.socks_ports)
+      if (!open_socks(sp, net::LogLevel::Err)) return false;
+    return open_metrics(net::LogLevel::Err);
   }
 
   net::awaitable<void> accept_loop(net::tcp::acceptor& acceptor, SocksIsolation iso) {
@@ -434,6 +457,7 @@ struct ProxyRuntime::Impl {
   // SETCONF (proxy_reconfigure.cpp): what changed is applied, or nothing.
   control::ConfigOutcome reconfigure(config::ProxyOptions next, const std::vector<std::string>& changed);
   bool reopen_socks(const std::vector<config::SocksPortConfig>& ports);
+  bool reopen_metrics();
   void switch_conflux(bool on);
   void switch_bridges();
   void switch_network(bool on);

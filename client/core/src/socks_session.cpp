@@ -209,6 +209,14 @@ StreamReport new_stream_report(SocksContext& ctx, const socks::Request& request)
 socks::Reply stream_failed(SocksContext& ctx, StreamReporter& report, std::optional<cell::EndReason> last_end,
                            bool no_exit, const std::string& failure, net::Clock::Monotonic::time_point deadline) {
   ++ctx.counters.streams_failed;
+  if (ctx.network_disabled != nullptr && *ctx.network_disabled) {
+    // tor's connection_mark_all_noncontrol_connections: the stream ends
+    // with END_STREAM_REASON_HIBERNATING, a general failure to SOCKS.
+    net::emit(ctx.log, net::LogLevel::Info, "Stream failed: DisableNetwork is set");
+    report("FAILED", 0, "HIBERNATING");
+    report("CLOSED", 0, "HIBERNATING");
+    return socks::reply_for_end_reason(cell::EndReason::Hibernating);
+  }
   const auto reply = last_end  ? socks::reply_for_end_reason(*last_end)
                      : no_exit ? socks::Reply::NotAllowed
                                : socks::Reply::GeneralFailure;
@@ -254,6 +262,40 @@ StreamNeeds stream_needs(const socks::Request& request, const SocksIsolation& is
   return needs;
 }
 
+// The SOCKS handshake up to the request, within the handshake deadline;
+// nullopt when the client left, stalled or was refused (counted, logged).
+// `early`: bytes the client sent after its request.
+net::awaitable<std::optional<socks::Request>> read_request(net::tcp::socket& sock, SocksContext& ctx,
+                                                           std::vector<std::uint8_t>& early) {
+  socks::ServerHandshake hs;
+  Watchdog watchdog(sock, ctx.clock.now() + ctx.limits.handshake_timeout);
+  std::array<std::uint8_t, 512> buf{};
+  for (;;) {
+    auto [ec, n] = co_await sock.async_read_some(net::asio::buffer(buf), net::use_nothrow);
+    if (ec || n == 0) {
+      (void)hs.end_of_input();
+      ++ctx.counters.socks_rejected;
+      net::emit(ctx.log, net::LogLevel::Debug,
+                watchdog.fired() ? "SOCKS handshake timed out" : "SOCKS client left during the handshake");
+      co_return std::nullopt;
+    }
+    auto step = hs.feed(bytes::ByteSpan(buf.data(), n));
+    if (!co_await write_all(sock, step.to_send)) co_return std::nullopt;
+    if (step.status == socks::ServerHandshake::Step::Status::Close) {
+      ++ctx.counters.socks_rejected;
+      net::emit(ctx.log, net::LogLevel::Debug, "SOCKS request refused: " + step.error);
+      co_return std::nullopt;
+    }
+    if (step.status == socks::ServerHandshake::Step::Status::Request && step.request) {
+      early = std::move(step.early_data);
+      co_return std::move(step.request);
+    }
+  }
+}
+
+// tor's DisableNetwork 1 closes every stream not yet answered.
+bool network_off(const SocksContext& ctx) { return ctx.network_disabled != nullptr && *ctx.network_disabled; }
+
 }  // namespace
 
 net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation) {
@@ -262,34 +304,9 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   auto& sock = session->socket;
 
   // 1. The SOCKS request, within the handshake deadline.
-  socks::ServerHandshake hs;
-  std::optional<socks::Request> request;
   std::vector<std::uint8_t> early;
-  {
-    Watchdog watchdog(sock, ctx.clock.now() + ctx.limits.handshake_timeout);
-    std::array<std::uint8_t, 512> buf{};
-    while (!request) {
-      auto [ec, n] = co_await sock.async_read_some(net::asio::buffer(buf), net::use_nothrow);
-      if (ec || n == 0) {
-        (void)hs.end_of_input();
-        ++ctx.counters.socks_rejected;
-        net::emit(ctx.log, net::LogLevel::Debug,
-                  watchdog.fired() ? "SOCKS handshake timed out" : "SOCKS client left during the handshake");
-        co_return;
-      }
-      auto step = hs.feed(bytes::ByteSpan(buf.data(), n));
-      if (!co_await write_all(sock, step.to_send)) co_return;
-      if (step.status == socks::ServerHandshake::Step::Status::Close) {
-        ++ctx.counters.socks_rejected;
-        net::emit(ctx.log, net::LogLevel::Debug, "SOCKS request refused: " + step.error);
-        co_return;
-      }
-      if (step.status == socks::ServerHandshake::Step::Status::Request && step.request) {
-        request = std::move(step.request);
-        early = std::move(step.early_data);
-      }
-    }
-  }
+  std::optional<socks::Request> request = co_await read_request(sock, ctx, early);
+  if (!request) co_return;
 
   // 2. A stream on a circuit, retried on other exits when one refuses.
   const bool resolving = is_resolve(*request);
@@ -302,7 +319,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   std::optional<cell::EndReason> last_end;
   std::string failure = "no circuit (or Conflux set) could be had in time";
   bool no_exit = false;
-  for (unsigned attempt = 0; attempt < ctx.limits.max_attempts && !session->stream; ++attempt) {
+  for (unsigned attempt = 0; attempt < ctx.limits.max_attempts && !session->stream && !network_off(ctx); ++attempt) {
     StreamCarrier* circ = co_await pool.acquire(needs, deadline, &no_exit);
     if (circ == nullptr) {
       if (no_exit) failure = "no exit allows the port";

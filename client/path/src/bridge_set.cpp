@@ -7,6 +7,22 @@
 
 namespace conflux::path {
 
+namespace {
+
+std::string address_text(const BridgeAddress& a) {
+  const bool v6_only = a.ipv4 == dir::Ipv4{} && a.ipv6;
+  return (v6_only ? "[" + dir::format_ipv6(*a.ipv6) + "]" : dir::format_ipv4(a.ipv4)) + ":" + std::to_string(a.or_port);
+}
+
+}  // namespace
+
+std::string controller_name(const BridgeInfo& b) {
+  const std::string nickname = b.descriptor && b.descriptor->identity == b.identity ? b.descriptor->nickname : "";
+  if (b.rsa_identity) return "$" + bytes::to_hex(*b.rsa_identity, true) + (nickname.empty() ? "" : "~" + nickname);
+  if (!nickname.empty() || !b.address) return nickname;
+  return address_text(*b.address);
+}
+
 BridgeSet::BridgeSet(RetrySchedule retry) : retry_(std::move(retry)) {}
 
 void BridgeSet::set_bridges(std::vector<BridgeInfo> bridges) {
@@ -47,11 +63,7 @@ std::string BridgeSet::label(const BridgeInfo& b) {
   const std::string id = b.rsa_identity ? "$" + bytes::to_hex(*b.rsa_identity, true).substr(0, 8)
                                         : bytes::base64_encode(b.identity).substr(0, 8);
   std::string out = "bridge " + (name.empty() ? std::string() : name + " ") + "(" + id + ")";
-  if (b.address) {
-    const bool v6_only = b.address->ipv4 == dir::Ipv4{} && b.address->ipv6;
-    out += " at " + (v6_only ? "[" + dir::format_ipv6(*b.address->ipv6) + "]" : dir::format_ipv4(b.address->ipv4)) +
-           ":" + std::to_string(b.address->or_port);
-  }
+  if (b.address) out += " at " + address_text(*b.address);
   return out;
 }
 
@@ -111,7 +123,15 @@ bool BridgeSet::mark_succeeded(const crypto::Ed25519Public& id, std::uint64_t) {
   if (!e) return false;
   e->failing_since.reset();
   e->retry_at = 0;
+  e->confirmed = true;
   return true;
+}
+
+std::vector<BridgeSet::Status> BridgeSet::status(std::uint64_t now) const {
+  std::vector<Status> out;
+  out.reserve(bridges_.size());
+  for (const Entry& e : bridges_) out.push_back({&e.info, e.confirmed, defect(e.info).empty(), reachable(e, now)});
+  return out;
 }
 
 void BridgeSet::mark_all_retriable() {

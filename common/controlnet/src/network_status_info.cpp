@@ -3,6 +3,7 @@
 #include <string>
 
 #include "conflux/dir/control_router_status.hpp"
+#include "conflux/dir/fields.hpp"
 
 namespace conflux::controlnet {
 
@@ -17,6 +18,35 @@ void NetworkStatusInfo::install(control::ControlInfo& info) {
                   [this](std::string_view nick) {
                     return body_ ? dir::control_router_status_by_name(*body_, nick) : V(std::string());
                   });
+}
+
+void NetworkStatusInfo::install_microdescs(control::ControlInfo& info, MicrodescText text_of) {
+  using V = std::optional<std::string>;
+  const auto md_of = [this, text_of](const dir::RouterEntry* r) -> V {
+    if (r == nullptr || !r->rsa_identity || !text_of) return std::nullopt;
+    return text_of(r->descriptor_digest);
+  };
+  info.add("md/all", "All known microdescriptors.", [this, text_of](std::string_view) {
+    std::string out;
+    if (body_ && text_of)
+      for (const auto& r : body_->routers)
+        if (auto t = r.rsa_identity ? text_of(r.descriptor_digest) : V()) out += *t;
+    return V(out);
+  });
+  info.add_prefix("md/id/", "Microdescriptors by ID", [this, md_of](std::string_view fp) -> V {
+    if (fp.starts_with('$')) fp.remove_prefix(1);
+    const auto id = dir::parse_hex_fingerprint(fp);
+    if (!body_ || !id) return std::nullopt;
+    for (const auto& r : body_->routers)
+      if (r.rsa_identity == id) return md_of(&r);
+    return std::nullopt;
+  });
+  info.add_prefix("md/name/", "Microdescriptors by name", [this, md_of](std::string_view nick) -> V {
+    if (!body_) return std::nullopt;
+    for (const auto& r : body_->routers)
+      if (r.nickname == nick && r.rsa_identity) return md_of(&r);
+    return std::nullopt;
+  });
 }
 
 void NetworkStatusInfo::update(const dir::ConsensusBody& body, ControlPort* port) {

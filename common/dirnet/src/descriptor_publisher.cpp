@@ -80,6 +80,22 @@ void DescriptorPublisher::republish_now() {
   timer_.cancel();
 }
 
+void DescriptorPublisher::note_answer(const tcp::endpoint& to, const HttpResult<HttpResponse>& res) {
+  if (accepted_generation_ != generation_) {
+    accepted_generation_ = generation_;
+    accepted_by_.clear();
+  }
+  const bool ok = res && res->status == 200;
+  if (ok && std::find(accepted_by_.begin(), accepted_by_.end(), to) == accepted_by_.end()) accepted_by_.push_back(to);
+  if (!on_answer) return;
+  Answer a;
+  a.authority = to;
+  a.status = res ? res->status : 0;
+  a.reason = res ? res->reason : std::string(to_string(res.error()));
+  a.all_accepted = ok && accepted_by_.size() == options_.authorities.size();
+  on_answer(a);
+}
+
 void DescriptorPublisher::rebuild() {
   const std::uint64_t now = clock_.unix_seconds();
   text_ = options_.build_tor ? options_.build_tor(now) : dir::encode_descriptor(make_relay_descriptor(info_, keys_, now));
@@ -112,6 +128,7 @@ awaitable<void> DescriptorPublisher::upload(tcp::endpoint to, std::string text, 
     auto res = co_await http_post(to, std::move(target), text, options_.http, std::move(content_type));
     if (stopped_) co_return;
     if (tor && on_tor_answer) on_tor_answer(res && res->status == 200, res.has_value(), tor_answer(to, res));
+    note_answer(to, res);
     if (res && res->status == 200) {
       ++accepted_;
       co_return;

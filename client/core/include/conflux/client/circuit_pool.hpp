@@ -129,6 +129,12 @@ class CircuitPool final : public StreamPool {
   // NEWNYM: no circuit open now takes a new stream; those without streams
   // close (Conflux legs are their sets' to retire).
   void retire_all();
+  // DisableNetwork 1: every stream waiting now for a circuit gets null at
+  // once (the SOCKS session gives it tor's answer), not at its deadline.
+  void refuse_waiting() {
+    ++refusals_;
+    waiters_.notify_all();
+  }
   [[nodiscard]] std::size_t building_count() const;
   [[nodiscard]] std::size_t clean_count() const;
   [[nodiscard]] std::size_t waiting_count() const noexcept { return waiters_.size(); }  // streams waiting for a circuit
@@ -176,6 +182,7 @@ class CircuitPool final : public StreamPool {
   std::uint32_t failures_in_a_row_ = 0;
   std::optional<net::Clock::Monotonic::time_point> last_backoff_launch_;
   bool shutting_down_ = false;
+  std::uint64_t refusals_ = 0;  // refuse_waiting() calls: a waiter that sees it change stops
 };
 
 }  // namespace conflux::client

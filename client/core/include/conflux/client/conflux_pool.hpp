@@ -99,6 +99,12 @@ class ConfluxPool final : public StreamPool {
   void shutdown();
   // NEWNYM: every set stops taking new streams; those without streams close.
   void retire_all();
+  // DisableNetwork 1: every stream waiting now for a set gets null at
+  // once (the SOCKS session gives it tor's answer), not at its deadline.
+  void refuse_waiting() {
+    ++refusals_;
+    waiters_.notify_all();
+  }
   // The congestion control the legs of sets launched from now on ask for
   // (the consensus's cc_*); cc_alg 0: fixed windows.
   void set_cc_params(const proto::CcParams& params) {
@@ -170,6 +176,7 @@ class ConfluxPool final : public StreamPool {
   const std::set<RelayIdentity>* first_leg_avoids_ = nullptr;  // while a set launches its first leg
   std::optional<std::uint16_t> predicted_port_;
   bool shutting_down_ = false;
+  std::uint64_t refusals_ = 0;  // refuse_waiting() calls: a waiter that sees it change stops
 };
 
 }  // namespace conflux::client

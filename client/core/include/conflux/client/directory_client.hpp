@@ -58,6 +58,11 @@ class DirectoryClient {
   // with where it came from ("the cache", "BEGIN_DIR moria1", "DirPort ...").
   std::function<void(const dir::Consensus&, std::string_view source)> on_consensus;
 
+  // A microdescriptor of tor's directory by its digest (the consensus's
+  // "m", RouterEntry::descriptor_digest), as served; nullopt when it is not
+  // held (or the directory is ours).
+  [[nodiscard]] std::optional<std::string> microdesc_text(const std::array<std::uint8_t, 32>& digest) const;
+
   [[nodiscard]] std::uint64_t fetched() const;
   [[nodiscard]] std::uint64_t failed() const;
   [[nodiscard]] std::filesystem::path cache_path() const { return options_.data_directory / "cached-consensus"; }

@@ -44,6 +44,7 @@ class ProxyControl {
     // as CONFLUX_BRIDGE event bodies to `report`; "" when started, else why not.
     std::function<std::string(std::function<void(std::string body)> report)> test_bridges;
     std::function<std::vector<GuardReport>()> guards;  // entry-guards, GUARD
+    controlnet::NetworkStatusInfo::MicrodescText microdesc;  // md/*: a microdescriptor's text by digest
   };
 
   ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log);

@@ -57,6 +57,10 @@ struct SocksContext {
   SocksLimits limits;
   std::function<void(const StreamReport&)> on_stream;  // the ControlPort's, when there is one
   std::uint64_t next_stream_id = 1;
+  // The proxy's DisableNetwork: while true, a stream not yet answered gets
+  // tor's answer (a SOCKS general failure, STREAM FAILED and CLOSED with
+  // REASON=HIBERNATING) instead of another attempt. Null: never.
+  const bool* network_disabled = nullptr;
 };
 
 net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation);

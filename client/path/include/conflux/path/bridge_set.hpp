@@ -24,6 +24,12 @@ struct BridgeInfo {
   std::optional<crypto::RsaFingerprint> rsa_identity;  // from a Bridge line in tor's form
 };
 
+// How a controller names a bridge (GETINFO entry-guards, GUARD): tor's
+// "$FINGERPRINT~nickname" once its descriptor is known, "$FINGERPRINT"
+// before; one named by its Ed25519 identity alone (ours) by its nickname, or
+// its address before its descriptor.
+[[nodiscard]] std::string controller_name(const BridgeInfo& b);
+
 class BridgeSet final : public FirstHopSource {
  public:
   explicit BridgeSet(RetrySchedule retry = RetrySchedule::primary_guards());
@@ -41,6 +47,16 @@ class BridgeSet final : public FirstHopSource {
   bool mark_succeeded(const crypto::Ed25519Public& id, std::uint64_t now);
   void mark_all_retriable();
 
+  // A bridge as a controller sees it (GETINFO entry-guards, where tor lists
+  // its bridges with UseBridges 1), in the order of the Bridge lines.
+  struct Status {
+    const BridgeInfo* info = nullptr;  // good until the next set_bridges
+    bool confirmed = false;            // a circuit was built through it
+    bool usable = false;               // its descriptor verified
+    bool reachable = false;            // not failing, or due for a retry
+  };
+  [[nodiscard]] std::vector<Status> status(std::uint64_t now) const;
+
   // Bridges that could be a first hop now.
   [[nodiscard]] std::size_t usable(std::uint64_t now) const;
   // One line per bridge that cannot be used now, and why (for the log when
@@ -52,6 +68,7 @@ class BridgeSet final : public FirstHopSource {
     BridgeInfo info;
     std::optional<std::uint64_t> failing_since;
     std::uint64_t retry_at = 0;
+    bool confirmed = false;  // mark_succeeded once
   };
   // Empty when usable (ignoring reachability), else why not.
   [[nodiscard]] static std::string defect(const BridgeInfo& b);

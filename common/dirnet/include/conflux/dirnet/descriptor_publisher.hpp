@@ -87,6 +87,17 @@ class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublis
   // Each answer of a tor authority (tor's form only): accepted (200), answered
   // at all, and a line saying which authority said what (tor's reason).
   std::function<void(bool accepted, bool answered, const std::string& line)> on_tor_answer;
+  // Each authority's answer to an upload, in either form (the relay's
+  // STATUS_SERVER events, as tor's dirclient.c sends them): its HTTP status
+  // (0: no answer) and reason phrase, and whether every authority has now
+  // accepted the current descriptor (tor's GOOD_SERVER_DESCRIPTOR).
+  struct Answer {
+    tcp::endpoint authority;
+    unsigned status = 0;
+    std::string reason;
+    bool all_accepted = false;
+  };
+  std::function<void(const Answer&)> on_answer;
 
   [[nodiscard]] std::uint64_t uploads_accepted() const noexcept { return accepted_; }
   [[nodiscard]] std::uint64_t uploads_refused() const noexcept { return refused_; }
@@ -96,6 +107,7 @@ class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublis
   net::awaitable<void> loop();
   net::awaitable<void> upload(tcp::endpoint to, std::string text, std::uint64_t generation);
   void rebuild();
+  void note_answer(const tcp::endpoint& to, const HttpResult<HttpResponse>& res);
 
   net::asio::any_io_executor ex_;
   const net::Clock& clock_;
@@ -106,6 +118,8 @@ class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublis
   std::string text_;
   std::uint64_t generation_ = 0;  // uploads of an older descriptor stop retrying
   std::uint64_t accepted_ = 0, refused_ = 0, attempts_ = 0;
+  std::uint64_t accepted_generation_ = 0;     // the descriptor accepted_by_ counts for
+  std::vector<tcp::endpoint> accepted_by_;    // the authorities that took it
   bool started_ = false;
   bool stopped_ = false;
 };
