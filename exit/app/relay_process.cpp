@@ -299,15 +299,17 @@ bool RelayProcess::start_directory() {
   const bool tor_form = !o.dir_authorities.empty() && o.dir_authorities.front().tor_form();
   for (const auto& a : o.dir_authorities) {
     net::tcp::endpoint ep(net::asio::ip::make_address(a.dir.addr.to_string()), a.dir.port);
-    if (tor_form) {  // a tor network's authorities: they take tor's descriptor, nothing of ours
-      authority_dirs.push_back(ep);
+    authority_dirs.push_back(ep);
+    crypto::RsaFingerprint v3ident{};
+    if (a.v3ident) std::copy(a.v3ident->begin(), a.v3ident->end(), v3ident.begin());
+    if (tor_form) {  // tor's authorities (or ours on tor's documents alone): they take tor's descriptor
+      peers.push_back({{}, ep, v3ident});
       continue;
     }
     crypto::Ed25519Public id{};
     std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
-    peers.push_back({id, ep});
+    peers.push_back({id, ep, v3ident});
     authority_ids.push_back(id);
-    authority_dirs.push_back(ep);
   }
 
   if (o.authoritative_directory) {
@@ -315,7 +317,9 @@ bool RelayProcess::start_directory() {
     aopts.params = dirnet::authority_params(static_cast<std::uint64_t>(o.consensus_interval.count()),
                                             o.testing_tor_network);
     aopts.params.consensus_params = o.consensus_params;
-    authority_ = std::make_unique<dirnet::AuthorityState>(keys_, authority_ids, aopts);
+    // On tor's documents alone the JSON side has no peers: it only computes the body.
+    authority_ = std::make_unique<dirnet::AuthorityState>(
+        keys_, tor_form ? std::vector<crypto::Ed25519Public>{keys_.identity()} : authority_ids, aopts);
     routes_.set_authority(authority_.get());
     routes_.set_tor_uploads(&authority_->tor_uploads());
     if (!start_tor_authority()) return false;
@@ -345,6 +349,7 @@ bool RelayProcess::start_directory() {
     dirnet::AuthorityServiceOptions sopts;
     sopts.authorities = peers;
     sopts.tor = tor_authority_.get();
+    sopts.json_consensus = !tor_form;  // the JSON form: to be removed with "directory": "json"
     authority_service_ = dirnet::AuthorityService::create(io_.get_executor(), clock_, *authority_, sopts,
                                                           dirnet::make_tls_probe(std::chrono::seconds(10)));
     routes_.on_new_relay = [svc = std::weak_ptr(authority_service_)](const crypto::Ed25519Public& id) {
@@ -354,11 +359,16 @@ bool RelayProcess::start_directory() {
       log::write(log::Severity::Notice, "Published a consensus valid after " + std::to_string(c.body.valid_after) +
                                             " listing " + std::to_string(c.body.routers.size()) + " relays");
     };
+    authority_service_->on_tor_published = [](std::uint64_t va) {
+      log::write(log::Severity::Notice, "Serving tor's microdesc consensus valid after " + std::to_string(va));
+    };
     authority_service_->start();
   }
 
   if (!authority_ids.empty()) start_consensus_fetch(authority_ids, authority_dirs);
-  if (!o.authoritative_directory) start_tor_mirror(authority_dirs, tor_form);
+  // A directory cache; an authority on tor's documents alone only takes the
+  // consensus parameters from what the authorities serve.
+  if (!o.authoritative_directory || tor_form) start_tor_mirror(authority_dirs, tor_form);
   if (!start_begin_dir_listener()) return false;
 
   start_publisher(authority_dirs, tor_form);

@@ -3,6 +3,9 @@
 // the tor consensus: every DirAuthority line that names a v3ident. Without
 // v3idents for all of them (or one for this authority) the tor documents
 // are not written: every authority must write the same dir-source lines.
+// With tor-form lines (v3ident= and the RSA fingerprint) tor's consensus is
+// the only one signed (AuthorityServiceOptions::json_consensus), so this
+// authority's v3ident must be among them.
 #include <algorithm>
 
 #include "conflux/bytes/hex.hpp"
@@ -33,9 +36,12 @@ bool RelayProcess::start_tor_authority() {
   tor_keys_.emplace(std::move(*keys));
   const auto& id = tor_keys_->v3ident();
   if (std::none_of(voters.begin(), voters.end(), [&](const dir::TorVoter& v) { return v.v3ident == id; })) {
-    log::write(log::Severity::Warn, "This authority's v3ident " + bytes::to_hex(id, true) +
-                                        " is in no DirAuthority line: not writing tor's consensus");
-    return true;
+    // With tor-form lines tor's consensus is all it would sign: nothing to do.
+    const bool tor_form = o.dir_authorities.front().tor_form();
+    log::write(tor_form ? log::Severity::Err : log::Severity::Warn,
+               "This authority's v3ident " + bytes::to_hex(id, true) +
+                   " is in no DirAuthority line: not writing tor's consensus");
+    return !tor_form;
   }
   tor_authority_ = std::make_unique<dirnet::TorAuthorityState>(*tor_keys_, std::move(voters));
   routes_.set_tor_authority(tor_authority_.get());

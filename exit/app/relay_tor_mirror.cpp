@@ -45,13 +45,15 @@ void RelayProcess::start_tor_mirror(const std::vector<net::tcp::endpoint>& autho
     q.tor_authorities.push_back(id);
   }
   if (q.tor_authorities.empty()) return;
-  tor_mirror_ = std::make_unique<dirnet::TorDirMirror>();
-  routes_.set_tor_mirror(tor_mirror_.get());
+  if (tor_authority_ == nullptr) {  // an authority serves its own documents
+    tor_mirror_ = std::make_unique<dirnet::TorDirMirror>();
+    routes_.set_tor_mirror(tor_mirror_.get());
+  }
   dirnet::FetcherOptions f;
   f.retry_max = std::chrono::seconds(10);  // a new network has no consensus for a while
   mirror_fetch_ = dirnet::ConsensusFetcher::create(io_.get_executor(), clock_, std::move(q), f);
   mirror_fetch_->on_consensus = [this, apply_params](const dir::Consensus& c) {
-    if (tor_mirror_->update(*mirror_fetch_->tor_cache()))
+    if (tor_mirror_ && tor_mirror_->update(*mirror_fetch_->tor_cache()))
       log::write(log::Severity::Notice,
                  "Directory cache: serving the microdesc consensus valid after " + std::to_string(c.body.valid_after) +
                      " with " + std::to_string(tor_mirror_->microdesc_count()) + " microdescriptors (from " +

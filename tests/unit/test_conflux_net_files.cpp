@@ -341,7 +341,7 @@ TEST_CASE("every generated torrc is accepted by its program's option parser", "[
   }
 }
 
-TEST_CASE("spec \"directory\": \"tor\": relays, exits and proxies get tor's DirAuthority lines, authorities ours",
+TEST_CASE("spec \"directory\": \"tor\": authorities, relays, exits and proxies get tor's DirAuthority lines",
           "[conflux_net][torrc]") {
   auto in = inputs();
   const std::string v3 = "DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5", fp = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
@@ -350,11 +350,11 @@ TEST_CASE("spec \"directory\": \"tor\": relays, exits and proxies get tor's DirA
   const std::string ours = "DirAuthority auth1 orport=5001 v3ident=" + v3 + " 127.0.0.1:5002 " + kAuthId;
   const std::string tors = "DirAuthority auth1 orport=5001 v3ident=" + v3 + " 127.0.0.1:5002 " + fp;
   ProcessPlan auth{"auth1", Role::Authority, true, "", false, true, {5001, 5002, 0, 0, 0}};
-  CHECK(has_line(render_torrc(auth, in), ours));
+  CHECK_FALSE(has_line(render_torrc(auth, in), ours));  // they sign tor's consensus alone
   ProcessPlan relay{"relay1", Role::Relay, true, "", false, true, {7001, 0, 0, 0, 0}};
   ProcessPlan exit{"exit1", Role::Exit, true, "", false, true, {7002, 0, 0, 0, 0}};
   ProcessPlan proxy{"proxy", Role::Proxy, true, "", false, true, {0, 0, 9050, 9051, 0}};
-  for (const auto* p : {&relay, &exit, &proxy}) {
+  for (const auto* p : {&auth, &relay, &exit, &proxy}) {
     INFO(p->name);
     const auto t = render_torrc(*p, in);
     CHECK(has_line(t, tors));

@@ -4,7 +4,9 @@
 // consensus that 2 of 3 authorities signed lists the relays with their
 // flags, then fetches it as a client would; fetches and checks the bridge's
 // self descriptor; and throws garbage, forgeries, oversized and idle
-// connections at a DirPort, which keeps serving.
+// connections at a DirPort, which keeps serving. Then three authorities on
+// tor's documents alone (tor-form DirAuthority lines): they sign tor's
+// consensus only, and one whose view differed adopts the majority's.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <deque>
@@ -12,13 +14,20 @@
 #include <optional>
 #include <string>
 
+#include "conflux/bytes/base64.hpp"
 #include "conflux/dir/paths.hpp"
+#include "conflux/dir/tor_consensus.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/dirnet/authority_service.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
 #include "conflux/dirnet/descriptor_publisher.hpp"
 #include "conflux/dirnet/dir_server.hpp"
+#include "conflux/dirnet/tor_authority_keys.hpp"
+#include "conflux/dirnet/tor_authority_state.hpp"
+#include "conflux/dirnet/tor_consensus_fetch.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/net/tls.hpp"
+#include "test_net_processes_support.hpp"
 
 using namespace conflux;
 using namespace conflux::dirnet;
@@ -408,4 +417,148 @@ TEST_CASE("the reachability probe is pluggable, a lone authority is its own majo
   CHECK(net.auths[0].service->probes_run() >= 3);
   REQUIRE_FALSE(built.empty());
   CHECK(built.back() % kInterval == 0);
+}
+
+namespace {
+
+// The stock network's server descriptors (tests/data/tor), and a clock that
+// stays at a time they were fresh (published 2026-11-26 00:46:22 and :21):
+// so every authority computes for one valid-after.
+constexpr std::uint64_t kStockPublished = 1'795'653'982;
+
+class StockTimeClock final : public net::Clock {
+ public:
+  [[nodiscard]] Monotonic::time_point now() const override { return Monotonic::now(); }
+  [[nodiscard]] std::uint64_t unix_seconds() const override { return kStockPublished + 60; }
+};
+
+std::vector<std::string> stock_descriptors() {
+  const std::string all = test::procs::read_text(std::string(CONFLUX_TEST_DATA_DIR) + "/tor/server-descriptors.txt");
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < all.size();) {
+    const auto next = all.find("\nrouter ", at);
+    out.push_back(all.substr(at, next == std::string::npos ? std::string::npos : next + 1 - at));
+    if (next == std::string::npos) break;
+    at = next + 1;
+  }
+  return out;
+}
+
+struct TorOnlyAuthority {
+  keys::RelayKeys keys;
+  std::optional<TorAuthorityKeys> tor_keys;
+  DirRoutes routes;
+  std::shared_ptr<DirServer> server;
+  std::unique_ptr<AuthorityState> state;
+  std::unique_ptr<TorAuthorityState> tor;
+  std::shared_ptr<AuthorityService> service;
+};
+
+// Three authorities configured as tor-form DirAuthority lines give them:
+// peers named by v3ident and DirPort, no Ed25519 peers.
+struct TorOnlyNetwork {
+  asio::io_context io;
+  StockTimeClock clock;
+  test::procs::TempDir tmp;
+  std::deque<TorOnlyAuthority> auths;
+  std::vector<AuthorityPeer> peers;
+  std::vector<dir::TorVoter> voters;
+
+  TorOnlyNetwork() {
+    const std::uint64_t made = kStockPublished - 3600;
+    for (int i = 0; i < 3; ++i) {
+      auto& a = auths.emplace_back(TorOnlyAuthority{keys::RelayKeys::generate(made), {}, {}, {}, {}, {}, {}});
+      auto k = load_or_create_tor_authority_keys(tmp.path() / ("a" + std::to_string(i)), made);
+      REQUIRE(k);
+      a.tor_keys.emplace(std::move(*k));
+      a.server = std::move(DirServer::create(io.get_executor(), kLoopback, a.routes, clock).value());
+      const auto ep = a.server->local_endpoint();
+      peers.push_back({{}, ep, a.tor_keys->v3ident()});
+      voters.push_back({"auth" + std::to_string(i), a.tor_keys->v3ident(), "127.0.0.1", ep.port(), 0, "x@conflux.invalid"});
+    }
+    for (auto& a : auths) {
+      AuthorityOptions opt;
+      opt.params = authority_params(4, true);
+      a.state = std::make_unique<AuthorityState>(a.keys, std::vector<crypto::Ed25519Public>{a.keys.identity()}, opt);
+      a.tor = std::make_unique<TorAuthorityState>(*a.tor_keys, voters);
+      a.routes.set_authority(a.state.get());
+      a.routes.set_tor_uploads(&a.state->tor_uploads());
+      a.routes.set_tor_authority(a.tor.get());
+    }
+  }
+
+  void start() {
+    for (auto& a : auths) {
+      AuthorityServiceOptions so;
+      so.authorities = peers;
+      so.tick = 50ms;
+      so.signature_retry = 100ms;
+      so.tor = a.tor.get();
+      so.json_consensus = false;
+      a.service = AuthorityService::create(io.get_executor(), clock, *a.state, so,
+                                           [](const ProbeTarget&) -> net::awaitable<bool> { co_return true; });
+      a.server->start();
+      a.service->start();
+    }
+  }
+
+  ~TorOnlyNetwork() {
+    for (auto& a : auths) {
+      if (a.service) a.service->stop();
+      a.server->stop();
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("on tor's documents alone the authorities sign tor's consensus; one that differed adopts the majority's",
+          "[dirnet][tor]") {
+  TorOnlyNetwork net;
+  const auto descs = stock_descriptors();
+  REQUIRE(descs.size() >= 4);
+  const std::uint64_t now = net.clock.unix_seconds();
+  // auth0 and auth1 hold four relays, auth2 only three: its body, so its
+  // document, differs, and 2 of 3 is the majority.
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t a = 0; a < 3; ++a) {
+      if (a == 2 && i == 3) continue;
+      REQUIRE(net.auths[a].routes.handle(HttpMethod::Post, "/tor/", descs[i], now).reason == "Descriptor accepted");
+    }
+  net.start();
+
+  std::vector<std::string> served(3);
+  REQUIRE(test::procs::run_until(
+      net.io,
+      [&] {
+        for (std::size_t a = 0; a < 3; ++a) served[a] = net.auths[a].tor->consensus(now).value_or("");
+        return !served[0].empty() && !served[1].empty() && !served[2].empty();
+      },
+      15s));
+  // auth2 serves the majority's document (fetched at mid-interval), not its own.
+  CHECK(served[0] == served[1]);
+  CHECK(served[2] == served[0]);
+  auto c = dir::parse_tor_consensus(served[2]);
+  REQUIRE(c);
+  CHECK(c->routers.size() == 4);
+  std::vector<crypto::RsaFingerprint> trusted;
+  for (const auto& v : net.voters) trusted.push_back(v.v3ident);
+  auto certs = dir::parse_key_certs(net.auths[2].tor->key_certs());
+  REQUIRE(certs);
+  auto counted = dir::verify_tor_consensus(*c, *certs, trusted, now);
+  REQUIRE(counted);
+  CHECK(*counted == 2);
+  // Its microdescriptors came along: every "m" is served by auth2 too.
+  for (const auto& r : c->routers)
+    CHECK_FALSE(net.auths[2].tor->microdescs({bytes::base64_encode(r.microdesc_digest)}).empty());
+  // Nothing of ours was signed or served: no JSON consensus, no JSON signature sent.
+  for (auto& a : net.auths) {
+    CHECK(a.state->published(now) == nullptr);
+    CHECK(a.routes.handle(HttpMethod::Get, std::string(dir::kConsensus), "", now).status == 404);
+  }
+  // Only tor's signatures travelled: at most auth0's and auth1's to each
+  // other (a 409 for another or a not yet built document is not counted).
+  std::uint64_t delivered = 0;
+  for (auto& a : net.auths) delivered += a.service->signatures_delivered();
+  CHECK(delivered <= 2);
 }

@@ -6,11 +6,18 @@
 // consensus, and through the bridge; then the middle relay is killed under a
 // transfer; then the exit policy, a CREATE2 for the wrong onion key and bad
 // bytes on an ORPort. One network serves every check, to keep within budget.
+// The network runs on tor's directory: tor-form DirAuthority lines (v3ident=
+// and the RSA fingerprint), the authority signing tor's microdesc consensus
+// alone, the bridge's tor server descriptor.
 #include <cstdio>
 
 #include "conflux/crypto/digest.hpp"
 #include "conflux/crypto/random.hpp"
-#include "conflux/dirnet/consensus_fetcher.hpp"
+#include "conflux/bytes/hex.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
+#include "conflux/dirnet/http_client.hpp"
+#include "conflux/dirnet/tor_authority_keys.hpp"
+#include "conflux/dirnet/tor_consensus_fetch.hpp"
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "test_net_processes_client.hpp"
@@ -31,6 +38,7 @@ struct Node {
   std::string name;
   fs::path data_dir;
   crypto::Ed25519Public identity{};
+  crypto::RsaFingerprint rsa_fingerprint{};  // tor's name for it
   crypto::X25519Public onion_key{};
   std::uint16_t or_port = 0;
   std::uint16_t dir_port = 0;
@@ -55,8 +63,8 @@ struct Node {
 net::HopTarget target_of(const dir::RouterEntry& e) {
   return {e.identity, e.ntor_onion_key, {cell::LinkSpecIpv4{e.ipv4, e.or_port}}};
 }
-net::HopTarget target_of(const dir::Descriptor& d) {
-  return {d.identity, d.ntor_onion_key, {cell::LinkSpecIpv4{d.ipv4, d.or_port}}};
+net::HopTarget target_of(const dir::TorServerDescriptor& d) {
+  return {d.ed25519_identity, d.ntor_onion_key, {cell::LinkSpecIpv4{d.ipv4, d.or_port}}};
 }
 
 const dir::RouterEntry* find_router(const dir::Consensus& c, const crypto::Ed25519Public& id) {
@@ -76,12 +84,14 @@ struct Network {
   std::vector<std::uint8_t> file = std::vector<std::uint8_t>(kFileSize);
   std::unique_ptr<HttpServer> http;
   std::unique_ptr<CountingListener> rejected;
-  Node auth{"auth", {}, {}, {}, 0, 0, nullptr, {}};
-  Node guard{"guard", {}, {}, {}, 0, 0, nullptr, {}};
-  Node middle{"middle", {}, {}, {}, 0, 0, nullptr, {}};
-  Node middle2{"middle2", {}, {}, {}, 0, 0, nullptr, {}};
-  Node exit{"exit", {}, {}, {}, 0, 0, nullptr, {}};
-  Node bridge{"bridge", {}, {}, {}, 0, 0, nullptr, {}};
+  Node auth{"auth", {}, {}, {}, {}, 0, 0, nullptr, {}};
+  Node guard{"guard", {}, {}, {}, {}, 0, 0, nullptr, {}};
+  Node middle{"middle", {}, {}, {}, {}, 0, 0, nullptr, {}};
+  Node middle2{"middle2", {}, {}, {}, {}, 0, 0, nullptr, {}};
+  Node exit{"exit", {}, {}, {}, {}, 0, 0, nullptr, {}};
+  Node bridge{"bridge", {}, {}, {}, {}, 0, 0, nullptr, {}};
+
+  crypto::RsaFingerprint v3ident{};  // the authority's
 
   std::vector<Node*> nodes() { return {&auth, &guard, &middle, &middle2, &exit, &bridge}; }
 
@@ -98,8 +108,13 @@ struct Network {
       auto k = keys::load_or_create_relay_keys(n->data_dir, clock.unix_seconds());
       REQUIRE(k.has_value());
       n->identity = k->identity();
+      n->rsa_fingerprint = k->rsa_fingerprint();
       n->onion_key = k->onion_key().key.public_key();
     }
+    // The authority's tor keys too: its v3ident names it in the lines.
+    auto tk = dirnet::load_or_create_tor_authority_keys(auth.data_dir, clock.unix_seconds());
+    REQUIRE(tk.has_value());
+    v3ident = tk->v3ident();
     // A port found free may be taken by someone else before the relay binds
     // it: then the whole network starts again on other ports.
     for (int attempt = 1;; ++attempt) {
@@ -128,9 +143,10 @@ struct Network {
     bridge.or_port = ports[6];
     bridge.dir_port = ports[7];
 
-    const std::string dir_authority = "DirAuthority auth orport=" + std::to_string(auth.or_port) + " 127.0.0.1:" +
-                                      std::to_string(auth.dir_port) + " " + keys::identity_base64(auth.identity) +
-                                      "\n";
+    const std::string dir_authority = "DirAuthority auth orport=" + std::to_string(auth.or_port) +
+                                      " v3ident=" + bytes::to_hex(v3ident, true) + " 127.0.0.1:" +
+                                      std::to_string(auth.dir_port) + " " +
+                                      bytes::to_hex(auth.rsa_fingerprint, true) + "\n";
     auto common = [&](const Node& n) {
       return "Nickname " + n.name + "\nDataDirectory " + n.data_dir.string() + "\nORPort 127.0.0.1:" +
              std::to_string(n.or_port) + "\nLog notice file " + n.log_path.string() + "\nTestingTorNetwork 1\n";
@@ -211,7 +227,7 @@ struct Network {
   }
 };
 
-// Fetches the consensus until one lists every relay in `wanted`, or `bound`.
+// Fetches tor's consensus until one lists every relay in `wanted`, or `bound`.
 net::awaitable<void> wait_for_consensus(dirnet::ConsensusQuery query, const net::Clock& clock,
                                         std::vector<crypto::Ed25519Public> wanted, std::chrono::seconds bound,
                                         std::shared_ptr<std::optional<dir::Consensus>> out,
@@ -219,7 +235,8 @@ net::awaitable<void> wait_for_consensus(dirnet::ConsensusQuery query, const net:
   const auto deadline = std::chrono::steady_clock::now() + bound;
   asio::steady_timer timer(co_await asio::this_coro::executor);
   while (std::chrono::steady_clock::now() < deadline) {
-    auto got = co_await dirnet::fetch_consensus(query, clock);
+    dirnet::TorDirCache cache;
+    auto got = co_await dirnet::fetch_tor_consensus(query, clock, 0, cache);
     if (got) {
       bool all = true;
       for (const auto& id : wanted) all = all && find_router(*got, id) != nullptr;
@@ -303,14 +320,15 @@ TEST_CASE("relay processes: 3-hop and bridge downloads, a killed middle, exit po
   Network net;
   std::printf("test_net_processes: 6 processes up in %.2f s\n", seconds_since(t0));
 
-  // The consensus, fetched and verified against the authority's identity,
-  // in the background while the checks that need no directory run.
+  // tor's consensus, fetched and verified against the authority's v3ident
+  // (with its key certificate and the microdescriptors), in the background
+  // while the checks that need no directory run.
   auto consensus = std::make_shared<std::optional<dir::Consensus>>();
   auto consensus_error = std::make_shared<std::string>("none fetched");
   {
     dirnet::ConsensusQuery q;
     q.sources = {net.auth.dir_endpoint()};
-    q.authorities = {net.auth.identity};
+    q.tor_authorities = {net.v3ident};
     q.http.timeout = 5s;
     asio::co_spawn(net.io,
                    wait_for_consensus(q, net.clock,
@@ -407,6 +425,9 @@ TEST_CASE("relay processes: 3-hop and bridge downloads, a killed middle, exit po
   const dir::Consensus& cons = **consensus;
   std::printf("test_net_processes: consensus with %zu relays at %.2f s\n", cons.body.routers.size(), seconds_since(t0));
   CHECK(find_router(cons, net.bridge.identity) == nullptr);
+  // The authority signed tor's consensus alone: no JSON consensus was published.
+  CHECK(net.auth.log_text().find("Serving tor's microdesc consensus valid after") != std::string::npos);
+  CHECK(net.auth.log_text().find("Published a consensus") == std::string::npos);
   for (auto* n : {&net.guard, &net.middle, &net.middle2, &net.exit}) {
     INFO(n->name);
     const auto* e = find_router(cons, n->identity);
@@ -432,28 +453,33 @@ TEST_CASE("relay processes: 3-hop and bridge downloads, a killed middle, exit po
 
   // ---- 5 MiB over bridge -> middle2 -> exit ----
   {
-    // The bridge serves its descriptor once it has signed one: ask until it does.
-    std::optional<dir::Descriptor> bd;
+    // The bridge serves tor's descriptor once it has written one, at
+    // /tor/server/authority as tor's bridges do: ask until it does.
+    std::optional<dir::TorServerDescriptor> bd;
     std::string why;
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     while (!bd && std::chrono::steady_clock::now() < deadline) {
       auto got = await_in(net.io,
-                          dirnet::fetch_bridge_descriptor(net.bridge.dir_endpoint(), net.bridge.identity, net.clock),
+                          dirnet::http_get(net.bridge.dir_endpoint(), "/tor/server/authority",
+                                           dirnet::HttpLimits{5000ms, 8192, 20000}),
                           15s);
       REQUIRE(got.has_value());
-      if (*got) {
-        bd = std::move(**got);
+      if (*got && (*got)->status == 200) {
+        auto parsed = dir::parse_tor_server_descriptor((*got)->body, net.clock.unix_seconds());
+        if (parsed) bd = std::move(*parsed);
+        else why = "does not verify";
       } else {
-        why = dirnet::to_string(got->error());
+        why = *got ? "status " + std::to_string((*got)->status) : "unreachable";
         idle_for(net.io, 200ms);
       }
     }
     INFO(why);
     REQUIRE(bd.has_value());
-    CHECK(bd->is_bridge);
+    CHECK(bd->rsa_identity == net.bridge.rsa_fingerprint);  // what a tor-form Bridge line names
+    CHECK(bd->ed25519_identity == net.bridge.identity);
     CHECK(bd->or_port == net.bridge.or_port);
     Client via_bridge(net.io, net.clock);
-    via_bridge.connect(net.bridge.or_endpoint(), bd->identity);
+    via_bridge.connect(net.bridge.or_endpoint(), bd->ed25519_identity);
     REQUIRE(run_until(net.io, [&] { return via_bridge.opened(); }, 10s));
     auto& circ = build_circuit(net.io, via_bridge, {target_of(*bd), middle2_t, exit_t});
     download_and_check(net, circ, StreamId{1}, "bridge -> middle2 -> exit");

@@ -62,9 +62,6 @@ void validate(OptionBuilder& b, RelayOptions& o, const UserEnvironment& env) {
       std::none_of(o.dir_ports.begin(), o.dir_ports.end(), [](const PortConfig& p) { return p.enabled(); }))
     error("AuthoritativeDirectory", "a directory authority needs a DirPort");
   check_dir_authorities(b, o.dir_authorities);
-  if (o.authoritative_directory &&
-      std::any_of(o.dir_authorities.begin(), o.dir_authorities.end(), [](const DirAuthorityLine& a) { return a.tor_form(); }))
-    error("DirAuthority", "an authority of ours cannot join a tor network's authorities (DirAuthority with v3ident=)");
   if (o.dir_authorities.empty() && !o.bridge_relay)
     o.warnings.emplace_back(b.pos("DirAuthority"), "no DirAuthority lines: the descriptor is published nowhere");
   if (o.ipv6_exit && o.exit_relay == AutoBool::False)

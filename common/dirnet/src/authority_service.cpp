@@ -6,6 +6,7 @@
 #include "conflux/dir/authority.hpp"
 #include "conflux/dir/paths.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
+#include "conflux/dirnet/tor_consensus_fetch.hpp"
 
 namespace conflux::dirnet {
 namespace asio = net::asio;
@@ -81,24 +82,44 @@ awaitable<void> AuthorityService::loop() {
       state_.expire(now);
       co_await probe_all();
       if (stopped_) co_return;
-      const std::string text = dir::encode_detached_signature(state_.build(va, clock_.unix_seconds()));
-      // The same body in tor's format, signed with the RSA signing key.
-      std::string tor_text;
-      if (options_.tor != nullptr && state_.current())
-        tor_text = options_.tor->build(state_.current()->body, clock_.unix_seconds());
-      for (const AuthorityPeer& peer : options_.authorities) {
-        if (peer.identity == state_.identity()) continue;
-        asio::co_spawn(ex_, send_signature(peer, std::string(dir::kConsensusSignature), text, va), asio::detached);
-        if (!tor_text.empty())
-          asio::co_spawn(ex_, send_signature(peer, std::string(dir::kTorConsensusSignature), tor_text, va),
-                         asio::detached);
-      }
-      asio::co_spawn(ex_, catch_up(va), asio::detached);
+      build_and_send(va);
       if (on_built) on_built(va);
     }
     check_published();
     tick_timer_.expires_after(options_.tick);
     co_await tick_timer_.async_wait(use_nothrow);
+  }
+}
+
+bool AuthorityService::is_self(const AuthorityPeer& peer) const {
+  if (!options_.json_consensus && options_.tor != nullptr) return peer.v3ident == options_.tor->v3ident();
+  return peer.identity == state_.identity();
+}
+
+// Step 2 and 3: the body for VA, our signatures on it, one POST per peer
+// and document.
+void AuthorityService::build_and_send(std::uint64_t va) {
+  std::string text, tor_text;
+  if (options_.json_consensus) {
+    text = dir::encode_detached_signature(state_.build(va, clock_.unix_seconds()));
+  } else {
+    (void)state_.compute(va);
+  }
+  // The same body in tor's format, signed with the RSA signing key.
+  if (options_.tor != nullptr && state_.current())
+    tor_text = options_.tor->build(state_.current()->body, clock_.unix_seconds());
+  for (const AuthorityPeer& peer : options_.authorities) {
+    if (is_self(peer)) continue;
+    if (!text.empty())
+      asio::co_spawn(ex_, send_signature(peer, std::string(dir::kConsensusSignature), text, va), asio::detached);
+    if (!tor_text.empty())
+      asio::co_spawn(ex_, send_signature(peer, std::string(dir::kTorConsensusSignature), tor_text, va),
+                     asio::detached);
+  }
+  if (options_.json_consensus) {
+    asio::co_spawn(ex_, catch_up(va), asio::detached);
+  } else if (options_.tor != nullptr) {
+    asio::co_spawn(ex_, catch_up_tor(va), asio::detached);
   }
 }
 
@@ -165,7 +186,41 @@ awaitable<void> AuthorityService::catch_up(std::uint64_t va) {
   if (state_.adopt(std::move(*got), clock_.unix_seconds())) check_published();
 }
 
+// Step 4 on tor's document alone: from mid-interval, an authority that
+// serves nothing for VA fetches the others' consensus (with their
+// certificates and the microdescriptors) and serves it if a majority of the
+// voters signed it; asked again every eighth of an interval until then.
+awaitable<void> AuthorityService::catch_up_tor(std::uint64_t va) {
+  auto self = shared_from_this();
+  const std::uint64_t interval_ms = state_.options().params.interval * 1000;
+  asio::steady_timer timer(ex_);
+  timer.expires_after(std::chrono::milliseconds(interval_ms / 2));
+  co_await timer.async_wait(use_nothrow);
+  TorAuthorityState* tor = options_.tor;
+  while (!stopped_ && state_.current_valid_after() == va && tor->published_valid_after() < va) {
+    ConsensusQuery query;
+    query.tor_authorities = tor->trusted();
+    for (const AuthorityPeer& peer : options_.authorities)
+      if (!is_self(peer)) query.sources.push_back(peer.dir);
+    query.http.timeout = options_.http.timeout;
+    TorDirCache cache;
+    cache.certs = tor->certs();
+    auto got = co_await fetch_tor_consensus(query, clock_, tor->published_valid_after(), cache);
+    if (stopped_) co_return;
+    if (got && tor->adopt(cache, clock_.unix_seconds())) {
+      check_published();
+      co_return;
+    }
+    timer.expires_after(std::chrono::milliseconds(interval_ms / 8 + 1));
+    co_await timer.async_wait(use_nothrow);
+  }
+}
+
 void AuthorityService::check_published() {
+  if (options_.tor != nullptr && options_.tor->published_valid_after() != tor_published_va_) {
+    tor_published_va_ = options_.tor->published_valid_after();
+    if (on_tor_published) on_tor_published(tor_published_va_);
+  }
   const dir::Consensus* p = state_.published(clock_.unix_seconds());
   if (p == nullptr) return;
   if (published_va_ == p->body.valid_after && published_signatures_ == p->signatures.size()) return;

@@ -109,7 +109,13 @@ void AuthorityState::expire(std::uint64_t now) {
   tor_uploads_.expire(now, max_age);
 }
 
-dir::DetachedSignature AuthorityState::build(std::uint64_t va, std::uint64_t now) {
+const dir::ConsensusBody& AuthorityState::compute(std::uint64_t va) {
+  current_ = dir::Consensus{make_body_at(va), {}};
+  current_digest_ = dir::consensus_body_digest(current_->body);
+  return current_->body;
+}
+
+dir::ConsensusBody AuthorityState::make_body_at(std::uint64_t va) const {
   std::vector<dir::RelayRecord> records;
   records.reserve(relays_.size());
   for (const auto& [id, held] : relays_) {
@@ -121,7 +127,11 @@ dir::DetachedSignature AuthorityState::build(std::uint64_t va, std::uint64_t now
     }
   }
   const std::vector<dir::TorRelayRecord> tor_records = tor_uploads_.records_at(va);
-  dir::ConsensusBody body = dir::make_body(records, tor_records, va, options_.params);
+  return dir::make_body(records, tor_records, va, options_.params);
+}
+
+dir::DetachedSignature AuthorityState::build(std::uint64_t va, std::uint64_t now) {
+  dir::ConsensusBody body = make_body_at(va);
   dir::DetachedSignature own = dir::sign_body(body, keys_.identity(), keys_.signing_cert_bytes(), keys_.signing_key());
   current_ = dir::Consensus{std::move(body), {own.signature}};
   current_digest_ = own.digest;

@@ -72,13 +72,39 @@ void TorAuthorityState::try_publish(std::uint64_t now) {
   auto parsed = dir::parse_tor_consensus(text);
   if (!parsed) return;
   std::vector<dir::AuthorityKeyCert> certs;
-  std::vector<crypto::RsaFingerprint> trusted;
   for (const auto& [id, c] : certs_) certs.push_back(c);
-  for (const auto& v : voters_) trusted.push_back(v.v3ident);
-  if (!dir::verify_tor_consensus(*parsed, certs, trusted, now, 60)) return;
+  if (!dir::verify_tor_consensus(*parsed, certs, trusted(), now, 60)) return;
+  if (parsed->valid_after < published_valid_after_) return;  // an adopted newer one stays
   published_ = std::move(text);
+  published_valid_after_ = parsed->valid_after;
   published_valid_until_ = parsed->valid_until;
   published_mds_ = draft_mds_;
+}
+
+bool TorAuthorityState::adopt(const TorDirCache& fetched, std::uint64_t now) {
+  auto parsed = dir::parse_tor_consensus(fetched.consensus_text);
+  if (!parsed || parsed->valid_after <= published_valid_after_) return false;
+  if (!dir::verify_tor_consensus(*parsed, fetched.certs, trusted(), now, 60)) return false;
+  for (const auto& c : fetched.certs)
+    if (known_voter(c.v3ident()) && c.v3ident() != keys_.v3ident()) certs_.insert_or_assign(c.v3ident(), c);
+  published_ = fetched.consensus_text;
+  published_valid_after_ = parsed->valid_after;
+  published_valid_until_ = parsed->valid_until;
+  published_mds_.clear();
+  for (const auto& [digest, md] : fetched.microdescs) published_mds_.emplace(bytes::base64_encode(digest), md.text);
+  return true;
+}
+
+std::vector<crypto::RsaFingerprint> TorAuthorityState::trusted() const {
+  std::vector<crypto::RsaFingerprint> out;
+  for (const auto& v : voters_) out.push_back(v.v3ident);
+  return out;
+}
+
+std::vector<dir::AuthorityKeyCert> TorAuthorityState::certs() const {
+  std::vector<dir::AuthorityKeyCert> out;
+  for (const auto& [id, c] : certs_) out.push_back(c);
+  return out;
 }
 
 std::optional<std::string> TorAuthorityState::consensus(std::uint64_t now) const {

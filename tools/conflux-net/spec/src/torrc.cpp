@@ -71,7 +71,7 @@ std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>
 
 namespace {
 
-// What a relay or a proxy is told: our lines, or tor's (the same
+// What a relay, a proxy or an authority is told: our lines, or tor's (the same
 // authorities, named by v3ident and RSA fingerprint).
 std::string client_dir_lines(const TorrcInputs& in) {
   if (!in.tor_directory) return dir_authority_lines(in.authorities);
@@ -88,9 +88,11 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
     case Role::Router:
       return {};
     case Role::Authority:
+      // On tor's directory the authorities, too, are named as tor names them:
+      // they then sign tor's consensus alone (docs/DIRECTORY.md).
       return relay_lines(p, in) + "DirPort " + at(p.address, p.ports.dir_port) +
              "\nAuthoritativeDirectory 1\nConsensusInterval " + std::to_string(in.consensus_interval) +
-             " seconds\n" + dir_authority_lines(in.authorities);
+             " seconds\n" + client_dir_lines(in);
     case Role::Relay:
       return relay_lines(p, in) + client_dir_lines(in);
     case Role::Exit: {

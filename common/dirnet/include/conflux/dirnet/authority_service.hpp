@@ -14,6 +14,12 @@
 // AuthorityState::add_signature); publication happens there once a
 // majority signed. A relay whose first upload arrives is tested at once,
 // so a new relay can be Running in the very next consensus.
+//
+// With json_consensus false (tor-form DirAuthority lines), step 2 computes
+// the body unsigned and only tor's document is signed and exchanged
+// (TorAuthorityState); step 4 fetches the others' tor consensus
+// (fetch_tor_consensus) and adopts it when it verifies. The JSON steps are
+// kept only for "directory": "json" and retire with it (issue 15).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -33,8 +39,9 @@
 namespace conflux::dirnet {
 
 struct AuthorityPeer {
-  crypto::Ed25519Public identity{};
-  tcp::endpoint dir;  // its DirPort
+  crypto::Ed25519Public identity{};  // our form's name for it (JSON form only)
+  tcp::endpoint dir;                 // its DirPort
+  crypto::RsaFingerprint v3ident{};  // tor's name for it
 };
 
 struct AuthorityServiceOptions {
@@ -50,6 +57,9 @@ struct AuthorityServiceOptions {
   // The tor-format side (null: none): built after each body and its
   // signature sent to the others like the JSON one. Must outlive the service.
   TorAuthorityState* tor = nullptr;
+  // Whether our JSON consensus is signed, exchanged and served too. False:
+  // tor's document alone (needs `tor`); peers are then told apart by v3ident.
+  bool json_consensus = true;
 };
 
 class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
@@ -74,6 +84,8 @@ class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
   // consensus this authority serves changes.
   std::function<void(std::uint64_t va)> on_built;
   std::function<void(const dir::Consensus&)> on_published;
+  // Each time the tor consensus served changes: its valid-after.
+  std::function<void(std::uint64_t va)> on_tor_published;
 
   [[nodiscard]] std::uint64_t probes_run() const noexcept { return probes_; }
   [[nodiscard]] std::uint64_t signatures_delivered() const noexcept { return delivered_; }
@@ -84,6 +96,9 @@ class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
   net::awaitable<void> probe_one(ProbeTarget t);
   net::awaitable<void> send_signature(AuthorityPeer peer, std::string path, std::string text, std::uint64_t va);
   net::awaitable<void> catch_up(std::uint64_t va);
+  net::awaitable<void> catch_up_tor(std::uint64_t va);
+  void build_and_send(std::uint64_t va);
+  [[nodiscard]] bool is_self(const AuthorityPeer& peer) const;
   void check_published();
 
   net::asio::any_io_executor ex_;
@@ -95,6 +110,7 @@ class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
   std::optional<std::uint64_t> built_va_;
   std::optional<std::uint64_t> published_va_;
   std::size_t published_signatures_ = 0;
+  std::uint64_t tor_published_va_ = 0;
   std::size_t soon_in_flight_ = 0;
   std::uint64_t probes_ = 0, delivered_ = 0;
   bool stopped_ = false;

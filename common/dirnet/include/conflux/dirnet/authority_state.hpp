@@ -92,13 +92,21 @@ class AuthorityState {
   // tor's), and relays left with none.
   void expire(std::uint64_t now);
 
-  // Computes and signs the body for valid-after `va`, starts collecting
+  // Computes the body for valid-after `va` (what tor's consensus is written
+  // from) and holds it as current(), unsigned: tor's document alone is then
+  // signed (TorAuthorityState), and no JSON consensus is published.
+  const dir::ConsensusBody& compute(std::uint64_t va);
+
+  // JSON form (to be removed with "directory": "json", issue 15): computes
+  // and signs the body for valid-after `va`, starts collecting
   // signatures on it (signatures that arrived early are applied) and
   // publishes if that already makes a majority. Returns our signature.
   dir::DetachedSignature build(std::uint64_t va, std::uint64_t now);
 
+  // JSON form (to be removed with it): another authority's signature on our body.
   [[nodiscard]] SignatureStatus add_signature(std::string_view text, std::uint64_t now);
 
+  // JSON form (to be removed with it; tor's: TorAuthorityState::adopt).
   // Takes a consensus fetched elsewhere (another authority published one we
   // could not, because our view differed) if it verifies and is newer than
   // ours. Returns whether it was taken.
@@ -123,6 +131,7 @@ class AuthorityState {
     std::vector<dir::Descriptor> descriptors;
     dir::ReachabilityHistory history;
   };
+  [[nodiscard]] dir::ConsensusBody make_body_at(std::uint64_t va) const;
   void try_publish(std::uint64_t now);
 
   const keys::RelayKeys& keys_;
