@@ -32,6 +32,7 @@ struct Watched {
   crypto::Ed25519Public identity{};
   crypto::RsaFingerprint rsa_fingerprint{};  // relays: tor's fingerprint
   netspec::Ports ports;
+  bool stock_tor = false;  // a relay run by stock tor: it logs its listeners tor's way
 };
 
 struct ReadinessInputs {
