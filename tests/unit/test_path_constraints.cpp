@@ -342,6 +342,18 @@ TEST_CASE("relays to avoid: not chosen while others fit, and an exit-first path 
     CHECK(p->first().identity == id_of(10));
     CHECK(p->last().identity == id_of(7));
   }
+  SECTION("our guard is the only exit: the exit first, with our next guard") {
+    const NetView one_exit = net_of({relay(1, kGuardFlags, 1000), relay(4, kMiddleFlags, 1000),
+                                     relay(10, kGuardExitFlags, 1000, kWebPolicy)});
+    OrderedFirstHops hops({id_of(10), id_of(1)});
+    for (int i = 0; i < 20; ++i) {
+      auto p = build_path(one_exit, hops, o, {}, rng, kNow);
+      REQUIRE(p);
+      CHECK(p->first().identity == id_of(1));
+      CHECK(p->hops[1].identity == id_of(4));
+      CHECK(p->last().identity == id_of(10));
+    }
+  }
   SECTION("an avoided middle is skipped while another fits, used when none does") {
     OrderedFirstHops hops({id_of(1)});
     o.avoid = {id_of(4)};

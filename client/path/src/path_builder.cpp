@@ -85,11 +85,12 @@ Result<Path, PathError> build_path(const NetView& net, FirstHopSource& first_hop
     std::set<crypto::Ed25519Public> no_exit_now = no_exit;
     no_exit_now.insert(options.avoid.begin(), options.avoid.end());
     auto e = choose_exit(net, options.port, no_exit_now, path.hops, rules, rng, options.conflux);
-    if (!e && !options.avoid.empty() && !options.first_hop) {
-      // Every exit that fits this first hop is one to avoid (our guard is
-      // the only other exit, say, and the last one is down): the exit
-      // first, then a first hop that fits it. Only then does a restriction
-      // move a circuit to another guard (tor bug 40876).
+    if (!e && !options.first_hop) {
+      // No exit fits this first hop: our guard is the only exit (a network
+      // with one exit, which is also a Guard), or every other exit is one
+      // to avoid (the last one is down). Then the exit first, as tor always
+      // picks it, and a first hop that fits it. Only then does a
+      // restriction move a circuit to another guard (tor bug 40876).
       if (auto first_exit = choose_exit(net, options.port, no_exit_now, {}, rules, rng, options.conflux)) {
         auto h = first_hops.choose_first_hop(net, [&](const Hop& x) { return fits_first(x, *first_exit); }, rng,
                                              now);
