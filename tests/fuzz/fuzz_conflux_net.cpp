@@ -2,7 +2,8 @@
 // emulation.json (names it could misuse are refused), the file server's
 // request target and Range header, and the metric line `status` reads. Any
 // input never crashes; a spec or network.json that decodes re-encodes to
-// the same value; a file name never leaves the served directory; a range is
+// the same value; the two files of a stock tor relay's DataDirectory decode
+// or are refused; a file name never leaves the served directory; a range is
 // inside the file; no decoded record holds a pid kill() treats specially.
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@
 #include "conflux/netspec/metrics_text.hpp"
 #include "conflux/netspec/network_file.hpp"
 #include "conflux/netspec/spec.hpp"
+#include "conflux/netspec/tor_key_files.hpp"
 
 using namespace conflux::netspec;
 
@@ -51,5 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     __builtin_trap();
 
   (void)find_metric(text, "conflux_proxy_bootstrap_percent");
+  (void)parse_tor_fingerprint_file(text);
+  (void)parse_tor_ed25519_public_key_file({data, size});
   return 0;
 }

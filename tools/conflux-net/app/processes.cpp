@@ -106,6 +106,22 @@ Result<Spawned, std::string> spawn_detached(const fs::path& binary, const std::v
   return Spawned{pid, *start};
 }
 
+Result<int, std::string> run_and_wait(const fs::path& binary, const std::vector<std::string>& args,
+                                      const fs::path& output, std::chrono::milliseconds limit) {
+  auto s = spawn_detached(binary, args, output);
+  if (!s) return Unexpected{s.error()};
+  for (const auto until = std::chrono::steady_clock::now() + limit;;) {
+    if (auto status = reap_if_ended(s->pid)) return *status;
+    if (std::chrono::steady_clock::now() > until) {
+      ::kill(s->pid, SIGKILL);
+      int status = 0;
+      ::waitpid(s->pid, &status, 0);
+      return Unexpected{binary.string() + " did not finish within " + std::to_string(limit.count()) + " ms"};
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
 std::optional<std::uint64_t> process_start_time(pid_t pid) {
   if (pid < 2) return std::nullopt;
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");

@@ -31,6 +31,12 @@ struct Spawned {
                                                          const std::filesystem::path& output,
                                                          const std::string& netns = {});
 
+// Runs a short program to its end (spawn_detached, then waits up to
+// `limit`, killing it past that): its wait status, or why it did not run.
+[[nodiscard]] Result<int, std::string> run_and_wait(const std::filesystem::path& binary,
+                                                    const std::vector<std::string>& args,
+                                                    const std::filesystem::path& output, std::chrono::milliseconds limit);
+
 // The start time (clock ticks after boot) of a live process; nullopt when
 // there is no such process or it is a zombie (it has ended).
 [[nodiscard]] std::optional<std::uint64_t> process_start_time(pid_t pid);

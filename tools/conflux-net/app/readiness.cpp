@@ -18,6 +18,7 @@ namespace {
 // proxy) logs when it can serve SOCKS requests.
 constexpr std::string_view kRelayUp = " is up as ";
 constexpr std::string_view kBootstrapped = "Bootstrapped 100%";
+constexpr std::string_view kStockTorRelayUp = "Opened OR listener connection (ready) on ";
 
 bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
 
@@ -107,7 +108,8 @@ asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, c
     for (const auto& w : in.watched) {
       if (w.role == Role::FileServer) {
         if (!co_await accepts_connections(w.address, w.ports.http_port)) missing = w.name;
-      } else if (netspec::is_relay_role(w.role) && !contains(read_file(w.log), kRelayUp)) {
+      } else if (netspec::is_relay_role(w.role) &&
+                 !contains(read_file(w.log), w.stock_tor ? kStockTorRelayUp : kRelayUp)) {
         missing = w.name;
       }
       if (!missing.empty()) break;

@@ -33,6 +33,7 @@ struct Watched {
   crypto::RsaFingerprint rsa_fingerprint{};  // relays: tor's fingerprint
   netspec::Ports ports;
   net::asio::ip::address_v4 address = net::asio::ip::make_address_v4("127.0.0.1");  // where it listens
+  bool stock_tor = false;  // a relay run by stock tor: it logs its listeners tor's way
 };
 
 struct ReadinessInputs {

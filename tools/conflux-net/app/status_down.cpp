@@ -46,6 +46,8 @@ std::string ports_text(const netspec::Ports& p) {
   add("socks", p.socks_port);
   add("metrics", p.metrics_port);
   add("http", p.http_port);
+  add("pt", p.pt_port);
+  add("control", p.control_port);
   return t;
 }
 
@@ -102,6 +104,7 @@ int run_status(const fs::path& dir, bool json) {
       const auto& p = info->processes[i];
       j["processes"].push_back({{"name", p.name},
                                 {"role", std::string(netspec::to_string(p.role))},
+                                {"implementation", p.implementation.empty() ? "conflux" : p.implementation},
                                 {"pid", p.pid},
                                 {"state", !p.started ? "not started" : alive[i] ? "running" : "gone"}});
     }
@@ -119,7 +122,10 @@ int run_status(const fs::path& dir, bool json) {
     const auto& p = info->processes[i];
     const std::string pid = p.started ? std::to_string(p.pid) : "-";
     const std::string where = emulated && !p.address.empty() ? p.address + " " + ports_text(p.ports) : ports_text(p.ports);
-    std::printf("  %-16s %-10s %-8s %-12s %s\n", p.name.c_str(), std::string(netspec::to_string(p.role)).c_str(),
+    // A relay run by stock tor says so in its role: "relay/tor".
+    const std::string role =
+        std::string(netspec::to_string(p.role)) + (p.implementation.empty() ? "" : "/" + p.implementation);
+    std::printf("  %-16s %-10s %-8s %-12s %s\n", p.name.c_str(), role.c_str(),
                 pid.c_str(), !p.started ? "not started" : alive[i] ? "running" : "GONE", where.c_str());
   }
   if (info->proxy) {

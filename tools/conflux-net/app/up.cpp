@@ -24,6 +24,7 @@
 #include "conflux/netspec/emulation.hpp"
 #include "conflux/netspec/network_file.hpp"
 #include "conflux/netspec/test_files.hpp"
+#include "conflux/netspec/tor_key_files.hpp"
 #include "conflux/netspec/torrc.hpp"
 #include "locate.hpp"
 #include "netns.hpp"
@@ -144,6 +145,13 @@ class Up {
       return false;
     }
     programs_ = std::move(*p);
+    for (const auto& p2 : procs_) {
+      if (p2.plan.stock_tor && ::access(spec_.tor.c_str(), X_OK) != 0) {
+        std::fprintf(stderr, "conflux-net: %s runs on stock tor, and %s is not a program (apt-get install tor, or "
+                             "name it with \"tor\" in the spec)\n", p2.plan.name.c_str(), spec_.tor.c_str());
+        return false;
+      }
+    }
     for (const auto& x : spec_.proxies) {
       if (x.start && programs_.proxy.empty()) {
         std::fprintf(stderr,
@@ -235,6 +243,10 @@ class Up {
   bool make_keys() {
     for (auto& p : procs_) {
       if (!netspec::is_relay_role(p.plan.role)) continue;
+      if (p.plan.stock_tor) {
+        if (!make_stock_tor_keys(p)) return false;
+        continue;
+      }
       auto k = keys::load_or_create_relay_keys(p.paths.data_dir, clock_.unix_seconds());
       if (!k) return fail_plain("cannot make the keys of " + p.plan.name + " in " + p.paths.data_dir.string());
       p.id = k->identity();
@@ -247,6 +259,36 @@ class Up {
       p.v3ident_raw = t->v3ident();
       p.v3ident = bytes::to_hex(p.v3ident_raw, true);
     }
+    return true;
+  }
+
+  // Stock tor makes its own keys (tornet's way: `tor --list-fingerprint`
+  // with a throw-away configuration); its identities are then read back
+  // from the files it wrote.
+  bool make_stock_tor_keys(Proc& p) {
+    std::error_code ec;
+    fs::create_directories(p.paths.data_dir, ec);
+    if (!ec) fs::permissions(p.paths.data_dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+    if (ec) return fail_plain("cannot create " + p.paths.data_dir.string() + ": " + ec.message());
+    const std::vector<std::string> args = {"--ignore-missing-torrc", "-f", "/dev/null", "--quiet",
+                                           "--list-fingerprint", "--orport", "1", "--nickname", p.plan.name,
+                                           // No default authorities are named, nor contacted.
+                                           "--dirauthority", "placeholder 127.0.0.1:1 " + std::string(40, 'F'),
+                                           "--datadirectory", p.paths.data_dir.string()};
+    auto status = run_and_wait(spec_.tor, args, p.paths.output, std::chrono::seconds(60));
+    if (!status) return fail_plain("cannot make the keys of " + p.plan.name + ": " + status.error());
+    if (*status != 0)
+      return fail_plain("cannot make the keys of " + p.plan.name + ": " + spec_.tor + " --list-fingerprint " +
+                        describe_wait_status(*status) + " (" + p.paths.output.string() + ")");
+    const auto fp = netspec::parse_tor_fingerprint_file(read_file(p.paths.data_dir / "fingerprint", 4096));
+    const auto ed_text = read_file(p.paths.data_dir / "keys" / "ed25519_master_id_public_key", 4096);
+    const auto ed = netspec::parse_tor_ed25519_public_key_file(
+        {reinterpret_cast<const std::uint8_t*>(ed_text.data()), ed_text.size()});
+    if (!fp || !ed) return fail_plain("cannot read the identities tor made in " + p.paths.data_dir.string());
+    p.rsa_id = *fp;
+    p.rsa_fingerprint = bytes::to_hex(p.rsa_id, true);
+    p.id = *ed;
+    p.identity = keys::identity_base64(p.id);
     return true;
   }
 
@@ -293,6 +335,7 @@ class Up {
     in.relay_options = spec_.relay_options;
     in.tor_directory = spec_.directory == "tor";
     for (const auto& p : procs_) {
+      in.stock_relays = in.stock_relays || p.plan.stock_tor;
       if (p.plan.role == Role::Authority)
         in.authorities.push_back({p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident,
                                   p.rsa_fingerprint, p.plan.address});
@@ -327,6 +370,7 @@ class Up {
       case Role::Proxy:
         return {programs_.proxy, {"-f", p.paths.torrc.string()}};
       default:
+        if (p.plan.stock_tor) return {spec_.tor, {"-f", p.paths.torrc.string()}};
         return {programs_.relay, {"-f", p.paths.torrc.string()}};
     }
   }
@@ -443,6 +487,7 @@ class Up {
     w.rsa_fingerprint = p.rsa_id;
     w.ports = p.plan.ports;
     if (!p.plan.address.empty()) w.address = asio::ip::make_address_v4(p.plan.address);
+    w.stock_tor = p.plan.stock_tor;
     return w;
   }
 
@@ -476,6 +521,7 @@ class Up {
       r.ports = p.plan.ports;
       r.identity = p.identity;
       r.rsa_fingerprint = p.rsa_fingerprint;
+      if (p.plan.stock_tor) r.implementation = "tor";
       r.dir = p.paths.dir.string();
       if (p.plan.role != Role::FileServer) {
         r.torrc = p.paths.torrc.string();

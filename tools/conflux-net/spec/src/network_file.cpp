@@ -39,6 +39,7 @@ OJson encode_ports(const Ports& p) {
   if (p.metrics_port != 0) j["metrics"] = p.metrics_port;
   if (p.http_port != 0) j["http"] = p.http_port;
   if (p.pt_port != 0) j["pt"] = p.pt_port;
+  if (p.control_port != 0) j["control"] = p.control_port;
   return j;
 }
 
@@ -58,6 +59,7 @@ std::optional<Ports> decode_ports(const Json& j) {
   p.metrics_port = port("metrics");
   p.http_port = port("http");
   p.pt_port = port("pt");
+  p.control_port = port("control");
   if (!ok) return std::nullopt;
   return p;
 }
@@ -94,6 +96,7 @@ std::string encode_network(const NetworkInfo& info) {
     r["ports"] = encode_ports(p.ports);
     if (!p.identity.empty()) r["identity"] = p.identity;
     if (!p.rsa_fingerprint.empty()) r["rsa_fingerprint"] = p.rsa_fingerprint;
+    if (!p.implementation.empty()) r["implementation"] = p.implementation;
     r["binary"] = p.binary;
     r["args"] = p.args;
     r["dir"] = p.dir;
@@ -152,6 +155,7 @@ Result<NetworkInfo, std::string> decode_network(std::string_view json_text) {
       p.ports = *ports;
       if (r.contains("identity")) p.identity = r.at("identity").get<std::string>();
       if (r.contains("rsa_fingerprint")) p.rsa_fingerprint = r.at("rsa_fingerprint").get<std::string>();
+      if (r.contains("implementation")) p.implementation = r.at("implementation").get<std::string>();
       p.binary = r.at("binary").get<std::string>();
       p.args = r.at("args").get<std::vector<std::string>>();
       p.dir = r.at("dir").get<std::string>();

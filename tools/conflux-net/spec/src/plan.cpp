@@ -33,12 +33,16 @@ std::vector<ProcessPlan> plan_processes(const NetSpec& spec) {
   for (const auto& b : spec.bridges)
     plan.push_back({b.name, Role::Bridge, true, b.bandwidth_rate, false, true, {}, b.transport});
   for (const auto& x : spec.proxies) plan.push_back({x.name, Role::Proxy, x.start, {}, x.use_bridges, x.conflux, {}});
+<<<<<<< HEAD
   if (!spec.emulation) return plan;
   const auto subnet = parse_subnet24(spec.emulation->subnet).value_or(0);
   for (std::size_t i = 0; i < plan.size(); ++i) plan[i].address = ipv4_text(subnet | static_cast<std::uint32_t>(i + 1));
   ProcessPlan router{std::string(kRouterName), Role::Router, true, {}, false, true, {}};
   router.address.clear();
   plan.insert(plan.begin(), std::move(router));
+=======
+  for (auto& p : plan) p.stock_tor = runs_stock_tor(spec, p.name);
+>>>>>>> mixnet
   return plan;
 }
 
@@ -52,6 +56,7 @@ std::size_t ports_of(const ProcessPlan& p) {
       return 2;
     case Role::Relay:
     case Role::Exit:
+      return p.stock_tor ? 2 : 1;
     case Role::FileServer:
       return 1;
     case Role::Router:
@@ -85,6 +90,7 @@ void assign_ports(std::vector<ProcessPlan>& plan, std::span<const std::uint16_t>
       case Role::Relay:
       case Role::Exit:
         p.ports.or_port = take();
+        if (p.stock_tor) p.ports.control_port = take();
         break;
       case Role::Proxy:
         p.ports.socks_port = take();

@@ -114,6 +114,29 @@ Check check_emulation(const Context& cx, const NetSpec& s) {
   return std::nullopt;
 }
 
+// Each named relay exists, each implementation is known, and a network with
+// stock tor relays is on tor's directory (stock tor reads nothing else).
+Check check_implementations(const NetSpec& s, const Context& cx) {
+  bool stock = false;
+  for (const auto& [name, impl] : s.implementation) {
+    const auto p = "/implementation/" + pointer_token(name);
+    bool known = false;
+    for (unsigned i = 1; i <= s.relays - s.exits; ++i) known = known || name == "relay" + std::to_string(i);
+    for (unsigned i = 1; i <= s.exits; ++i) known = known || name == "exit" + std::to_string(i);
+    if (!known)
+      return cx.error(p, "names no relay or exit of this network (relay1.., exit1..; authorities and bridges are "
+                         "always conflux-relay)");
+    if (impl != "conflux" && impl != "tor") return cx.error(p, "\"conflux\" (ours) or \"tor\" (stock tor)");
+    stock = stock || impl == "tor";
+  }
+  if (!stock) return std::nullopt;
+  if (s.directory != "tor") return cx.error("/directory", "stock tor relays need \"tor\" (tor's directory)");
+  if (s.emulation)
+    return cx.error("/implementation", "stock tor relays run on loopback only, not yet in an emulated network");
+  if (s.tor.empty() || s.tor.front() != '/') return cx.error("/tor", "an absolute path to tor");
+  return std::nullopt;
+}
+
 Check validate(const NetSpec& s, const Context& cx) {
   if (s.authorities < 1 || s.authorities > kMaxAuthorities)
     return cx.error("/authorities", "must be 1 to " + std::to_string(kMaxAuthorities));
@@ -173,6 +196,8 @@ Check validate(const NetSpec& s, const Context& cx) {
     if (x.use_bridges && (s.relays < 2 || s.exits < 1))
       return cx.error(p, "a bridge-using proxy needs at least 2 relays, one of them an exit");
   }
+
+  if (auto e = check_implementations(s, cx)) return e;
 
   if (s.files.size() > kMaxFiles) return cx.error("/files", "at most " + std::to_string(kMaxFiles));
   std::set<std::string> file_names;
@@ -304,14 +329,30 @@ Check read_array(const Context& cx, const Json& obj, std::string_view key, std::
   return std::nullopt;
 }
 
+// {"relay2": "tor", ...}: names and values are checked by validate().
+Check read_implementations(const Context& cx, const Json& j, std::map<std::string, std::string>& out) {
+  auto it = j.find("implementation");
+  if (it == j.end()) return std::nullopt;
+  if (!it->is_object()) return cx.error("/implementation", "expected an object: {\"relay1\": \"tor\", ...}");
+  if (it->size() > kMaxRelays) return cx.error("/implementation", "at most " + std::to_string(kMaxRelays) + " entries");
+  out.clear();
+  for (const auto& [name, value] : it->items()) {
+    if (!value.is_string()) return cx.error("/implementation/" + pointer_token(name), "expected a string");
+    out[name] = value.get<std::string>();
+  }
+  return std::nullopt;
+}
+
 Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
                            "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins",
-                           "obfs4proxy", "directory", "emulation"}))
+                           "obfs4proxy", "directory", "emulation", "implementation", "tor"}))
     return e;
   if (auto e = read_emulation(cx, j, s.emulation)) return e;
   if (auto e = read_string(cx, j, "obfs4proxy", "", s.obfs4proxy)) return e;
+  if (auto e = read_string(cx, j, "tor", "", s.tor)) return e;
+  if (auto e = read_implementations(cx, j, s.implementation)) return e;
   if (auto e = read_string(cx, j, "directory", "", s.directory)) return e;
   if (s.directory != "json" && s.directory != "tor") return cx.error("/directory", "\"json\" or \"tor\"");
   if (auto e = read_unsigned(cx, j, "authorities", "", s.authorities)) return e;
@@ -425,6 +466,11 @@ Result<NetSpec, SpecError> validate_spec(NetSpec spec) {
   return spec;
 }
 
+bool runs_stock_tor(const NetSpec& spec, std::string_view name) {
+  const auto it = spec.implementation.find(std::string(name));
+  return it != spec.implementation.end() && it->second == "tor";
+}
+
 std::string encode_spec(const NetSpec& s) {
   nlohmann::ordered_json j;
   j["authorities"] = s.authorities;
@@ -458,6 +504,9 @@ std::string encode_spec(const NetSpec& s) {
     e["hosts"] = nlohmann::ordered_json::object();
     for (const auto& [name, l] : s.emulation->hosts) e["hosts"][name] = link(l);
   }
+  j["implementation"] = nlohmann::ordered_json::object();
+  for (const auto& [name, impl] : s.implementation) j["implementation"][name] = impl;
+  j["tor"] = s.tor;
   return j.dump(2) + "\n";
 }
 

@@ -1,5 +1,8 @@
 #include "conflux/netspec/torrc.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace conflux::netspec {
 
 namespace {
@@ -15,15 +18,34 @@ std::string common_lines(const ProcessPlan& p, const TorrcInputs& in) {
          "\nTestingTorNetwork 1\n";
 }
 
-std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
+std::string relay_lines_without_options(const ProcessPlan& p, const TorrcInputs& in) {
   std::string t = common_lines(p, in) + "Nickname " + p.name + "\nORPort " + at(p.address, p.ports.or_port) + "\n";
   if (!p.bandwidth_rate.empty()) {
     // Burst = rate, so the rate holds from the first second (the default
     // 1 GB burst would let a slow bridge run fast for a long while).
     t += "BandwidthRate " + p.bandwidth_rate + "\nBandwidthBurst " + p.bandwidth_rate + "\n";
   }
+  return t;
+}
+
+std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
+  std::string t = relay_lines_without_options(p, in);
   for (const auto& line : in.relay_options) t += line + "\n";
   return t;
+}
+
+std::string authority_lines(const ProcessPlan& p, const TorrcInputs& in) {
+  if (!in.stock_relays) return relay_lines(p, in);
+  const auto params = authority_params_for_stock_relays(in.relay_options);
+  std::string t = relay_lines_without_options(p, in);
+  for (const auto& line : params.other_options) t += line + "\n";
+  return t + params.consensus_params_line + "\n";
+}
+
+std::string exit_policy_lines(const TorrcInputs& in) {
+  std::string t = "ExitPolicy accept *:" + std::to_string(in.file_port) + "\n";
+  for (const auto& line : in.exit_policy) t += "ExitPolicy " + line + "\n";
+  return t + "ExitPolicy reject *:*\n";
 }
 
 }  // namespace
@@ -60,6 +82,28 @@ std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
   return t;
 }
 
+AuthorityParams authority_params_for_stock_relays(const std::vector<std::string>& relay_options) {
+  static constexpr std::string_view kKey = "ConsensusParams";
+  AuthorityParams out;
+  std::string params;
+  for (const auto& line : relay_options) {
+    // tor's option names are case-insensitive; the last line wins, as in a torrc.
+    const bool is_params = line.size() > kKey.size() && (line[kKey.size()] == ' ' || line[kKey.size()] == '\t') &&
+                           std::equal(kKey.begin(), kKey.end(), line.begin(), [](char a, char b) {
+                             return std::tolower(static_cast<unsigned char>(a)) ==
+                                    std::tolower(static_cast<unsigned char>(b));
+                           });
+    if (is_params)
+      params = line.substr(kKey.size() + 1);
+    else
+      out.other_options.push_back(line);
+  }
+  if (params.find("FastFlagMaxThreshold=") == std::string::npos)
+    params += (params.empty() ? "" : " ") + std::string("FastFlagMaxThreshold=0");
+  out.consensus_params_line = std::string(kKey) + " " + params;
+  return out;
+}
+
 std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
   std::vector<std::string> out;
   for (const auto& a : authorities)
@@ -80,9 +124,32 @@ std::string client_dir_lines(const TorrcInputs& in) {
   return t;
 }
 
+// Debian's tor as a relay or exit of this network (tools/tornet's relays,
+// with this network's names, ports and exit policy).
+std::string stock_relay_torrc(const ProcessPlan& p, const TorrcInputs& in) {
+  std::string t = relay_lines_without_options(p, in) + client_dir_lines(in) +
+                  "SocksPort 0\nAddress 127.0.0.1\nContactInfo " + p.name +
+                  "@conflux-net.invalid\n"
+                  // No self-test of the ORPort: it publishes at once, and our
+                  // authorities test it as they test ours.
+                  "AssumeReachable 1\n"
+                  // Every connection it opens (OR, directory, exit) leaves
+                  // from 127.0.0.1, which the kernel cannot route elsewhere.
+                  "OutboundBindAddress 127.0.0.1\n"
+                  "ControlPort " + at("127.0.0.1", p.ports.control_port) + "\nCookieAuthentication 1\n"
+                  "RunAsDaemon 0\nSandbox 0\nShutdownWaitLength 0\nAvoidDiskWrites 1\n";
+  if (p.role != Role::Exit) return t + "ExitRelay 0\nExitPolicy reject *:*\n";
+  // As for ours (below); tor also rejects its own addresses unless told not
+  // to, and needs no resolver: clients connect to IP literals.
+  return t + "ExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicyRejectLocalInterfaces 0\n"
+             "OutboundBindAddressExit 127.0.0.1\nIPv6Exit 0\nServerDNSResolvConfFile /dev/null\n"
+             "ServerDNSDetectHijacking 0\nServerDNSTestAddresses\n" + exit_policy_lines(in);
+}
+
 }  // namespace
 
 std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
+  if (p.stock_tor && (p.role == Role::Relay || p.role == Role::Exit)) return stock_relay_torrc(p, in);
   switch (p.role) {
     case Role::FileServer:
     case Role::Router:
@@ -90,7 +157,7 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
     case Role::Authority:
       // On tor's directory the authorities, too, are named as tor names them:
       // they then sign tor's consensus alone (docs/DIRECTORY.md).
-      return relay_lines(p, in) + "DirPort " + at(p.address, p.ports.dir_port) +
+      return authority_lines(p, in) + "DirPort " + at(p.address, p.ports.dir_port) +
              "\nAuthoritativeDirectory 1\nConsensusInterval " + std::to_string(in.consensus_interval) +
              " seconds\n" + client_dir_lines(in);
     case Role::Relay:
@@ -101,11 +168,8 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
       // as 127.0.0.1 are rejected first unless ExitPolicyRejectPrivate is 0.
       // So: the file server's port, for any address (on a loopback network
       // that is the file server), what the spec adds, and nothing else.
-      std::string t = relay_lines(p, in) + client_dir_lines(in) +
-                      "ExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicy accept *:" +
-                      std::to_string(in.file_port) + "\n";
-      for (const auto& line : in.exit_policy) t += "ExitPolicy " + line + "\n";
-      return t + "ExitPolicy reject *:*\n";
+      return relay_lines(p, in) + client_dir_lines(in) + "ExitRelay 1\nExitPolicyRejectPrivate 0\n" +
+             exit_policy_lines(in);
     }
     case Role::Bridge:
       // A bridge publishes to no authority; clients fetch its descriptor

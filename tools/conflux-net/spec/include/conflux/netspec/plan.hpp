@@ -38,6 +38,7 @@ struct Ports {
   std::uint16_t metrics_port = 0;
   std::uint16_t http_port = 0;
   std::uint16_t pt_port = 0;  // an obfs4 bridge's transport listener (ServerTransportListenAddr)
+  std::uint16_t control_port = 0;  // a stock tor relay's ControlPort (cookie authentication)
   bool operator==(const Ports&) const = default;
 };
 
@@ -53,6 +54,7 @@ struct ProcessPlan {
   // Where it listens: 127.0.0.1, or in an emulated network its own address
   // (in its own network namespace; the router has none).
   std::string address = "127.0.0.1";
+  bool stock_tor = false;      // relays and exits: run by stock tor (NetSpec::implementation), not conflux-relay
   bool operator==(const ProcessPlan&) const = default;
 };
 
@@ -71,7 +73,8 @@ inline constexpr std::string_view kSpecFileName = "spec.json";
 
 // How many ports each process listens on: an authority ORPort and DirPort,
 // a relay ORPort, a bridge ORPort and DirPort (clients fetch its descriptor
-// there) and its transport's listener if it has one, a proxy SocksPort and MetricsPort, the file server one.
+// there) and its transport's listener if it has one, a proxy SocksPort and MetricsPort, the file server one;
+// a stock tor relay an ORPort and a ControlPort.
 [[nodiscard]] std::size_t ports_needed(const std::vector<ProcessPlan>& plan);
 // Hands out `ports` (at least ports_needed(plan) of them) in plan order.
 void assign_ports(std::vector<ProcessPlan>& plan, std::span<const std::uint16_t> ports);

@@ -91,6 +91,13 @@ struct NetSpec {
   // way; bridges publish to no authority.
   std::string directory = "tor";
   std::optional<EmulationSpec> emulation;
+  // Which program runs a relay, by its name ("relay2", "exit1"): "conflux"
+  // (ours, conflux-relay: the default for every name not listed) or "tor"
+  // (Debian's stock tor, at `tor`), so one network can mix the two
+  // implementations. Only relays and exits yet, and only on tor's directory
+  // (a stock tor reads tor's DirAuthority lines only).
+  std::map<std::string, std::string> implementation;
+  std::string tor = "/usr/sbin/tor";  // the stock tor program
   bool operator==(const NetSpec&) const = default;
 };
 
@@ -132,6 +139,9 @@ struct SpecError {
 
 // Checks a spec built in code (parse_spec runs the same checks).
 [[nodiscard]] Result<NetSpec, SpecError> validate_spec(NetSpec spec);
+
+// Whether the spec runs the relay `name` on stock tor (implementation "tor").
+[[nodiscard]] bool runs_stock_tor(const NetSpec& spec, std::string_view name);
 
 // The spec as JSON with every field written out (DIR/spec.json, --print-spec).
 [[nodiscard]] std::string encode_spec(const NetSpec& spec);

@@ -45,7 +45,19 @@ struct TorrcInputs {
   std::vector<std::string> relay_options;  // extra lines for every relay role
   std::string obfs4proxy;                  // ServerTransportPlugin / ClientTransportPlugin obfs4 exec ...
   bool tor_directory = false;              // relays and proxies get tor's DirAuthority lines (NetSpec::directory)
+  bool stock_relays = false;               // some relay runs on stock tor (ProcessPlan::stock_tor)
 };
+
+// The ConsensusParams line our authorities get when stock tor relays join:
+// the relay options' own ConsensusParams with FastFlagMaxThreshold=0 added
+// (or that alone), and the relay options without it. A new stock relay
+// reports no observed bandwidth ("bandwidth R B 0"), so without this it is
+// not Fast, and a client wants every hop of an exit circuit Fast.
+struct AuthorityParams {
+  std::string consensus_params_line;
+  std::vector<std::string> other_options;
+};
+[[nodiscard]] AuthorityParams authority_params_for_stock_relays(const std::vector<std::string>& relay_options);
 
 // "DirAuthority NAME orport=P 127.0.0.1:D ID" lines, one per authority.
 [[nodiscard]] std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities);
@@ -65,7 +77,12 @@ struct TorrcInputs {
 // directory (tor's Bridge line), its Ed25519 identity on ours.
 [[nodiscard]] std::string bridge_line_id(const BridgeRef& b, bool tor_directory);
 
-// The torrc for `p` (a relay role or a proxy); empty for the file server.
+// The torrc for `p` (a relay role or a proxy); empty for the file server. A
+// stock tor relay (p.stock_tor) gets a torrc for Debian's tor, as tornet
+// writes its relays': tor's DirAuthority lines, AssumeReachable (it
+// publishes at once), a ControlPort with cookie authentication, every
+// connection bound to 127.0.0.1; not the spec's relay_options (those are
+// conflux-relay's).
 [[nodiscard]] std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in);
 
 }  // namespace conflux::netspec
