@@ -33,16 +33,13 @@ std::vector<ProcessPlan> plan_processes(const NetSpec& spec) {
   for (const auto& b : spec.bridges)
     plan.push_back({b.name, Role::Bridge, true, b.bandwidth_rate, false, true, {}, b.transport});
   for (const auto& x : spec.proxies) plan.push_back({x.name, Role::Proxy, x.start, {}, x.use_bridges, x.conflux, {}});
-<<<<<<< HEAD
+  for (auto& p : plan) p.stock_tor = runs_stock_tor(spec, p.name);
   if (!spec.emulation) return plan;
   const auto subnet = parse_subnet24(spec.emulation->subnet).value_or(0);
   for (std::size_t i = 0; i < plan.size(); ++i) plan[i].address = ipv4_text(subnet | static_cast<std::uint32_t>(i + 1));
   ProcessPlan router{std::string(kRouterName), Role::Router, true, {}, false, true, {}};
   router.address.clear();
   plan.insert(plan.begin(), std::move(router));
-=======
-  for (auto& p : plan) p.stock_tor = runs_stock_tor(spec, p.name);
->>>>>>> mixnet
   return plan;
 }
 
