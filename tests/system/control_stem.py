@@ -79,6 +79,16 @@ class Checks:
         return all(ok for ok, _ in self.results)
 
 
+def read_control_port(port_file):
+    """The port a ControlPortWriteToFile file names ("PORT=127.0.0.1:N"), or None before it is written."""
+    try:
+        with open(port_file) as f:
+            m = re.match(r"PORT=127\.0\.0\.1:(\d+)\n", f.read())
+            return int(m.group(1)) if m else None
+    except OSError:
+        return None
+
+
 def wait_for(predicate, timeout, step=0.2):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -128,14 +138,7 @@ def start_proxy_with(proc, workdir, extra_torrc=""):
     p = subprocess.Popen([proc["binary"]] + proc["args"], stdin=subprocess.DEVNULL, stdout=out,
                          stderr=subprocess.STDOUT, cwd=proc["dir"])
 
-    def read_port():
-        try:
-            with open(port_file) as f:
-                m = re.match(r"PORT=127\.0\.0\.1:(\d+)\n", f.read())
-                return int(m.group(1)) if m else None
-        except OSError:
-            return None
-    return p, wait_for(read_port, 30), port_file
+    return p, wait_for(lambda: read_control_port(port_file), 30), port_file
 
 
 def check_auth(checks, port, cookie_path):

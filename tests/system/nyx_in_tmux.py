@@ -44,7 +44,7 @@ if not shutil.which("nyx") or not shutil.which("tmux"):
     sys.exit(77)
 
 import netload  # noqa: E402
-from control_stem import Checks, Controller, start_proxy_with, wait_for  # noqa: E402  (77 without stem)
+from control_stem import Checks, Controller, read_control_port, start_proxy_with, wait_for  # noqa: E402  (77 without stem)
 
 COLUMNS, ROWS = 132, 42
 PAGE_WAIT_S = 60  # nyx's first screen under ASan on 2 busy cores
@@ -232,14 +232,7 @@ def move_relay(relay, address, workdir):
     p = subprocess.Popen([relay["binary"]] + relay["args"], stdin=subprocess.DEVNULL, stdout=out,
                          stderr=subprocess.STDOUT, cwd=relay["dir"])
 
-    def read_port():
-        try:
-            with open(port_file) as f:
-                m = re.match(r"PORT=127\.0\.0\.1:(\d+)\n", f.read())
-                return int(m.group(1)) if m else None
-        except OSError:
-            return None
-    port = wait_for(read_port, 30)
+    port = wait_for(lambda: read_control_port(port_file), 30)
     if port and not wait_for(lambda: listed_at(port, relay["rsa_fingerprint"], address), 60, step=1):
         port = None  # the new address did not reach the consensus
     return p, port

@@ -115,17 +115,10 @@ void check_conflux(const TestProxy& proxy, const std::string& exit_kind) {
   CHECK(std::stoi(m[1]) >= 2);
 }
 
-}  // namespace
-
-TEST_CASE("our proxy through stock tor middles and a stock tor exit", "[stocktor]") {
-  if (!conflux::test::procs::fs::exists(kStockTor)) {
-    WARN("no " << kStockTor << ": nothing to test against");
-    return;
-  }
-  Network net(spec_with(R"({"relay1": "tor", "relay2": "tor", "exit1": "tor"})"));
-  const auto authorities = tor_dir_authorities(net);
-  REQUIRE_FALSE(authorities.empty());
-  const auto before = written_by(net, "exit1");
+// The file through a single-circuit proxy, then through a Conflux proxy whose
+// sets link at an exit of `exit_kind`; every circuit of both went auth1 ->
+// relay1 or relay2 -> exit1.
+void single_then_conflux(const Network& net, const std::string& authorities, const std::string& exit_kind) {
   path single_log, cfx_log;
   {
     TestProxy single(net.dir(), authorities, "single", "ConfluxEnabled 0\n");
@@ -138,12 +131,26 @@ TEST_CASE("our proxy through stock tor middles and a stock tor exit", "[stocktor
     TestProxy cfx(net.dir(), authorities, "cfx", "ConfluxEnabled 1\n");
     REQUIRE(cfx.bootstrapped());
     fetch_through(net, cfx);
-    check_conflux(cfx, "tor");
+    check_conflux(cfx, exit_kind);
     cfx_log = cfx.log();
     stop(cfx);
   }
   check_paths(single_log, {"relay1", "relay2"}, "exit1");
   check_paths(cfx_log, {"relay1", "relay2"}, "exit1");
+}
+
+}  // namespace
+
+TEST_CASE("our proxy through stock tor middles and a stock tor exit", "[stocktor]") {
+  if (!conflux::test::procs::fs::exists(kStockTor)) {
+    WARN("no " << kStockTor << ": nothing to test against");
+    return;
+  }
+  Network net(spec_with(R"({"relay1": "tor", "relay2": "tor", "exit1": "tor"})"));
+  const auto authorities = tor_dir_authorities(net);
+  REQUIRE_FALSE(authorities.empty());
+  const auto before = written_by(net, "exit1");
+  single_then_conflux(net, authorities, "tor");
   // Both files left the stock exit towards the proxies.
   CHECK(written_by(net, "exit1") - before >= 2u * 5 * 1024 * 1024);
   CHECK(written_by(net, "relay1") + written_by(net, "relay2") >= 2u * 5 * 1024 * 1024);
@@ -156,23 +163,6 @@ TEST_CASE("our proxy through a stock tor middle between our guard and our exit",
   }
   Network net(spec_with(R"({"relay1": "tor", "relay2": "tor"})"));
   const auto authorities = tor_dir_authorities(net);
-  path single_log, cfx_log;
-  {
-    TestProxy single(net.dir(), authorities, "single", "ConfluxEnabled 0\n");
-    REQUIRE(single.bootstrapped());
-    fetch_through(net, single);
-    single_log = single.log();
-    stop(single);
-  }
-  {
-    TestProxy cfx(net.dir(), authorities, "cfx", "ConfluxEnabled 1\n");
-    REQUIRE(cfx.bootstrapped());
-    fetch_through(net, cfx);
-    check_conflux(cfx, "resumes");  // our exit offers resumption; a stock one does not
-    cfx_log = cfx.log();
-    stop(cfx);
-  }
-  check_paths(single_log, {"relay1", "relay2"}, "exit1");
-  check_paths(cfx_log, {"relay1", "relay2"}, "exit1");
+  single_then_conflux(net, authorities, "resumes");  // our exit offers resumption; a stock one does not
   CHECK(written_by(net, "relay1") + written_by(net, "relay2") >= 2u * 5 * 1024 * 1024);
 }

@@ -30,6 +30,18 @@ struct NeverPool final : client::StreamPool {
   void retire(client::StreamCarrier&) override {}
 };
 
+// One SOCKS session, for the first connection `acceptor` takes.
+void serve_one_session(net::asio::io_context& io, net::tcp::acceptor& acceptor, client::SocksContext& ctx) {
+  net::asio::co_spawn(
+      io,
+      [&]() -> net::awaitable<void> {
+        auto [ec, s] = co_await acceptor.async_accept(net::use_nothrow);
+        REQUIRE_FALSE(ec);
+        co_await client::run_socks_session(std::move(s), ctx, client::SocksIsolation{});
+      },
+      net::asio::detached);
+}
+
 }  // namespace
 
 TEST_CASE("socks: a stream nothing can serve gets an error at SocksTimeout, and the log says why", "[proxy]") {
@@ -51,14 +63,7 @@ TEST_CASE("socks: a stream nothing can serve gets an error at SocksTimeout, and 
   ctx.limits.socks_timeout = 1s;
 
   net::tcp::acceptor acceptor(io, net::tcp::endpoint(net::asio::ip::address_v4::loopback(), 0));
-  net::asio::co_spawn(
-      io,
-      [&]() -> net::awaitable<void> {
-        auto [ec, s] = co_await acceptor.async_accept(net::use_nothrow);
-        REQUIRE_FALSE(ec);
-        co_await client::run_socks_session(std::move(s), ctx, client::SocksIsolation{});
-      },
-      net::asio::detached);
+  serve_one_session(io, acceptor, ctx);
 
   std::vector<std::uint8_t> reply;
   std::chrono::steady_clock::duration waited{};
@@ -140,14 +145,7 @@ TEST_CASE("socks: DisableNetwork 1 answers a stream waiting for a circuit at onc
   ctx.limits.socks_timeout = 30s;
 
   net::tcp::acceptor acceptor(io, net::tcp::endpoint(net::asio::ip::address_v4::loopback(), 0));
-  net::asio::co_spawn(
-      io,
-      [&]() -> net::awaitable<void> {
-        auto [ec, s] = co_await acceptor.async_accept(net::use_nothrow);
-        REQUIRE_FALSE(ec);
-        co_await client::run_socks_session(std::move(s), ctx, client::SocksIsolation{});
-      },
-      net::asio::detached);
+  serve_one_session(io, acceptor, ctx);
   std::vector<std::uint8_t> reply;
   std::chrono::steady_clock::duration waited{};
   net::asio::co_spawn(
