@@ -28,10 +28,12 @@
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/net/tls.hpp"
 #include "test_net_processes_support.hpp"
+#include "tor_stock_descriptors.hpp"
 
 using namespace conflux;
 using namespace conflux::dirnet;
 using namespace std::chrono_literals;
+using namespace conflux::test::tordata;
 namespace asio = net::asio;
 using net::use_nothrow;
 
@@ -420,29 +422,6 @@ TEST_CASE("the reachability probe is pluggable, a lone authority is its own majo
 }
 
 namespace {
-
-// The stock network's server descriptors (tests/data/tor), and a clock that
-// stays at a time they were fresh (published 2026-11-26 00:46:22 and :21):
-// so every authority computes for one valid-after.
-constexpr std::uint64_t kStockPublished = 1'795'653'982;
-
-class StockTimeClock final : public net::Clock {
- public:
-  [[nodiscard]] Monotonic::time_point now() const override { return Monotonic::now(); }
-  [[nodiscard]] std::uint64_t unix_seconds() const override { return kStockPublished + 60; }
-};
-
-std::vector<std::string> stock_descriptors() {
-  const std::string all = test::procs::read_text(std::string(CONFLUX_TEST_DATA_DIR) + "/tor/server-descriptors.txt");
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < all.size();) {
-    const auto next = all.find("\nrouter ", at);
-    out.push_back(all.substr(at, next == std::string::npos ? std::string::npos : next + 1 - at));
-    if (next == std::string::npos) break;
-    at = next + 1;
-  }
-  return out;
-}
 
 struct TorOnlyAuthority {
   keys::RelayKeys keys;

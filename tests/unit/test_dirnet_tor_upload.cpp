@@ -29,10 +29,12 @@
 #include "conflux/dirnet/tor_descriptor_store.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "test_net_processes_support.hpp"
+#include "tor_stock_descriptors.hpp"
 
 using namespace conflux;
 using namespace conflux::dirnet;
 using namespace std::chrono_literals;
+using namespace conflux::test::tordata;
 namespace asio = net::asio;
 using net::use_nothrow;
 using test::procs::run_until;
@@ -69,28 +71,6 @@ struct TorDirPort {
     const std::string answer = status_line + "\r\n\r\n";  // tor's: HTTP/1.0, no body
     (void)co_await asio::async_write(s, asio::buffer(answer), use_nothrow);
   }
-};
-
-// The stock network's descriptors (tests/data/tor), and a clock at the time
-// they were fresh: published 2026-11-26 00:46:22 (and :21).
-constexpr std::uint64_t kStockPublished = 1'795'653'982;
-
-std::vector<std::string> stock_descriptors() {
-  const std::string all = test::procs::read_text(std::string(CONFLUX_TEST_DATA_DIR) + "/tor/server-descriptors.txt");
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < all.size();) {
-    const auto next = all.find("\nrouter ", at);
-    out.push_back(all.substr(at, next == std::string::npos ? std::string::npos : next + 1 - at));
-    if (next == std::string::npos) break;
-    at = next + 1;
-  }
-  return out;
-}
-
-class StockTimeClock final : public net::Clock {
- public:
-  [[nodiscard]] Monotonic::time_point now() const override { return Monotonic::now(); }
-  [[nodiscard]] std::uint64_t unix_seconds() const override { return kStockPublished + 60; }
 };
 
 }  // namespace
