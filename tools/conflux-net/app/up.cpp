@@ -24,12 +24,12 @@
 #include "conflux/netspec/emulation.hpp"
 #include "conflux/netspec/network_file.hpp"
 #include "conflux/netspec/test_files.hpp"
-#include "conflux/netspec/tor_key_files.hpp"
 #include "conflux/netspec/torrc.hpp"
 #include "locate.hpp"
 #include "netns.hpp"
 #include "processes.hpp"
 #include "readiness.hpp"
+#include "stock_tor_keys.hpp"
 
 namespace conflux::netapp {
 
@@ -262,32 +262,13 @@ class Up {
     return true;
   }
 
-  // Stock tor makes its own keys (tornet's way: `tor --list-fingerprint`
-  // with a throw-away configuration); its identities are then read back
-  // from the files it wrote.
+  // Stock tor makes its own keys (stock_tor_keys.hpp).
   bool make_stock_tor_keys(Proc& p) {
-    std::error_code ec;
-    fs::create_directories(p.paths.data_dir, ec);
-    if (!ec) fs::permissions(p.paths.data_dir, fs::perms::owner_all, fs::perm_options::replace, ec);
-    if (ec) return fail_plain("cannot create " + p.paths.data_dir.string() + ": " + ec.message());
-    const std::vector<std::string> args = {"--ignore-missing-torrc", "-f", "/dev/null", "--quiet",
-                                           "--list-fingerprint", "--orport", "1", "--nickname", p.plan.name,
-                                           // No default authorities are named, nor contacted.
-                                           "--dirauthority", "placeholder 127.0.0.1:1 " + std::string(40, 'F'),
-                                           "--datadirectory", p.paths.data_dir.string()};
-    auto status = run_and_wait(spec_.tor, args, p.paths.output, std::chrono::seconds(60));
-    if (!status) return fail_plain("cannot make the keys of " + p.plan.name + ": " + status.error());
-    if (*status != 0)
-      return fail_plain("cannot make the keys of " + p.plan.name + ": " + spec_.tor + " --list-fingerprint " +
-                        describe_wait_status(*status) + " (" + p.paths.output.string() + ")");
-    const auto fp = netspec::parse_tor_fingerprint_file(read_file(p.paths.data_dir / "fingerprint", 4096));
-    const auto ed_text = read_file(p.paths.data_dir / "keys" / "ed25519_master_id_public_key", 4096);
-    const auto ed = netspec::parse_tor_ed25519_public_key_file(
-        {reinterpret_cast<const std::uint8_t*>(ed_text.data()), ed_text.size()});
-    if (!fp || !ed) return fail_plain("cannot read the identities tor made in " + p.paths.data_dir.string());
-    p.rsa_id = *fp;
+    auto made = netapp::make_stock_tor_keys(spec_.tor, p.plan.name, p.paths.data_dir, p.paths.output);
+    if (!made) return fail_plain(made.error());
+    p.rsa_id = made->rsa_id;
     p.rsa_fingerprint = bytes::to_hex(p.rsa_id, true);
-    p.id = *ed;
+    p.id = made->ed25519;
     p.identity = keys::identity_base64(p.id);
     return true;
   }
