@@ -147,9 +147,11 @@ def file_table(net):
 
 
 def file_server_address(net):
-    m = re.match(r"^http://(127\.[0-9.]+):([0-9]+)/$", net["file_server"])
+    """(IPv4 address, port) of the file server: 127.0.0.1 on loopback, its own private address in an
+    emulated network (docs/CONFLUX-NET.md, "Emulated networks")."""
+    m = re.match(r"^http://(127\.[0-9.]+|10\.[0-9.]+|172\.[0-9.]+|192\.168\.[0-9.]+):([0-9]+)/$", net["file_server"])
     if not m:
-        raise NetError("file_server is not a loopback URL: %r" % net["file_server"])
+        raise NetError("file_server is not a loopback or private IPv4 URL: %r" % net["file_server"])
     return m.group(1), int(m.group(2))
 
 
@@ -203,6 +205,7 @@ class Result:
         self.error = None
         self.stage = "start"
         self.seconds = 0.0
+        self.first_byte = None  # seconds from the start to the response header (time to first byte)
 
     @property
     def ok(self):
@@ -319,6 +322,7 @@ async def http_request(result, socks, user, host, port, path, timeout, body=None
             sender = asyncio.ensure_future(_send_body(writer, body, timeout))
         result.stage = "response header"
         status, headers = await _read_head(reader, timeout)
+        result.first_byte = time.monotonic() - started
         result.status = status
         length = headers.get("content-length")
         if length is None or not length.isdigit():
