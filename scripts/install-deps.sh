@@ -17,6 +17,7 @@ PACKAGES=(
   obfs4proxy  # pluggable transports: tests/unit/test_ptnet_* launch it as a managed proxy (issue 19)
   qt6-base-dev  # conflux-gui (Qt 6 Widgets and Network; its tests use QtTest and the offscreen platform)
   python3-stem  # the stock-tor tests read tor's control ports and descriptors with Debian's /usr/bin/python3
+  python3-matplotlib  # bench/experiment_plots.py: the experiments' CDF and throughput PNGs (issue 21), with Debian's /usr/bin/python3
   nyx tmux  # tests/system/nyx_in_tmux.py: tor's terminal monitor against our ControlPorts, read from a tmux pane
 )
 
