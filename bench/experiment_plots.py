@@ -65,11 +65,11 @@ def throughput_figure(samples, path):
     fig, ax = plt.subplots(figsize=(10, 3.5))
     last = max((s["t"] for s in samples), default=0)
     for arm in ordered(s["arm"] for s in samples):
-        per_s = [0] * (last + 1)
+        per_s = [float("nan")] * (last + 1)  # the seconds the arm did not run are gaps, not zeros
         for s in samples:
             if s["arm"] == arm:
-                per_s[s["t"]] += s["bytes"]
-        ax.plot(range(last + 1), [b / 2**20 for b in per_s], label=arm, linewidth=0.8)
+                per_s[s["t"]] = s["bytes"] / 2**20
+        ax.plot(range(last + 1), per_s, label=arm, linewidth=0.8)
     ax.set_xlabel("seconds since the run began")
     ax.set_ylabel("MiB/s received by the clients")
     ax.set_title("throughput over time (each arm runs alone in its turn)")

@@ -4,9 +4,9 @@
 Usage: bench/traffic.py --network DIR/network.json --mix MIX.json --out RESULTS_DIR
 
 Runs simulated clients against the SOCKS proxies of a running conflux-net network (loopback or emulated)
-and writes one JSON line per download to RESULTS_DIR/records.jsonl and the bytes received per second to
-RESULTS_DIR/throughput.jsonl. bench/experiment.py drives it for named experiments; this command line runs
-a mix against a network you started yourself.
+and writes one JSON line per download to RESULTS_DIR/records.jsonl and the bytes received per second (a
+line for every second an arm ran) to RESULTS_DIR/throughput.jsonl. bench/experiment.py drives it for named
+experiments; this command line runs a mix against a network you started yourself.
 
 The models are the seeds' (tgen's, as in the Conflux and KIST evaluations):
 
@@ -116,6 +116,7 @@ class Driver:
         self.t0 = None
         self.fresh = 0
         self.users = set()  # SOCKS usernames used so far: a new one means a new circuit
+        self.periods = []  # (arm, first second, last second): when each arm ran
 
     def socks(self, proxy_name):
         p = self.proxies[proxy_name]
@@ -162,7 +163,8 @@ class Driver:
             await asyncio.sleep(max(0.0, min(rng.uniform(lo, hi), end - time.monotonic())))
 
     async def arm_round(self, rnd, arm, rng):
-        end = time.monotonic() + self.round_s
+        begin = time.monotonic()
+        end = begin + self.round_s
         tasks = []
         for c in self.clients:
             for i in range(int(c.get("count", 1))):
@@ -176,6 +178,7 @@ class Driver:
         if pending:
             await asyncio.wait(pending, timeout=30)
         ticker.cancel()
+        self.periods.append((arm["name"], int(begin - self.t0), int(time.monotonic() - self.t0)))
         for t in done:
             if t.exception() is not None:
                 raise t.exception()
@@ -211,8 +214,13 @@ class Driver:
         with open(os.path.join(self.out_dir, "records.jsonl"), "w") as f:
             for r in sorted(self.records, key=lambda r: r["start"]):
                 f.write(json.dumps(r) + "\n")
+        # Every second an arm ran has a line, 0 when nothing arrived: a stall shows as a stall.
+        seconds = dict(self.buckets)
+        for arm, first, last in self.periods:
+            for sec in range(first, last + 1):
+                seconds.setdefault((arm, sec), 0)
         with open(os.path.join(self.out_dir, "throughput.jsonl"), "w") as f:
-            for (arm, sec), n in sorted(self.buckets.items(), key=lambda kv: kv[0][1]):
+            for (arm, sec), n in sorted(seconds.items(), key=lambda kv: (kv[0][1], kv[0][0])):
                 f.write(json.dumps({"t": sec, "arm": arm, "bytes": n}) + "\n")
 
 
