@@ -134,15 +134,33 @@ def report(exp, spec, net, table, records, cost, out_dir):
             lines.append("| %s | %s | %s | %.2f | %s | %s | %s | %s |" % (
                 s["what"], fmt(s["off"]), fmt(s["on"]), s["on"] / s["off"], fmt(a), fmt(b),
                 "–" if a is None or b is None or a == 0 else "%.2f" % (b / a), s["source"]))
-    lines += ["", "## Cost", "",
+    lines += ["", "## Cost, and the guards the proxies drew", "",
               "Network processes' CPU (user + system) during the run: %.1f s; the driver's: %.1f s; wall %.0f s; "
               "load average before %s, after %s." % (cost["network_cpu_s"], cost["driver_cpu_s"], cost["wall_s"],
                                                     cost["load_before"], cost["load_after"]),
+              ""] + ["- guards of %s: %s" % (p, ", ".join(g)) for p, g in cost["guards"].items()] + [
               "", "## Plots", ""]
     for name in experiment_plots.OUTPUTS:
         lines.append("![%s](%s)" % (name, name))
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def proxy_guards(net):
+    """{proxy: ["relay2 (confirmed)", ...]} from each started proxy's guard-state: the clients of one proxy share
+    its guards, so an arm's single-path numbers depend on which relays its proxy drew."""
+    out = {}
+    for p in net["processes"]:
+        if p["role"] != "proxy" or not p.get("started"):
+            continue
+        try:
+            with open(os.path.join(p["data_dir"], "guard-state")) as f:
+                guards = json.load(f).get("guards", [])
+        except (OSError, ValueError):
+            continue  # a bridge user keeps no guard state: its bridges are its first hops
+        out[p["name"]] = ["%s%s" % (g.get("nickname", "?"), " (confirmed)" if g.get("confirmed_on") else "")
+                          for g in guards]
+    return out
 
 
 def network_cpu(net):
@@ -181,7 +199,8 @@ def run(exp, args):
         cost = {"wall_s": time.monotonic() - t0, "network_cpu_s": network_cpu(net) - cpu0,
                 "driver_cpu_s": resource.getrusage(resource.RUSAGE_SELF).ru_utime
                 + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
-                "load_before": load_before, "load_after": open("/proc/loadavg").read().split()[0]}
+                "load_before": load_before, "load_after": open("/proc/loadavg").read().split()[0],
+                "guards": proxy_guards(net)}
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         problem = netload.net_down(net_bin, netdir)
