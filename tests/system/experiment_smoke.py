@@ -13,7 +13,7 @@ off and on; web, bulk and probe clients for 5 s per arm, files of 8 to 64 KiB) i
      on a new circuit and no two share a SOCKS username;
   3. throughput.jsonl counts exactly the bytes the records received;
   4. the three PNGs are PNGs of the size their figures are drawn at; report.md has a row per class and arm;
-  5. the network's namespaces are gone.
+  5. the network's namespaces are gone, and no process's output has a sanitizer report.
 Exit 0 when every check passed, 1 otherwise, 77 (skip) when not root, without /dev/net/tun or ip, without
 matplotlib, or when namespaces cannot be made. SIGTERM/SIGINT stop the experiment, which takes its network
 down; a run killed with SIGKILL leaves a directory whose network the next run takes down.
@@ -32,6 +32,8 @@ import time
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import netload  # noqa: E402
 EXPERIMENT = os.path.join(HERE, "..", "..", "bench", "experiment.py")
 SMOKE = os.path.join(HERE, "experiment_smoke.json")
 DIR_PREFIX = "cfxexpsmoke-"
@@ -176,6 +178,11 @@ def main():
         ours = set(json.load(open(net_json)).get("namespaces", [])) if os.path.exists(net_json) else set()
         left = ours & namespaces()
         check(ours and not left, f"the network's {len(ours)} namespaces are gone ({len(left)} left)")
+        if os.path.isdir(os.path.join(out, "net")):
+            found = netload.sanitizer_reports(os.path.join(out, "net"))
+            for name, text in found:
+                print(f"    ---- sanitizer report in {name}/output.log ----\n{text}")
+            check(not found, f"no sanitizer reports in the network's output logs ({len(found)} found)")
     finally:
         if CHECKS and all(CHECKS):
             shutil.rmtree(d, ignore_errors=True)
