@@ -146,10 +146,15 @@ def file_table(net):
     return {f["name"]: (f["size"], f["sha256"], "/" + f["name"]) for f in net["files"]}
 
 
+# Loopback, or the private ranges conflux-net's emulation allows (10/8, 172.16/12, 192.168/16).
+_FILE_SERVER_URL = re.compile(r"^http://(127\.[0-9.]+|10\.[0-9.]+|172\.(?:1[6-9]|2[0-9]|3[01])\.[0-9.]+"
+                              r"|192\.168\.[0-9.]+):([0-9]+)/$")
+
+
 def file_server_address(net):
     """(IPv4 address, port) of the file server: 127.0.0.1 on loopback, its own private address in an
     emulated network (docs/CONFLUX-NET.md, "Emulated networks")."""
-    m = re.match(r"^http://(127\.[0-9.]+|10\.[0-9.]+|172\.[0-9.]+|192\.168\.[0-9.]+):([0-9]+)/$", net["file_server"])
+    m = _FILE_SERVER_URL.match(net["file_server"])
     if not m:
         raise NetError("file_server is not a loopback or private IPv4 URL: %r" % net["file_server"])
     return m.group(1), int(m.group(2))
