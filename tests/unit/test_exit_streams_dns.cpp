@@ -289,6 +289,22 @@ TEST_CASE("new nameservers while a lookup is in flight: new lookups ask them, th
   CHECK(other.questions("slow.test") == 2);
 }
 
+TEST_CASE("an exit ending with a lookup still in flight on replaced nameservers frees it (ASan)", "[exit][dns]") {
+  auto h = std::make_unique<Harness>();
+  DnsRecord silent;
+  silent.never = true;
+  h->dns.add("silent.test", silent);
+  h->begin(kCirc, kS1, "silent.test", 80);
+  REQUIRE(h->run_until([&] { return h->dns.questions("silent.test") == 2; }));
+  auto other = std::make_unique<DnsTestServer>(h->io);
+  auto settings = exit_config().dns;
+  settings.servers = {other->server()};
+  REQUIRE(h->exit->set_dns(settings));
+  CHECK(h->exit->stats().dns_pending == 1);
+  other.reset();  // before the io_context it runs on
+  h.reset();      // both c-ares channels end; LeakSanitizer fails the run if a query is left
+}
+
 TEST_CASE("names outside RFC 953 are refused unless ServerDNSAllowNonRFC953Hostnames", "[exit][dns]") {
   Harness strict;
   strict.begin(kCirc, kS1, "bad name.test", 80);
