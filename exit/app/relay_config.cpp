@@ -27,6 +27,8 @@ void print_errors(const std::vector<config::ConfigError>& errors) {
 }
 
 
+}  // namespace
+
 // ServerDNSResolvConfFile: a file given but unreadable or without a
 // nameserver is an error (tor would run with no working resolver).
 std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o,
@@ -46,6 +48,12 @@ std::optional<std::vector<config::AddrPort>> read_nameservers(const config::Rela
   }
   return std::move(parsed.nameservers);
 }
+
+std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o, const ErrorSink& report) {
+  return read_nameservers(o, config::RealFileSource{}, report);
+}
+
+namespace {
 
 // The torrc (with the command line's overrides) and the exit policy built from it.
 std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, const ErrorSink& report) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "conflux/config/file_source.hpp"
 #include "conflux/config/relay_options.hpp"
 #include "conflux/log/log.hpp"
 #include "conflux/proto/exit_policy_builder.hpp"
@@ -44,6 +45,14 @@ using ErrorSink = std::function<void(const std::vector<config::ConfigError>&)>;
 // The exit policy the options describe (ExitPolicy lines, ExitRelay,
 // ExitPolicyRejectPrivate, IPv6Exit, Address); errors go to `report`.
 std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, const ErrorSink& report);
+
+// ServerDNSResolvConfFile's nameservers (empty when none is given: c-ares
+// reads /etc/resolv.conf); nullopt, with the error reported, when the file
+// cannot be read or names no nameserver.
+std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o,
+                                                              const config::FileSource& files,
+                                                              const ErrorSink& report);
+std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o, const ErrorSink& report);
 
 // SIGHUP: the torrc read again with the same command line. Errors are
 // logged (file:line) and give nullopt: the relay keeps its configuration.

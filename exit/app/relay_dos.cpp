@@ -134,7 +134,11 @@ void collect_dos_metrics(metrics::Snapshot& out, const net::RuntimeCounters& c) 
   out.gauge("conflux_relay_queued_cell_bytes", "Bytes in every channel's cell queues (counted against MaxMemInQueues).",
             c.queued_bytes);
   out.gauge("conflux_relay_exit_buffered_bytes",
-            "Client bytes the exit holds for servers (counted against MaxMemInQueues).", c.exit_buffered_bytes);
+            "Client bytes the exit holds for servers and its Conflux reorder queues (counted against MaxMemInQueues).",
+            c.exit_buffered_bytes);
+  out.gauge("conflux_relay_channel_buffered_bytes",
+            "Bytes in the channels' input and output buffers (counted against MaxMemInQueues).",
+            c.channel_buffered_bytes);
   out.gauge("conflux_relay_max_mem_in_queues_bytes", "MaxMemInQueues in force.", c.max_mem_in_queues);
   out.counter("conflux_relay_dos_addresses_forgotten_total",
               "Client addresses whose DoS state was dropped to stay within its bound.", d.addresses_forgotten);

@@ -54,7 +54,7 @@ class RelayProcess {
   void reload();
   // SETCONF over the ControlPort: only what apply_runtime_options applies
   // may change (CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues,
-  // DoS*, BandwidthRate/Burst, Log), and ExitPolicy; else 553.
+  // DoS*, BandwidthRate/Burst, Log), ExitPolicy and ServerDNS*; else 553.
   control::ConfigOutcome reconfigure(config::RelayOptions next, const std::vector<std::string>& changed);
 
  private:
@@ -63,8 +63,14 @@ class RelayProcess {
   // MaxMemInQueues and the DoS* options (relay_dos.hpp), from the fresh torrc.
   void apply_defences(const config::RelayOptions& fresh);
   void apply_bandwidth_and_logs(const config::RelayOptions& fresh);
-  // SIGHUP only (ServerDNSResolvConfFile is a file): ExitPolicy and the resolver.
+  // Opens config_'s Log destinations (again), then logs `done`; a file that
+  // cannot be opened leaves the old destinations and is logged.
+  void open_logs(const std::string& done);
+  // SIGHUP: ExitPolicy and the resolver.
   void apply_exit_changes(const StartupConfig& fresh);
+  // SIGHUP and SETCONF: ServerDNSResolvConfFile's nameservers (already read)
+  // and ServerDNSAllowNonRFC953Hostnames; new lookups use them.
+  void apply_dns(std::vector<config::AddrPort> nameservers, const config::RelayOptions& fresh);
   // SIGHUP and SETCONF: streams opened from now on meet `policy`.
   void apply_exit_policy(proto::ExitPolicy policy, std::vector<config::PolicyLine> lines);
   void republish_descriptor();

@@ -1,7 +1,8 @@
 // What a running conflux-relay changes without a restart, on SIGHUP (reload)
 // and on a controller's SETCONF (reconfigure): circuit priority, the
 // scheduler trace, MaxMemInQueues, the DoS* options, BandwidthRate/Burst,
-// Log and ExitPolicy; on SIGHUP also the exit's resolver (ServerDNS*).
+// Log, ExitPolicy and the exit's resolver (ServerDNS*). SIGHUP also reopens
+// the log files, as tor's does, so logrotate can move them away.
 // Anything else is refused (553) or left for the next start.
 #include <algorithm>
 #include <array>
@@ -32,20 +33,36 @@ void RelayProcess::reload() {
   auto fresh = reload_startup_config(config_.command_line);
   if (!fresh) {
     log::write(log::Severity::Warn, "Reloading config failed (errors above); keeping the running configuration.");
+    // logrotate's SIGHUP must still move the files, whatever the torrc says.
+    open_logs("Log files reopened.");
     return;
   }
+  const bool same_logs = fresh->options.logs == config_.options.logs;
   (void)apply_runtime_options(fresh->options);
+  // logrotate moves the files away, then sends SIGHUP (its postrotate):
+  // open them again by name, as tor's SIGHUP does, even when the Log lines
+  // did not change (a change has just opened them).
+  if (same_logs) open_logs("Log files reopened.");
   apply_exit_changes(*fresh);
   log::write(log::Severity::Notice, "Config reloaded: CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, "
                                     "the DoS* options, BandwidthRate, BandwidthBurst, Log, ExitPolicy and "
                                     "ServerDNS* apply now; other changes take effect at the next start.");
 }
 
+namespace {
+bool is_server_dns_option(std::string_view name) {
+  return name == "ServerDNSResolvConfFile" || name == "ServerDNSAllowNonRFC953Hostnames";
+}
+}  // namespace
+
 control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, const std::vector<std::string>& changed) {
   bool policy_changed = false;
+  bool dns_changed = false;
   for (const auto& name : changed) {
     if (name == "ExitPolicy") {
       policy_changed = true;
+    } else if (is_server_dns_option(name)) {
+      dns_changed = true;
     } else if (!is_runtime_option(name)) {
       return {553, "Transition not allowed: While Tor is running, changing " + name + " is not allowed."};
     }
@@ -58,8 +75,19 @@ control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, cons
     });
     if (!policy) return {513, "Unacceptable option value: " + why};
   }
+  // The file is read now, as SIGHUP reads it: one that cannot be read or
+  // names no nameserver refuses the whole SETCONF.
+  std::optional<std::vector<config::AddrPort>> nameservers;
+  if (dns_changed) {
+    std::string why = "ServerDNSResolvConfFile";
+    nameservers = read_nameservers(next, [&why](const std::vector<config::ConfigError>& errors) {
+      if (!errors.empty()) why = errors.front().message;
+    });
+    if (!nameservers) return {513, "Unacceptable option value: " + why};
+  }
   if (!apply_runtime_options(next)) return {553, "Unable to set option: cannot open SchedulerTraceFile"};
   if (policy) apply_exit_policy(std::move(*policy), next.exit_policy);
+  if (nameservers) apply_dns(std::move(*nameservers), next);
   config_.options.config_lines = std::move(next.config_lines);
   return {};
 }
@@ -93,9 +121,19 @@ void RelayProcess::apply_bandwidth_and_logs(const config::RelayOptions& fresh) {
   }
   if (fresh.logs != o.logs) {
     o.logs = fresh.logs;
-    log::configure(log_destinations(o));
-    log::write(log::Severity::Notice, "Log destinations changed.");
+    open_logs("Log destinations changed.");
   }
+}
+
+void RelayProcess::open_logs(const std::string& done) {
+  try {
+    log::configure(log_destinations(config_.options));
+  } catch (const std::exception& e) {
+    // configure() replaces nothing when a file cannot be opened.
+    log::write(log::Severity::Warn, std::string(e.what()) + "; logging where we did before.");
+    return;
+  }
+  log::write(log::Severity::Notice, done);
 }
 
 void RelayProcess::apply_exit_policy(proto::ExitPolicy policy, std::vector<config::PolicyLine> lines) {
@@ -116,14 +154,23 @@ void RelayProcess::republish_descriptor() {
 
 void RelayProcess::apply_exit_changes(const StartupConfig& fresh) {
   apply_exit_policy(fresh.exit_policy, fresh.options.exit_policy);
-  if (fresh.nameservers != config_.nameservers ||
-      fresh.options.server_dns_allow_non_rfc953 != config_.options.server_dns_allow_non_rfc953) {
-    config_.nameservers = fresh.nameservers;
-    config_.options.server_dns_resolv_conf_file = fresh.options.server_dns_resolv_conf_file;
-    config_.options.server_dns_allow_non_rfc953 = fresh.options.server_dns_allow_non_rfc953;
-    exit_.set_dns(relay_dns_settings(config_));
-    log::write(log::Severity::Notice, "Resolver configuration changed.");
+  apply_dns(fresh.nameservers, fresh.options);
+}
+
+void RelayProcess::apply_dns(std::vector<config::AddrPort> nameservers, const config::RelayOptions& fresh) {
+  config_.options.server_dns_resolv_conf_file = fresh.server_dns_resolv_conf_file;
+  if (nameservers == config_.nameservers && fresh.server_dns_allow_non_rfc953 == config_.options.server_dns_allow_non_rfc953)
+    return;
+  StartupConfig next = config_;
+  next.nameservers = std::move(nameservers);
+  next.options.server_dns_allow_non_rfc953 = fresh.server_dns_allow_non_rfc953;
+  if (!exit_.set_dns(relay_dns_settings(next))) {
+    log::write(log::Severity::Warn, "The resolver cannot start with the new configuration; keeping the old one.");
+    return;
   }
+  config_.nameservers = std::move(next.nameservers);
+  config_.options.server_dns_allow_non_rfc953 = next.options.server_dns_allow_non_rfc953;
+  log::write(log::Severity::Notice, "Resolver configuration changed.");
 }
 
 bool RelayProcess::apply_runtime_options(const config::RelayOptions& fresh) {

@@ -297,6 +297,25 @@ void ConfluxJoin::shed_under_pressure() {
   for (const auto id : victims) close_set(id, SetCloseReason::Memory);
 }
 
+std::size_t ConfluxJoin::buffered_bytes() const {
+  return budget_.used_bytes() + (inner_ ? inner_->buffered_bytes() : 0);
+}
+
+std::vector<proto::BufferedCircuit> ConfluxJoin::buffered_circuits() const {
+  auto out = inner_ ? inner_->buffered_circuits() : std::vector<proto::BufferedCircuit>{};
+  for (const auto& u : budget_.usage()) out.push_back({set_handle(u.set), u.bytes, u.oldest});
+  return out;
+}
+
+bool ConfluxJoin::close_for_memory(proto::CircuitHandle circuit) {
+  if (!is_set_handle(circuit)) return false;
+  const proto::SetId id{circuit & ~kSetHandleBit};
+  if (find_set(id) == nullptr) return false;
+  log(log::Severity::Notice, "MaxMemInQueues: closing a Conflux set with the oldest queued data");
+  close_set(id, SetCloseReason::Memory);
+  return true;
+}
+
 // ---- deadlines ----------------------------------------------------------------------
 
 void ConfluxJoin::tick(proto::ConfluxTime now) {

@@ -3,6 +3,12 @@
 // expiry (tor: now + clip_dns_fuzzy_ttl(ttl), so an entry lives 1-9 min or
 // 56-64 min whatever the server said), at most `capacity` entries. When full,
 // the entry closest to expiry makes room. Sans-I/O: the caller gives `now`.
+//
+// Failures are cached too, as tor's make_pending_resolve_cached keeps a
+// DONE_ERR answer: a name that does not exist, or whose server failed or
+// did not answer, is not asked again for clip_dns_fuzzy_ttl(0), 1-9 minutes
+// (tor's resolver reports a failure with TTL 0; c-ares 1.18 gives none).
+// They share the one bound with the answers, as in tor's one cache map.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -32,11 +38,22 @@ inline constexpr std::uint32_t kFuzzyDnsTtl = 4 * 60;
   return clip_dns_ttl(ttl) + f - kFuzzyDnsTtl;
 }
 
+// What a lookup came to. Transient: the server failed or did not answer
+// (tor's evdns_err_is_transient); NotFound: no such name, or no address.
+enum class DnsStatus : std::uint8_t { Ok, NotFound, Transient };
+
 struct CachedAnswer {
+  DnsStatus status = DnsStatus::Ok;
   std::vector<cell::Ipv4Bytes> v4;
   std::vector<cell::Ipv6Bytes> v6;
   std::uint32_t ttl = 0;  // the server's (lowest) TTL, before clipping
 };
+
+// How long a failed lookup stays cached: tor's clip_dns_fuzzy_ttl of the
+// TTL 0 its resolver reports with a failure.
+[[nodiscard]] constexpr std::uint32_t negative_dns_lifetime(std::uint32_t fuzz) noexcept {
+  return clip_dns_fuzzy_ttl(0, fuzz);
+}
 
 class DnsCache {
  public:

@@ -8,6 +8,7 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 #include <stdexcept>
@@ -34,7 +35,8 @@ struct DnsResolver::Watch {
 // One c-ares query and everyone waiting for its answer.
 struct DnsResolver::Query {
   DnsResolver* owner;
-  std::string key;  // the forward name; empty for a reverse lookup
+  ares_channeldata* channel;  // the channel it runs on
+  std::string key;            // the forward name; empty for a reverse lookup
   std::vector<Done> waiters;
 };
 
@@ -103,6 +105,28 @@ DnsResolver::DnsResolver(asio::io_context& io, const DnsSettings& settings, std:
     : io_(io), max_queries_(max_queries), timer_(io), cache_(settings.cache_entries),
       fuzz_(std::random_device{}()) {
   if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS) throw std::runtime_error("c-ares: library init failed");
+  try {
+    channel_ = open_channel(settings);
+  } catch (...) {
+    ares_library_cleanup();
+    throw;
+  }
+}
+
+DnsResolver::~DnsResolver() {
+  *alive_ = false;
+  // Runs every query's callback with ARES_EDESTRUCTION and closes the
+  // sockets (each reported to on_socket_state first).
+  ares_destroy(channel_);
+  for (auto* old : retiring_) ares_destroy(old);
+  for (auto& [fd, w] : watches_) {
+    w->gone = true;
+    (void)w->desc.release();
+  }
+  ares_library_cleanup();
+}
+
+ares_channeldata* DnsResolver::open_channel(const DnsSettings& settings) {
   ares_options o{};
   int mask = ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_LOOKUPS | ARES_OPT_DOMAINS;
   o.sock_state_cb = &DnsResolver::on_socket_state;
@@ -115,44 +139,65 @@ DnsResolver::DnsResolver(asio::io_context& io, const DnsSettings& settings, std:
   char files_then_dns[] = "fb";
   char dns_only[] = "b";
   o.lookups = settings.hosts_file ? files_then_dns : dns_only;
-  if (const int rc = ares_init_options(&channel_, &o, mask); rc != ARES_SUCCESS) {
-    ares_library_cleanup();
+  ares_channeldata* channel = nullptr;
+  if (const int rc = ares_init_options(&channel, &o, mask); rc != ARES_SUCCESS)
     throw std::runtime_error(std::string("c-ares: ") + ares_strerror(rc));
+  if (!settings.servers.empty()) {  // else c-ares's reading of /etc/resolv.conf
+    std::vector<ares_addr_port_node> nodes;
+    nodes.reserve(settings.servers.size());
+    for (const auto& s : settings.servers) nodes.push_back(server_node(s));
+    for (std::size_t i = 0; i + 1 < nodes.size(); ++i) nodes[i].next = &nodes[i + 1];
+    if (const int rc = ares_set_servers_ports(channel, nodes.data()); rc != ARES_SUCCESS) {
+      ares_destroy(channel);
+      throw std::runtime_error(std::string("c-ares: ") + ares_strerror(rc));
+    }
   }
-  configure_servers(settings);
+  queries_[channel] = 0;
+  return channel;
 }
 
-DnsResolver::~DnsResolver() {
-  *alive_ = false;
-  // Runs every query's callback with ARES_EDESTRUCTION and closes the
-  // sockets (each reported to on_socket_state first).
-  ares_destroy(channel_);
-  for (auto& [fd, w] : watches_) {
-    w->gone = true;
-    (void)w->desc.release();
+bool DnsResolver::reconfigure(const DnsSettings& settings) {
+  ares_channeldata* fresh = nullptr;
+  try {
+    fresh = open_channel(settings);
+  } catch (const std::runtime_error&) {
+    return false;
   }
-  ares_library_cleanup();
-}
-
-void DnsResolver::configure_servers(const DnsSettings& settings) {
-  if (settings.servers.empty()) return;  // c-ares's reading of /etc/resolv.conf
-  std::vector<ares_addr_port_node> nodes;
-  nodes.reserve(settings.servers.size());
-  for (const auto& s : settings.servers) nodes.push_back(server_node(s));
-  for (std::size_t i = 0; i + 1 < nodes.size(); ++i) nodes[i].next = &nodes[i + 1];
-  (void)ares_set_servers_ports(channel_, nodes.data());
-}
-
-void DnsResolver::reconfigure(const DnsSettings& settings) {
-  configure_servers(settings);
+  ares_channeldata* old = std::exchange(channel_, fresh);
   cache_.clear();
+  pending_.clear();  // their queries still answer their waiters
+  if (queries_[old] == 0) {
+    retire(old);
+  } else {
+    retiring_.push_back(old);
+  }
+  return true;
+}
+
+void DnsResolver::query_ended(ares_channeldata* channel) {
+  auto& n = queries_[channel];
+  if (n > 0) --n;
+  if (n > 0 || channel == channel_) return;
+  // c-ares is inside a callback of this channel: destroy it afterwards.
+  asio::post(io_, [this, alive = alive_, channel] {
+    if (!*alive) return;
+    if (const auto it = queries_.find(channel); it != queries_.end() && it->second == 0 && channel != channel_) {
+      retiring_.erase(std::remove(retiring_.begin(), retiring_.end(), channel), retiring_.end());
+      retire(channel);
+    }
+  });
+}
+
+void DnsResolver::retire(ares_channeldata* channel) {
+  queries_.erase(channel);
+  ares_destroy(channel);  // closes its sockets through on_socket_state
 }
 
 bool DnsResolver::resolve(const std::string& name, Done done) {
   const std::string key = lower(name);
   if (auto hit = cache_.find(key, DnsCache::Clock::now())) {
     DnsAnswer a;
-    a.status = DnsAnswer::Status::Ok;
+    a.status = hit->status;
     a.v4 = std::move(hit->v4);
     a.v6 = std::move(hit->v6);
     a.ttl = clip_dns_ttl(hit->ttl);
@@ -165,10 +210,11 @@ bool DnsResolver::resolve(const std::string& name, Done done) {
     return true;
   }
   if (in_flight_ >= max_queries_) return false;
-  auto* q = new Query{this, key, {}};
+  auto* q = new Query{this, channel_, key, {}};
   q->waiters.push_back(std::move(done));
   pending_.emplace(key, q);
   ++in_flight_;
+  ++queries_[channel_];
   ares_addrinfo_hints hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_flags = ARES_AI_NOSORT;
@@ -181,9 +227,10 @@ bool DnsResolver::resolve(const std::string& name, Done done) {
 
 bool DnsResolver::reverse(const cell::RelayIpAddr& addr, Done done) {
   if (in_flight_ >= max_queries_) return false;
-  auto* q = new Query{this, {}, {}};
+  auto* q = new Query{this, channel_, {}, {}};
   q->waiters.push_back(std::move(done));
   ++in_flight_;
+  ++queries_[channel_];
   starting_ = true;
   if (const auto* v4 = std::get_if<cell::Ipv4Bytes>(&addr)) {
     ares_gethostbyaddr(channel_, v4->data(), 4, AF_INET, &DnsResolver::on_hostent, q);
@@ -209,12 +256,18 @@ void DnsResolver::on_addrinfo(void* arg, int status, int /*timeouts*/, ares_addr
     return;
   }
   DnsResolver& self = *q->owner;
+  // An answer from servers replaced meanwhile is not kept.
+  const bool current = q->channel == self.channel_;
+  const auto fuzz = static_cast<std::uint32_t>(self.fuzz_() % (2 * kFuzzyDnsTtl + 1));
   if (a.status == DnsAnswer::Status::Ok) {
-    const auto lifetime = std::chrono::seconds(clip_dns_fuzzy_ttl(a.ttl, static_cast<std::uint32_t>(self.fuzz_() % (2 * kFuzzyDnsTtl + 1))));
-    self.cache_.store(q->key, CachedAnswer{a.v4, a.v6, a.ttl}, DnsCache::Clock::now(), lifetime);
+    const auto lifetime = std::chrono::seconds(clip_dns_fuzzy_ttl(a.ttl, fuzz));
+    if (current) self.cache_.store(q->key, CachedAnswer{a.status, a.v4, a.v6, a.ttl}, DnsCache::Clock::now(), lifetime);
     a.ttl = clip_dns_ttl(a.ttl);
+  } else if (current) {
+    const auto lifetime = std::chrono::seconds(negative_dns_lifetime(fuzz));
+    self.cache_.store(q->key, CachedAnswer{a.status, {}, {}, 0}, DnsCache::Clock::now(), lifetime);
   }
-  self.pending_.erase(q->key);
+  if (const auto it = self.pending_.find(q->key); it != self.pending_.end() && it->second == q) self.pending_.erase(it);
   self.finish(q, a);
 }
 
@@ -237,6 +290,7 @@ void DnsResolver::on_hostent(void* arg, int status, int /*timeouts*/, hostent* h
 
 void DnsResolver::finish(Query* q, const DnsAnswer& answer) {
   --in_flight_;
+  query_ended(q->channel);
   std::vector<Done> waiters = std::move(q->waiters);
   delete q;
   // A waiter may start new lookups; the query is already forgotten. An
@@ -297,16 +351,31 @@ void DnsResolver::wait_on(const std::shared_ptr<Watch>& w, bool write) {
 }
 
 void DnsResolver::process(int read_fd, int write_fd) {
+  // A socket belongs to one channel; the others find it is not theirs. The
+  // list is copied: a callback may retire a channel (posted, not now) or
+  // reconfigure (a new current channel).
+  const std::vector<ares_channeldata*> old = retiring_;
+  for (auto* ch : old) ares_process_fd(ch, read_fd, write_fd);
   ares_process_fd(channel_, read_fd, write_fd);
   arm_timer();
 }
 
 void DnsResolver::arm_timer() {
-  timeval tv{};
-  if (ares_timeout(channel_, nullptr, &tv) == nullptr) {
+  // The soonest deadline of every channel: ares_timeout returns `maxtv`
+  // when that is sooner than its own (or it has no query), else its buffer.
+  std::array<timeval, 2> buf{};
+  timeval* soonest = nullptr;
+  std::size_t next = 0;
+  for (auto* ch : retiring_) {
+    soonest = ares_timeout(ch, soonest, &buf[next]);
+    if (soonest == &buf[next]) next ^= 1;
+  }
+  soonest = ares_timeout(channel_, soonest, &buf[next]);
+  if (soonest == nullptr) {
     timer_.cancel();
     return;
   }
+  const timeval tv = *soonest;
   timer_.expires_after(std::chrono::seconds(tv.tv_sec) + std::chrono::microseconds(tv.tv_usec));
   timer_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
     if (!*alive || ec == asio::error::operation_aborted) return;

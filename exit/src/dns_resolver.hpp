@@ -6,10 +6,17 @@
 // timeout and attempts.
 //
 // Identical forward lookups in flight share one query (as tor's pending
-// resolves do), answers are cached (DnsCache), and at most `max_queries`
+// resolves do), answers and failures are cached (DnsCache), and at most `max_queries`
 // queries are in flight. A caller that stops caring (its stream ended) just
-// ignores the answer: c-ares 1.18 cannot cancel one query, and the query
-// ends by its own timeout, still counted against `max_queries`.
+// ignores the answer: c-ares 1.18 cannot cancel one query (ares_cancel ends
+// every query of a channel), and the query ends by its own timeout, still
+// counted against `max_queries` (docs/OPERATORS.md, "DNS at the exit", says
+// how long that is).
+//
+// New settings (SIGHUP, SETCONF) get a new c-ares channel: c-ares 1.18
+// changes a channel's servers only while it has no query in flight
+// (ares_set_servers_ports gives ARES_ENOTIMP), which a busy exit never has.
+// The old channel keeps its queries until each has ended, then is destroyed.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -31,7 +38,7 @@ struct hostent;
 namespace conflux::exit {
 
 struct DnsAnswer {
-  enum class Status : std::uint8_t { Ok, NotFound, Transient };
+  using Status = DnsStatus;
   Status status = Status::Transient;
   std::vector<cell::Ipv4Bytes> v4;
   std::vector<cell::Ipv6Bytes> v6;
@@ -58,9 +65,14 @@ class DnsResolver {
   bool reverse(const cell::RelayIpAddr& addr, Done done);
   // Queries c-ares holds, including those nobody waits for any more.
   [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_; }
-  // Nameservers changed (SIGHUP): new queries use them. The per-try timeout
-  // and attempts are fixed when the channel starts.
-  void reconfigure(const DnsSettings& settings);
+  // New settings (SIGHUP, SETCONF): new queries use them (empty servers:
+  // /etc/resolv.conf, read again); queries in flight end on the old ones.
+  // The cache is emptied, and lookups from now on do not join queries
+  // asked of the old servers. False, changing nothing, when c-ares cannot
+  // start a channel.
+  bool reconfigure(const DnsSettings& settings);
+  // c-ares channels alive: 1, plus old ones still ending their queries.
+  [[nodiscard]] std::size_t channel_count() const noexcept { return 1 + retiring_.size(); }
   void clear_cache() { cache_.clear(); }
 
  private:
@@ -76,11 +88,19 @@ class DnsResolver {
   void arm_timer();
   void finish(Query* q, const DnsAnswer& answer);
   void deliver_later(Done done, DnsAnswer answer);
-  void configure_servers(const DnsSettings& settings);
+  // A started channel with `settings`' options and servers; throws.
+  ::ares_channeldata* open_channel(const DnsSettings& settings);
+  // A query ended on `channel`: an old channel with none left is destroyed
+  // (later: this runs inside c-ares's callback on that channel).
+  void query_ended(::ares_channeldata* channel);
+  void retire(::ares_channeldata* channel);
 
   boost::asio::io_context& io_;
   std::size_t max_queries_;
-  ::ares_channeldata* channel_ = nullptr;
+  ::ares_channeldata* channel_ = nullptr;  // new queries go here
+  // Old channels still holding queries, and every channel's query count.
+  std::vector<::ares_channeldata*> retiring_;
+  std::unordered_map<::ares_channeldata*, std::size_t> queries_;
   std::unordered_map<int, std::shared_ptr<Watch>> watches_;
   boost::asio::steady_timer timer_;
   // Handlers queued on the io_context check this before touching *this.

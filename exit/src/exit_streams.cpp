@@ -381,9 +381,10 @@ std::vector<proto::BufferedCircuit> ExitStreams::buffered_circuits() const { ret
 
 void ExitStreams::set_policy(proto::ExitPolicy policy) { impl_->cfg.policy = std::move(policy); }
 
-void ExitStreams::set_dns(const DnsSettings& dns) {
+bool ExitStreams::set_dns(const DnsSettings& dns) {
+  if (!impl_->dns.reconfigure(dns)) return false;
   impl_->cfg.dns = dns;
-  impl_->dns.reconfigure(dns);
+  return true;
 }
 
 void ExitStreams::clear_dns_cache() { impl_->dns.clear_cache(); }

@@ -262,3 +262,40 @@ TEST_CASE("join: a LINKED_ACK that never comes closes the leg at its deadline", 
   f.deliver(3, cell::ConfluxLinkedAckMsg{});
   CHECK(f.rt.closed.at(3) == cell::DestroyReason::Protocol);
 }
+
+TEST_CASE("join: MaxMemInQueues counts each set's reorder queue with its age, and closes a set by its handle",
+          "[conflux][join][oom]") {
+  Fixture f;
+  const auto id = f.link_raw(1, kChanA, 0x61);
+  REQUIRE(f.link_raw(2, kChanB, 0x61) == id);
+  const CircuitHandle h = ConfluxJoin::set_handle(id);
+  CHECK(f.join->buffered_bytes() == 0);
+  CHECK(f.join->buffered_circuits().empty());
+
+  // Cell 2 overtakes cell 1: held out of order from kT0 + 2 s.
+  f.now = kT0 + 2s;
+  f.sw(2, 1);
+  f.deliver(2, StreamId{5}, data_of(2, 498));
+  f.now = kT0 + 5s;
+  f.deliver(2, StreamId{5}, data_of(3, 498));
+  const std::size_t held = f.join->stats().reorder_bytes;
+  REQUIRE(held > 0);
+  CHECK(f.join->buffered_bytes() == held);
+  const auto listed = f.join->buffered_circuits();
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0].circuit == h);
+  CHECK(listed[0].bytes == held);
+  CHECK(listed[0].oldest == kT0 + 2s);
+
+  // A plain circuit's handle is the switch's to close, not the join's.
+  CHECK_FALSE(f.join->close_for_memory(1));
+  CHECK(f.rt.alive(1));
+  CHECK(f.join->close_for_memory(h));
+  CHECK(f.rt.closed.at(1) == cell::DestroyReason::ResourceLimit);
+  CHECK(f.rt.closed.at(2) == cell::DestroyReason::ResourceLimit);
+  CHECK(f.inner.was_closed(h));
+  CHECK(closed_sets(*f.join, exit::SetCloseReason::Memory) == 1);
+  CHECK(f.join->buffered_bytes() == 0);
+  CHECK(f.join->buffered_circuits().empty());
+  CHECK_FALSE(f.join->close_for_memory(h));  // already gone
+}

@@ -1,6 +1,7 @@
 // The exit's resolver (c-ares on the io_context) against a DNS server the
 // test runs on 127.0.0.1: tor's TTLs, answers and END reasons, a slow or
-// silent nameserver, the bound on queries in flight, shared queries, the cache.
+// silent nameserver, the bound on queries in flight, shared queries, the cache
+// (answers and, as tor's, failures).
 #include "../../exit/src/dns_cache.hpp"
 #include "test_exit_streams_support.hpp"
 
@@ -44,16 +45,33 @@ TEST_CASE("the DNS cache: expiry, replacement, and the soonest to expire makes r
   using namespace std::chrono_literals;
   exit::DnsCache cache(2);
   const auto t0 = exit::DnsCache::Clock::time_point{} + 1000s;
-  cache.store("a.test", {{kLocal4}, {}, 60}, t0, 100s);
-  cache.store("b.test", {{}, {kLocal6}, 60}, t0, 50s);
+  cache.store("a.test", {exit::DnsStatus::Ok, {kLocal4}, {}, 60}, t0, 100s);
+  cache.store("b.test", {exit::DnsStatus::Ok, {}, {kLocal6}, 60}, t0, 50s);
   REQUIRE(cache.find("a.test", t0 + 10s).has_value());
   CHECK(cache.find("b.test", t0 + 10s)->v6.size() == 1);
-  cache.store("c.test", {{kLocal4}, {}, 60}, t0, 200s);  // full: b.test goes
+  cache.store("c.test", {exit::DnsStatus::Ok, {kLocal4}, {}, 60}, t0, 200s);  // full: b.test goes
   CHECK(cache.size() == 2);
   CHECK_FALSE(cache.find("b.test", t0 + 10s).has_value());
   CHECK_FALSE(cache.find("a.test", t0 + 100s).has_value());  // expired
   CHECK(cache.find("c.test", t0 + 100s).has_value());
   CHECK(cache.size() == 1);
+}
+
+TEST_CASE("a failed lookup is cached for tor's 1-9 minutes, its kind kept", "[exit][dns]") {
+  using namespace std::chrono_literals;
+  CHECK(exit::negative_dns_lifetime(0) == 60);
+  CHECK(exit::negative_dns_lifetime(240) == 300);
+  CHECK(exit::negative_dns_lifetime(480) == 540);
+  exit::DnsCache cache(2);
+  const auto t0 = exit::DnsCache::Clock::time_point{} + 1000s;
+  cache.store("gone.test", {exit::DnsStatus::NotFound, {}, {}, 0}, t0, 60s);
+  cache.store("down.test", {exit::DnsStatus::Transient, {}, {}, 0}, t0, 540s);
+  REQUIRE(cache.find("gone.test", t0 + 59s).has_value());
+  CHECK(cache.find("gone.test", t0 + 59s)->status == exit::DnsStatus::NotFound);
+  CHECK(cache.find("down.test", t0 + 59s)->status == exit::DnsStatus::Transient);
+  CHECK_FALSE(cache.find("gone.test", t0 + 60s).has_value());
+  CHECK(cache.find("down.test", t0 + 539s).has_value());
+  CHECK_FALSE(cache.find("down.test", t0 + 540s).has_value());
 }
 
 TEST_CASE("a name resolves through the nameserver; the client is told the clipped TTL", "[exit][dns]") {
@@ -201,6 +219,90 @@ TEST_CASE("identical lookups in flight share one query, and a finished one is ca
   CHECK(resolved(h, StreamId{9})->answers.at(0).ttl == 300);
   CHECK(h.dns.questions("shared.test") == 2);
   CHECK(h.exit->stats().dns_cache_hits == 1);
+}
+
+TEST_CASE("NXDOMAIN is cached: the same name again is refused without a question", "[exit][dns]") {
+  Harness h;
+  h.begin(kCirc, kS1, "missing.test", 80);
+  REQUIRE(h.run_until([&] { return h.end_of(kCirc, kS1).has_value(); }));
+  REQUIRE(h.dns.questions("missing.test") == 2);  // A and AAAA
+  h.begin(kCirc, kS2, "Missing.Test", 80);
+  h.resolve(kCirc, StreamId{3}, "missing.test");
+  REQUIRE(h.run_until([&] { return h.end_of(kCirc, kS2).has_value() && resolved(h, StreamId{3}).has_value(); }));
+  CHECK(h.end_of(kCirc, kS2)->reason == EndReason::ResolveFailed);
+  CHECK(resolved(h, StreamId{3})->answers.at(0).type == cell::ResolvedType::ErrorNontransient);
+  CHECK(h.dns.questions("missing.test") == 2);
+  CHECK(h.exit->stats().dns_cache_hits == 2);
+  CHECK(h.exit->stats().dns_failures == 3);
+}
+
+TEST_CASE("SERVFAIL is cached as transient; CLEARDNSCACHE forgets it", "[exit][dns]") {
+  Harness h;
+  DnsRecord broken;
+  broken.servfail = true;
+  h.dns.add("broken.test", broken);
+  h.resolve(kCirc, kS1, "broken.test");
+  REQUIRE(h.run_until([&] { return resolved(h, kS1).has_value(); }));
+  // c-ares asks again after a SERVFAIL (its second try): A and AAAA twice.
+  REQUIRE(h.dns.questions("broken.test") == 4);
+  h.resolve(kCirc, kS2, "broken.test");
+  REQUIRE(h.run_until([&] { return resolved(h, kS2).has_value(); }));
+  CHECK(resolved(h, kS2)->answers.at(0).type == cell::ResolvedType::ErrorTransient);
+  CHECK(h.dns.questions("broken.test") == 4);
+  CHECK(h.exit->stats().dns_cache_hits == 1);
+  // The server is mended; the cached failure stands until the cache is cleared.
+  h.dns.add("broken.test", local());
+  h.exit->clear_dns_cache();
+  h.resolve(kCirc, StreamId{3}, "broken.test");
+  REQUIRE(h.run_until([&] { return resolved(h, StreamId{3}).has_value(); }));
+  CHECK(resolved(h, StreamId{3})->answers.at(0).type == cell::ResolvedType::Ipv4);
+  CHECK(h.dns.questions("broken.test") == 6);
+}
+
+TEST_CASE("new nameservers while a lookup is in flight: new lookups ask them, the old one is answered", "[exit][dns]") {
+  Harness h;
+  EchoServer server(h.io);
+  DnsRecord slow = local();
+  slow.delay = 500ms;
+  h.dns.add("slow.test", slow);
+  h.dns.add("fast.test", local());
+  h.begin(kCirc, kS1, "slow.test", server.port());
+  REQUIRE(h.run_until([&] { return h.dns.questions("slow.test") == 2; }));
+  // c-ares 1.18 cannot change a busy channel's servers: a new channel.
+  DnsTestServer other(h.io);
+  other.add("fast.test", local());
+  auto settings = exit_config().dns;
+  settings.servers = {other.server()};
+  REQUIRE(h.exit->set_dns(settings));
+  h.begin(kCirc, kS2, "fast.test", server.port());
+  REQUIRE(h.run_until([&] { return h.connected(kCirc, kS2); }));
+  CHECK(other.questions("fast.test") == 2);
+  CHECK(h.dns.questions("fast.test") == 0);
+  CHECK_FALSE(h.connected(kCirc, kS1));
+  // The old server's answer still reaches the stream that asked it.
+  REQUIRE(h.run_until([&] { return h.connected(kCirc, kS1); }, 3s));
+  CHECK(h.exit->stats().dns_pending == 0);
+  // A name asked before the change is asked of the new server now.
+  other.add("slow.test", local());
+  h.begin(kCirc, StreamId{3}, "slow.test", server.port());
+  REQUIRE(h.run_until([&] { return h.connected(kCirc, StreamId{3}); }));
+  CHECK(other.questions("slow.test") == 2);
+}
+
+TEST_CASE("an exit ending with a lookup still in flight on replaced nameservers frees it (ASan)", "[exit][dns]") {
+  auto h = std::make_unique<Harness>();
+  DnsRecord silent;
+  silent.never = true;
+  h->dns.add("silent.test", silent);
+  h->begin(kCirc, kS1, "silent.test", 80);
+  REQUIRE(h->run_until([&] { return h->dns.questions("silent.test") == 2; }));
+  auto other = std::make_unique<DnsTestServer>(h->io);
+  auto settings = exit_config().dns;
+  settings.servers = {other->server()};
+  REQUIRE(h->exit->set_dns(settings));
+  CHECK(h->exit->stats().dns_pending == 1);
+  other.reset();  // before the io_context it runs on
+  h.reset();      // both c-ares channels end; LeakSanitizer fails the run if a query is left
 }
 
 TEST_CASE("names outside RFC 953 are refused unless ServerDNSAllowNonRFC953Hostnames", "[exit][dns]") {

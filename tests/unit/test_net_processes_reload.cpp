@@ -89,7 +89,53 @@ TEST_CASE("relay process: SIGHUP applies MaxMemInQueues and the DoS options", "[
     return logged("DoS defences: circuit creation on (5/s, burst 90, from 3 connections); connections off; "
                   "stream creation on (100/s per circuit, burst 20).");
   }, 10s));
-  CHECK(logged("Config reloaded: CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, the DoS* options, "
-               "BandwidthRate, BandwidthBurst, Log, ExitPolicy and ServerDNS* apply now"));
+  // The reload's last line, a moment after (the log files are reopened in between).
+  CHECK(run_until(io, [&] {
+    return logged("Config reloaded: CircuitPriorityHalflife, SchedulerTraceFile, MaxMemInQueues, the DoS* options, "
+                  "BandwidthRate, BandwidthBurst, Log, ExitPolicy and ServerDNS* apply now");
+  }, 10s));
+  CHECK(proc.running());
+}
+
+// logrotate's way (packaging/logrotate/conflux-relay): the file is renamed,
+// then SIGHUP; the relay must open a new file of the same name and write
+// there, with its Log line unchanged. A torrc broken meanwhile does not
+// stop the reopening.
+TEST_CASE("relay process: SIGHUP reopens an unchanged log file after logrotate renamed it", "[processes]") {
+  TempDir tmp;
+  asio::io_context io;
+  const auto torrc = tmp.path() / "relay.torrc";
+  const auto log_path = tmp.path() / "relay.log";
+  const auto rotated = tmp.path() / "relay.log.1";
+  const auto port = free_ports(io, 1)[0];
+  const std::string base = "Nickname rotate\nDataDirectory " + (tmp.path() / "data").string() +
+                           "\nORPort 127.0.0.1:" + std::to_string(port) + "\nLog notice file " + log_path.string() +
+                           "\nTestingTorNetwork 1\n";
+  write_text(torrc, base);
+  Child proc("relay", CONFLUX_RELAY_BINARY, {"-f", torrc.string()}, tmp.path() / "relay.out");
+  proc.start();
+  auto logged = [&](const fs::path& p, const std::string& text) { return read_text(p).find(text) != std::string::npos; };
+  INFO(read_text(log_path) << read_text(rotated) << proc.output_text());
+  REQUIRE(run_until(io, [&] { return logged(log_path, " is up as ") || !proc.running(); }, 30s));
+
+  fs::rename(log_path, rotated);
+  proc.signal(SIGHUP);
+  REQUIRE(run_until(io, [&] { return logged(log_path, "Log files reopened."); }, 10s));
+  CHECK(logged(rotated, "Received reload signal (hup)."));
+  CHECK_FALSE(logged(rotated, "Log files reopened."));
+  // Later lines go to the new file too.
+  CHECK(run_until(io, [&] { return logged(log_path, "Config reloaded: "); }, 10s));
+  proc.signal(SIGUSR1);
+  CHECK(run_until(io, [&] { return logged(log_path, "Heartbeat: "); }, 10s));
+  CHECK_FALSE(logged(rotated, "Heartbeat: "));
+
+  // A second rotation while the torrc has an error: the configuration stays,
+  // the file is reopened all the same.
+  const auto rotated2 = tmp.path() / "relay.log.2";
+  fs::rename(log_path, rotated2);
+  write_text(torrc, base + "CircuitPriorityHalflife fast\n");
+  proc.signal(SIGHUP);
+  REQUIRE(run_until(io, [&] { return logged(log_path, "Log files reopened."); }, 10s));
+  CHECK(logged(rotated2, "keeping the running configuration"));
   CHECK(proc.running());
 }

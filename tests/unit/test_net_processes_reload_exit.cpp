@@ -217,3 +217,79 @@ TEST_CASE("relay process: SETCONF applies ExitPolicy, BandwidthRate/Burst and Lo
   CHECK(circ.state() != net::ClientCircuit::State::Closed);
   CHECK(proc.running());
 }
+
+TEST_CASE("relay process: SETCONF applies ServerDNSResolvConfFile and ServerDNSAllowNonRFC953Hostnames",
+          "[processes][control][dns]") {
+  TempDir tmp;
+  net::SystemClock clock;
+  asio::io_context io;
+  auto k = keys::load_or_create_relay_keys(tmp.path() / "data", clock.unix_seconds());
+  REQUIRE(k.has_value());
+  DnsTestServer dns_a(io);  // knows no names
+  DnsTestServer dns_b(io);
+  EchoServer echo(io);
+  DnsRecord local;
+  local.v4 = {cell::Ipv4Bytes{127, 0, 0, 1}};
+  dns_b.add("echo.test", local);
+  dns_b.add("odd$name.test", local);
+  const auto rc_a = tmp.path() / "resolv-a.conf";
+  const auto rc_b = tmp.path() / "resolv-b.conf";
+  const auto rc_empty = tmp.path() / "resolv-empty.conf";
+  write_text(rc_a, "nameserver 127.0.0.1:" + std::to_string(dns_a.port()) + "\n");
+  write_text(rc_b, "nameserver 127.0.0.1:" + std::to_string(dns_b.port()) + "\n");
+  write_text(rc_empty, "search example.org\n");
+  const auto torrc = tmp.path() / "relay.torrc";
+  const auto log_path = tmp.path() / "relay.log";
+  const auto ports = free_ports(io, 2);
+  write_text(torrc, "Nickname exitdnsconf\nDataDirectory " + (tmp.path() / "data").string() + "\nORPort 127.0.0.1:" +
+                        std::to_string(ports[0]) + "\nControlPort " + std::to_string(ports[1]) +
+                        "\nTestingTorNetwork 1\nExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicy accept 127.0.0.1:*\n"
+                        "ServerDNSResolvConfFile " + rc_a.string() + "\nLog notice file " + log_path.string() + "\n");
+  Child proc("relay", CONFLUX_RELAY_BINARY, {"-f", torrc.string()}, tmp.path() / "relay.out");
+  proc.start();
+  auto logged = [&](const std::string& text) { return read_text(log_path).find(text) != std::string::npos; };
+  INFO(read_text(log_path) << proc.output_text());
+  REQUIRE(run_until(io, [&] { return logged(" is up as ") || !proc.running(); }, 30s));
+  auto control = [&](const std::string& command) {
+    auto r = await_in(io, control_command({kLoopback, ports[1]}, command), 10s);
+    REQUIRE(r.has_value());
+    return *r;
+  };
+  Client client(io, clock);
+  client.connect({kLoopback, ports[0]}, k->identity());
+  REQUIRE(run_until(io, [&] { return client.opened(); }, 10s));
+  auto& circ = client.new_circuit();
+  REQUIRE(circ.create_fast());
+  REQUIRE(run_until(io, [&] { return circ.hops() == 1 || circ.state() == net::ClientCircuit::State::Closed; }, 10s));
+  REQUIRE(circ.hops() == 1);
+
+  // Nameserver A knows no name: the failure is cached, as tor's.
+  auto before = begin_stream(io, circ, StreamId{1}, "echo.test", echo.port());
+  REQUIRE(std::holds_alternative<cell::EndReason>(before));
+  CHECK(std::get<cell::EndReason>(before) == cell::EndReason::ResolveFailed);
+  CHECK(dns_a.questions("echo.test") == 2);
+
+  // A file without a nameserver, or none at all: refused, nothing changes.
+  CHECK(control("SETCONF ServerDNSResolvConfFile=" + rc_empty.string()).rfind("513 ", 0) == 0);
+  CHECK(control("SETCONF ServerDNSResolvConfFile=" + (tmp.path() / "absent.conf").string()).rfind("513 ", 0) == 0);
+  CHECK(control("GETCONF ServerDNSResolvConfFile") == "250 ServerDNSResolvConfFile=" + rc_a.string());
+
+  CHECK(control("SETCONF ServerDNSResolvConfFile=" + rc_b.string()) == "250 OK");
+  CHECK(run_until(io, [&] { return logged("Resolver configuration changed."); }, 5s));
+  // The cache went with the old nameservers: B is asked.
+  auto after = begin_stream(io, circ, StreamId{2}, "echo.test", echo.port());
+  CHECK(std::holds_alternative<cell::ConnectedMsg>(after));
+  CHECK(dns_b.questions("echo.test") == 2);
+  CHECK(dns_a.questions("echo.test") == 2);
+
+  auto strict = begin_stream(io, circ, StreamId{3}, "odd$name.test", echo.port());
+  REQUIRE(std::holds_alternative<cell::EndReason>(strict));
+  CHECK(std::get<cell::EndReason>(strict) == cell::EndReason::ResolveFailed);
+  CHECK(dns_b.questions("odd$name.test") == 0);
+  CHECK(control("SETCONF ServerDNSAllowNonRFC953Hostnames=1") == "250 OK");
+  auto lax = begin_stream(io, circ, StreamId{4}, "odd$name.test", echo.port());
+  CHECK(std::holds_alternative<cell::ConnectedMsg>(lax));
+  CHECK(dns_b.questions("odd$name.test") == 2);
+  CHECK(echo.accepted == 2);
+  CHECK(proc.running());
+}

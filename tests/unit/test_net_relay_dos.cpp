@@ -202,3 +202,55 @@ TEST_CASE("MaxMemInQueues counts the exit's stream buffers and closes the circui
   CHECK(c.exit_buffered_bytes == 500 * 1024);
   relay.manager->set_exit_handler(&relay.exit);
 }
+
+namespace {
+// An exit holding bytes under a handle the switch does not know (a Conflux
+// set's, as ConfluxJoin lists its reorder queues): the OOM handler asks the
+// exit to close it.
+struct VirtualHoldingExit : HoldingExit {
+  static constexpr proto::CircuitHandle kSet = proto::CircuitHandle{1} << 63 | 7;
+  std::vector<proto::CircuitHandle> closed_for_memory;
+  bool close_for_memory(proto::CircuitHandle circuit) override {
+    if (circuit != kSet || !held.contains(kSet)) return false;
+    held.erase(kSet);
+    closed_for_memory.push_back(circuit);
+    return true;
+  }
+};
+}  // namespace
+
+TEST_CASE("MaxMemInQueues closes a Conflux set through the exit when its reorder bytes are the oldest",
+          "[net][relay][oom]") {
+  boost::asio::io_context io;
+  net::SystemClock clock;
+  net::ChannelManagerConfig config;
+  config.max_mem_in_queues = 1 << 20;
+  TestRelay relay(io, clock, config);
+  VirtualHoldingExit exit;
+  exit.out = relay.manager.get();
+  relay.manager->set_exit_handler(&exit);
+  TestClient client(io, clock);
+  client.connect(relay, relay.keys.identity());
+  REQUIRE(run_until(io, [&] { return client.opened; }));
+  auto circ = fast(io, client);
+  REQUIRE(circ->send(HopNum{1}, StreamId{1}, begin()));
+  REQUIRE(run_until(io, [&] { return exit.begins.size() == 1; }));
+  // Idle, every channel buffer is empty: nothing leaks into the count.
+  run_until(io, [] { return false; }, 100ms);
+  CHECK(relay.counters().channel_buffered_bytes == 0);
+  const auto t = clock.now();
+  exit.held[exit.begins[0].first] = {exit.begins[0].first, 300 * 1024, t - std::chrono::seconds(1)};
+  exit.held[VirtualHoldingExit::kSet] = {VirtualHoldingExit::kSet, 800 * 1024, t - std::chrono::seconds(5)};
+  REQUIRE(circ->send(HopNum{1}, StreamId{1}, cell::DataMsg{std::vector<std::uint8_t>(10, 1)}));
+  REQUIRE(run_until(io, [&] { return !exit.closed_for_memory.empty(); }));
+  CHECK(exit.closed_for_memory == std::vector<proto::CircuitHandle>{VirtualHoldingExit::kSet});
+  // 300 KiB left is under 90% of 1 MiB: the plain circuit stays.
+  run_until(io, [] { return false; }, 200ms);
+  CHECK_FALSE(circ->destroyed());
+  const auto c = relay.counters();
+  CHECK(c.oom_runs == 1);
+  CHECK(c.oom_circuits_killed == 1);
+  CHECK(c.oom_bytes_removed == 800 * 1024);
+  CHECK(c.channel_buffered_bytes == 0);
+  relay.manager->set_exit_handler(&relay.exit);
+}

@@ -1,5 +1,6 @@
 #include "conflux/net/channel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <utility>
 #include <variant>
@@ -31,6 +32,20 @@ Channel::Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& even
   mux_.set_sampling(limits.cell_sample_every);
 }
 
+Channel::~Channel() {
+  closed_ = true;
+  account_buffers();
+}
+
+void Channel::account_buffers() noexcept {
+  const std::size_t held = closed_ ? 0 : inbuf_.size() + staged_.size() + (writing_ ? outbuf_.size() : 0);
+  if (limits_.gauge) {
+    auto& total = limits_.gauge->channel_buffer_bytes;
+    total = total - std::min(total, accounted_) + held;
+  }
+  accounted_ = held;
+}
+
 awaitable<void> Channel::run() {
   auto self = shared_from_this();  // keeps the channel alive while the coroutine runs
   auto [ec] = co_await stream_.async_handshake(
@@ -55,6 +70,7 @@ awaitable<void> Channel::read_loop() {
     bytes::ByteSpan got(chunk.data(), n);
     events_.on_raw_bytes(*this, got, true);
     inbuf_.insert(inbuf_.end(), got.begin(), got.end());
+    account_buffers();
 
     std::size_t used = 0;
     while (!closed_) {
@@ -75,6 +91,7 @@ awaitable<void> Channel::read_loop() {
       current_cell_ = {};
     }
     inbuf_.erase(inbuf_.begin(), inbuf_.begin() + static_cast<std::ptrdiff_t>(used));
+    account_buffers();
   }
 }
 
@@ -114,6 +131,7 @@ std::size_t Channel::stage_one(proto::MuxTime now) {
 
 std::size_t Channel::pop_one(proto::MuxTime now) {
   std::size_t n = mux_.pop_into(staged_, now);
+  account_buffers();
   // Bounded: at most one sample per staged cell.
   if (auto queued = mux_.last_popped_sample()) staged_samples_.push_back(*queued);
   if (auto circ = mux_.last_popped_unblocked()) {
@@ -138,6 +156,7 @@ void Channel::start_write() {
   events_.on_raw_bytes(*this, outbuf_, false);
 
   writing_ = true;
+  account_buffers();
   asio::async_write(stream_, asio::buffer(outbuf_),
                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
                       self->on_write_done(ec, n);
@@ -158,6 +177,7 @@ int Channel::native_socket() noexcept {
 
 void Channel::on_write_done(const boost::system::error_code& ec, std::size_t) {
   writing_ = false;
+  account_buffers();
   // A closed channel never calls its scheduler or owner again: both may be
   // gone by the time a write completes.
   if (closed_) return;
@@ -175,6 +195,7 @@ void Channel::on_write_done(const boost::system::error_code& ec, std::size_t) {
 void Channel::close(std::string_view reason) {
   if (closed_) return;
   closed_ = true;
+  account_buffers();
   boost::system::error_code ignored;
   // Shut the TCP socket directly: a TLS close_notify would need another
   // round trip with a peer we are giving up on.

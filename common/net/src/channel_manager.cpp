@@ -551,6 +551,7 @@ RuntimeCounters ChannelManager::counters() const {
   c.circuits_closed = switch_.stats().circuits_closed;
   c.queued_bytes = gauge_->bytes;
   c.exit_buffered_bytes = exit_ != nullptr ? exit_->buffered_bytes() : 0;
+  c.channel_buffered_bytes = gauge_->channel_buffer_bytes;
   c.max_mem_in_queues = queue_limit_.max();
   c.dos = dos_.stats();
   return c;

@@ -108,7 +108,7 @@ bool ChannelManager::dos_stream_allowed(const proto::DeliverStreamMessage& m) {
 }
 
 std::size_t ChannelManager::queued_total() const {
-  return gauge_->bytes + (exit_ != nullptr ? exit_->buffered_bytes() : 0);
+  return gauge_->bytes + gauge_->channel_buffer_bytes + (exit_ != nullptr ? exit_->buffered_bytes() : 0);
 }
 
 void ChannelManager::check_queue_memory() {
@@ -120,7 +120,9 @@ void ChannelManager::check_queue_memory() {
     auto q = e.link->channel().mux().queued_circuits(id);
     queues.insert(queues.end(), q.begin(), q.end());
   }
-  // The exit's stream buffers, as tor counts its connections' buffers.
+  // The exit's stream buffers, as tor counts its connections' buffers, and
+  // the Conflux sets' reorder queues. The channels' own buffers count in
+  // the total but close with no circuit (tor closes no OR connection).
   if (exit_ != nullptr)
     for (const auto& b : exit_->buffered_circuits()) queues.push_back({0, CircId{}, 0, b.oldest, b.circuit, b.bytes});
   const std::size_t before = queued_total();
@@ -130,6 +132,11 @@ void ChannelManager::check_queue_memory() {
     // Closing a circuit frees its queues on both its channels: the gauge,
     // not the plan's estimate, says when enough is free.
     if (queued_total() <= plan.target) break;
+    if (v.handle != 0 && exit_ != nullptr && exit_->close_for_memory(v.handle)) {  // a Conflux set
+      ++killed;
+      run_actions();
+      continue;
+    }
     auto handle = v.handle != 0 ? std::optional<proto::CircuitHandle>(v.handle) : switch_.circuit_on(v.channel, v.circ);
     if (handle && switch_.client_channel(*handle)) {  // still open (an earlier close may have taken it)
       switch_.close_circuit(*handle, cell::DestroyReason::ResourceLimit);
@@ -142,7 +149,8 @@ void ChannelManager::check_queue_memory() {
   counters_.oom_circuits_killed += killed;
   const std::size_t after = queued_total();
   counters_.oom_bytes_removed += before - std::min(before, after);
-  log(LogLevel::Notice, "We're low on memory (cell queues and stream buffers " + std::to_string(before) +
+  log(LogLevel::Notice, "We're low on memory (cell queues, channel and stream buffers, Conflux reorder queues " +
+                            std::to_string(before) +
                             " bytes, MaxMemInQueues " + std::to_string(queue_limit_.max()) + "): closed " +
                             std::to_string(killed) + " circuits with the oldest queued data, " + std::to_string(after) +
                             " bytes remain");

@@ -36,4 +36,11 @@ std::vector<SetId> ReorderBudget::sets_to_close() const {
   return out;
 }
 
+std::vector<ReorderBudget::SetUsage> ReorderBudget::usage() const {
+  std::vector<SetUsage> out;
+  out.reserve(sets_.size());
+  for (const auto& [id, u] : sets_) out.push_back({id, u.bytes, u.oldest});
+  return out;
+}
+
 }  // namespace conflux::proto

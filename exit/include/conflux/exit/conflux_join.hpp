@@ -124,11 +124,15 @@ class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput
   void on_circuit_writable(proto::CircuitHandle circuit) override;
   void on_circuit_sendme(proto::CircuitHandle circuit) override;
   void on_circuit_closed(proto::CircuitHandle circuit, cell::DestroyReason reason) override;
-  // The inner exit's stream buffers (its reorder queues have their own budget).
-  [[nodiscard]] std::size_t buffered_bytes() const override { return inner_ ? inner_->buffered_bytes() : 0; }
-  [[nodiscard]] std::vector<proto::BufferedCircuit> buffered_circuits() const override {
-    return inner_ ? inner_->buffered_circuits() : std::vector<proto::BufferedCircuit>{};
-  }
+  // MaxMemInQueues: the inner exit's stream buffers and the sets' reorder
+  // queues, as tor adds its conflux out-of-order bytes to the cell queues'
+  // total (the reorder budget still sheds on its own at its pressure mark).
+  // A set is listed under its set_handle, with its oldest out-of-order cell.
+  [[nodiscard]] std::size_t buffered_bytes() const override;
+  [[nodiscard]] std::vector<proto::BufferedCircuit> buffered_circuits() const override;
+  // A set's handle (its reorder queue, or its streams' buffers): the whole
+  // set closes (SetCloseReason::Memory), every leg with RESOURCELIMIT.
+  bool close_for_memory(proto::CircuitHandle circuit) override;
 
   // proto::CircuitOutput: what the exit module sends.
   bool send_to_client(proto::CircuitHandle circuit, StreamId stream, const cell::RelayMsg& msg) override;

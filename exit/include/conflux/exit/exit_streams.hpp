@@ -58,7 +58,8 @@ class ExitStreams final : public proto::ExitHandler {
   void set_policy(proto::ExitPolicy policy);
   // New nameservers or resolver options (reload): lookups from now on use
   // them; the cache is emptied. Lookups in flight finish with the old ones.
-  void set_dns(const DnsSettings& dns);
+  // False, changing nothing, when c-ares cannot start with them.
+  bool set_dns(const DnsSettings& dns);
   // The controller's SIGNAL CLEARDNSCACHE.
   void clear_dns_cache();
   // The DirPort BEGIN_DIR streams go to, once it is bound (nullopt: none).

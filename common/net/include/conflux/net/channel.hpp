@@ -58,6 +58,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   Channel(TlsStream stream, Role role, Scheduler& scheduler, Events& events, Limits limits);
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
+  ~Channel();
 
   // TLS handshake, then the read loop until the channel closes. Spawn it.
   awaitable<void> run();
@@ -108,6 +109,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::size_t pop_one(proto::MuxTime now);
   void report_unblocked();
   void on_write_done(const boost::system::error_code& ec, std::size_t n);
+  // Brings the gauge's channel_buffer_bytes to what this channel's buffers
+  // hold now (nothing once closed).
+  void account_buffers() noexcept;
 
   TlsStream stream_;
   Role role_;
@@ -125,6 +129,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::vector<CircId> unblocked_;  // since the last report_unblocked (at most one per cell popped)
   bool writing_ = false;
   bool closed_ = false;
+  std::size_t accounted_ = 0;  // this channel's share of limits_.gauge->channel_buffer_bytes
 };
 
 }  // namespace conflux::net

@@ -102,7 +102,8 @@ struct RuntimeCounters {
   std::uint64_t bytes_out = 0;
   std::uint64_t circuit_queue_overflows = 0;  // circuits closed with RESOURCELIMIT for a full queue
   std::uint64_t queued_bytes = 0;          // gauge: bytes in every channel's cell queues (MaxMemInQueues)
-  std::uint64_t exit_buffered_bytes = 0;   // gauge: client bytes the exit holds for servers (counted too)
+  std::uint64_t exit_buffered_bytes = 0;   // gauge: client bytes the exit holds for servers, and its Conflux reorder queues (counted too)
+  std::uint64_t channel_buffered_bytes = 0;  // gauge: the channels' input and output buffers (counted too)
   std::uint64_t max_mem_in_queues = 0;     // gauge: the limit (0: none)
   std::uint64_t oom_runs = 0;              // times the limit was reached
   std::uint64_t oom_circuits_killed = 0;   // circuits closed to get back under 90% of it

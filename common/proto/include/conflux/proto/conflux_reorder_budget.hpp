@@ -43,6 +43,15 @@ class ReorderBudget {
   // at or below pressure_bytes. Empty when there is no pressure.
   [[nodiscard]] std::vector<SetId> sets_to_close() const;
 
+  // Each set holding out-of-order bytes, with the time its oldest was held
+  // (MaxMemInQueues weighs them against the relay's other queues).
+  struct SetUsage {
+    SetId set{};
+    std::size_t bytes = 0;
+    ConfluxTime oldest{};
+  };
+  [[nodiscard]] std::vector<SetUsage> usage() const;
+
  private:
   struct Usage {
     std::size_t bytes = 0;

@@ -57,6 +57,10 @@ class ExitHandler {
   // batch of cells), and by circuit (O(streams): only at the limit).
   [[nodiscard]] virtual std::size_t buffered_bytes() const { return 0; }
   [[nodiscard]] virtual std::vector<BufferedCircuit> buffered_circuits() const { return {}; }
+  // MaxMemInQueues chose `circuit`, a handle of buffered_circuits() that is
+  // not the switch's own (a Conflux set's): close it with RESOURCELIMIT.
+  // False when the handle is not such a circuit, or no longer open.
+  virtual bool close_for_memory(CircuitHandle /*circuit*/) { return false; }
   // A stream message (BEGIN, BEGIN_DIR, DATA, END, RESOLVE, stream SENDME, XON/XOFF,
   // Conflux commands with stream 0) addressed to this relay as the last hop.
   virtual void on_stream_message(CircuitHandle circuit, StreamId stream, cell::RelayMsg msg) = 0;

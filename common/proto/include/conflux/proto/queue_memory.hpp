@@ -5,7 +5,10 @@
 // limit is reached.
 //
 //   - Every channel's CircuitMux adds and removes its cells (and its
-//     channel-level bytes) in one QueueGauge shared by all of them.
+//     channel-level bytes) in one QueueGauge shared by all of them; each
+//     channel adds its input and output buffers there too.
+//   - The exit module adds the bytes it holds for servers and the Conflux
+//     sets' reorder queues (tor's conflux_get_total_bytes_allocation).
 //   - When the total reaches the limit, the runtime closes the circuits
 //     whose OLDEST queued cell is oldest first, until the total is at most
 //     90% of the limit (tor's FRACTION_OF_DATA_TO_RETAIN_ON_OOM): a circuit
@@ -25,9 +28,13 @@ namespace conflux::proto {
 // What one queued cell costs: the 514 wire bytes and the time it was queued.
 inline constexpr std::size_t kQueuedCellCost = 514 + sizeof(std::chrono::steady_clock::time_point);
 
-// Bytes queued in all the relay's channel muxes together.
+// Bytes queued in all the relay's channel muxes together, and in their
+// channels' own input and output buffers (the runtime's TLS read buffer, the
+// batch being written and the one staged behind it): tor counts both, its
+// cell queues and buf_get_total_allocation, against MaxMemInQueues.
 struct QueueGauge {
   std::size_t bytes = 0;
+  std::size_t channel_buffer_bytes = 0;
 };
 
 inline constexpr std::uint64_t kOneMegabyte = std::uint64_t{1} << 20;
