@@ -155,7 +155,8 @@ awaitable<void> ChannelManager::accept_loop(std::weak_ptr<int> life) {
       continue;
     }
     set_link_socket_options(socket);
-    adopt(std::move(socket), false, std::nullopt, std::nullopt, peer);
+    auto link = adopt(std::move(socket), false, next_orconn_id_++, std::nullopt, std::nullopt, peer);
+    if (const Entry* e = find(link->id())) report(*e, ChannelReport::Status::New);
   }
 }
 
@@ -196,16 +197,19 @@ LinkChannel::Params ChannelManager::link_params(Channel::Role role, std::optiona
   return p;
 }
 
-std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outbound,
+std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outbound, std::uint64_t orconn_id,
                                                    std::optional<crypto::Ed25519Public> expected,
                                                    std::optional<crypto::RsaFingerprint> expected_rsa,
                                                    std::optional<proto::DosAddress> peer) {
   auto& ctx = outbound ? client_tls_ : server_tls_;
   const auto role = outbound ? Channel::Role::Initiator : Channel::Role::Responder;
+  boost::system::error_code ec;
+  const auto remote = socket.remote_endpoint(ec);
   auto link = LinkChannel::create(TlsStream(std::move(socket), ctx), scheduler_, clock_, *this,
                                   link_params(role, expected, expected_rsa), log_);
   set_block_watermarks(link->channel().mux());
-  Entry e{link, outbound, false, expected, expected_rsa, clock_.now(), peer, false, false};
+  Entry e{link, outbound, false, expected, expected_rsa, clock_.now(), peer, false, false, orconn_id, std::nullopt};
+  if (!ec) e.remote = remote;
   channels_.emplace(link->id(), std::move(e));
   link->start();
   return link;
@@ -222,19 +226,24 @@ auto connect_key(const proto::OpenChannel& o) {
 }  // namespace
 
 awaitable<void> ChannelManager::connect_relay(std::weak_ptr<int> life, proto::OpenChannel o,
-                                              std::vector<tcp::endpoint> endpoints) {
+                                              std::vector<tcp::endpoint> endpoints, Connect launched) {
+  const RelayKey key = connect_key(o);
   auto [ec, socket] = co_await connect_tcp(std::move(endpoints), config_.connect_timeout);
   if (life.expired()) co_return;
-  const RelayKey key = connect_key(o);
   auto it = connecting_.find(key);
-  if (it == connecting_.end()) co_return;  // answered meanwhile (an inbound channel opened)
+  if (it == connecting_.end()) {  // answered meanwhile (an inbound channel opened)
+    launched.requests.clear();
+    report_connect(launched, ChannelReport::Status::Closed, "DONE");
+    co_return;
+  }
   if (ec) {
     log(LogLevel::Info, "connect to relay failed: " + ec.message());
+    report_connect_failed(it->second, ec);
     answer_waiters(key, std::nullopt, cell::DestroyReason::ConnectFailed);
     run_actions();
     co_return;
   }
-  auto link = adopt(std::move(socket), true, o.identity, o.rsa);
+  auto link = adopt(std::move(socket), true, launched.orconn_id, o.identity, o.rsa);
   if (auto again = connecting_.find(key); again != connecting_.end()) again->second.channel = link->id();
 }
 
@@ -264,6 +273,7 @@ void ChannelManager::on_link_open(LinkChannel& link) {
   if (e->outbound) ++counters_.channels_opened_outbound;
   dos_channel_open(*e);
   switch_.on_channel_open(link.id(), e->outbound ? proto::ChannelRole::Initiator : proto::ChannelRole::Responder);
+  report(*e, ChannelReport::Status::Connected);
   index_open_channel(link.id(), *e);
   run_actions();
 }
@@ -305,6 +315,7 @@ void ChannelManager::on_link_cell(LinkChannel& link, const cell::CellView& c) {
   ++counters_.cells_in;
   e->last_active = clock_.now();
   if (e->client && dos_refuse_create(link.id(), *e, c)) return;
+  report_create(*e, c);
   switch_.on_cell(link.id(), c);
   run_actions();
 }
@@ -329,6 +340,12 @@ void ChannelManager::on_link_closed(LinkChannel& link, std::string_view reason) 
   channels_.erase(it);
   ++counters_.channels_closed;
   if (e.dos_counted && e.peer) dos_.client_connection_closed(*e.peer);
+  std::size_t waiting = 0;
+  if (!e.open && e.outbound && (e.identity || e.rsa)) {
+    auto pending = connecting_.find(e.identity ? RelayKey{*e.identity} : RelayKey{*e.rsa});
+    if (pending != connecting_.end() && pending->second.channel == id) waiting = pending->second.requests.size();
+  }
+  report_closed(id, e, link, reason, waiting);
   if (e.open) {
     unindex_channel(id, e);
     switch_.on_channel_closed(id);
@@ -470,8 +487,13 @@ void ChannelManager::open_channel(const proto::OpenChannel& o) {
   auto endpoints = endpoints_of(o.link_specs);
   if (endpoints.empty()) return fail(cell::DestroyReason::ConnectFailed);
   if (channels_in_use() >= config_.max_channels) return fail(cell::DestroyReason::ResourceLimit);
-  connecting_[key].requests.push_back(o.request);
-  asio::co_spawn(io_, connect_relay(life_, o, std::move(endpoints)), asio::detached);
+  auto& c = connecting_[key];
+  c.requests.push_back(o.request);
+  c.orconn_id = next_orconn_id_++;
+  c.rsa = o.rsa;
+  c.first = endpoints.front();
+  report_connect(c, ChannelReport::Status::Launched);
+  asio::co_spawn(io_, connect_relay(life_, o, std::move(endpoints), c), asio::detached);
 }
 
 // ---- idle channels, queries, CircuitOutput -------------------------------------
