@@ -232,8 +232,8 @@ def check_relay_orconns(checks, net, fps):
     between relays by $FINGERPRINT~nickname (each that relay's), the proxy's by its address."""
     lines = []
     for proc in net["processes"]:
-        port = control_port_from_log(proc["log"], 1) if proc["role"] in ("relay", "exit") else None
-        if port:
+        port = control_port_from_log(proc["log"], 1) if proc["role"] in ("authority", "relay", "exit") else None
+        if port:  # an authority can be the proxy's guard too
             with Controller.from_port(port=port) as c:
                 c.authenticate(chroot_path=None)
                 lines += c.get_info("orconn-status").splitlines()
