@@ -39,11 +39,12 @@ controlnet::ControlPortConfig port_config(const config::RelayOptions& o) {
 
 RelayControl::RelayControl(net::asio::io_context& io, Sources sources)
     : io_(io), src_(std::move(sources)),
-      program_({"BW", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "STATUS_GENERAL", "STATUS_SERVER",
+      program_({"BW", "ORCONN", "NOTICE", "WARN", "ERR", "SIGNAL", "STATUS_CLIENT", "STATUS_GENERAL", "STATUS_SERVER",
                 "CONF_CHANGED", "NEWCONSENSUS"},
                config_view()),
       shutdown_timer_(io) {
   add_info();
+  add_channel_info();
   add_signals();
 }
 

@@ -13,9 +13,11 @@
 
 #include "conflux/config/relay_options.hpp"
 #include "conflux/control/control_program.hpp"
+#include "conflux/control/reachability_status.hpp"
 #include "conflux/controlnet/control_port.hpp"
 #include "conflux/controlnet/network_status_info.hpp"
 #include "conflux/dir/consensus.hpp"
+#include "conflux/net/channel_manager.hpp"
 
 namespace conflux::relay {
 
@@ -36,6 +38,11 @@ class RelayControl {
         reconfigure;
     // GETINFO address, address/v4 (false), address/v6 (true): the advertised one, if any.
     std::function<std::optional<std::string>(bool ipv6)> address;
+    // orconn-status: every channel now, inbound and outbound.
+    std::function<std::vector<net::ChannelReport>()> channels;
+    // status/reachability-succeeded*: the ORPort self-test; null while the
+    // relay has no address to advertise (then it is never found, as in tor).
+    std::function<const control::ReachabilityStatus*()> reachability;
   };
 
   RelayControl(net::asio::io_context& io, Sources sources);
@@ -52,9 +59,13 @@ class RelayControl {
   void server_status(std::string_view severity, const std::string& text);
   // A consensus the relay accepted: ns/* answers from it, NEWCONSENSUS.
   void consensus(const dir::ConsensusBody& body) { ns_.update(body, port_.get()); }
+  // An ORCONN event (net::ChannelObserver; relay_control_channels.cpp).
+  void orconn(const net::ChannelReport& r);
 
  private:
   void add_info();
+  void add_channel_info();  // orconn-status, status/reachability-succeeded*
+  [[nodiscard]] std::string orconn_target(const net::ChannelReport& r) const;
   [[nodiscard]] control::ConfigView config_view();
   [[nodiscard]] control::ConfigOutcome try_lines(const config::Entries& lines, bool loadconf);
   void add_signals();

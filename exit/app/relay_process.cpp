@@ -170,7 +170,8 @@ RelayProcess::RelayProcess(net::asio::io_context& io, const net::Clock& clock, S
       join_(manager_, [&clock] { return clock.now(); }, conflux_join_config()),
       exit_(io, join_, exit_config(config_, clock, proto::process_clock_health())),
       heartbeat_(io),
-      conflux_tick_(io) {
+      conflux_tick_(io),
+      reachability_timer_(io) {
   join_.set_inner(&exit_);
   manager_.set_exit_handler(&join_);
   metrics_.add_collector([this](metrics::Snapshot& out) {
@@ -197,6 +198,11 @@ RelayProcess::~RelayProcess() {
 
 bool RelayProcess::start() {
   if (!start_or_ports() || !start_directory() || !start_metrics() || !start_control()) return false;
+  start_reachability();
+  manager_.set_observer({[this](const net::ChannelReport& r) {
+                           if (control_) control_->orconn(r);
+                         },
+                         [this](const net::ChannelReport& r) { reachability_create(r); }});
   start_transports();
   log::write(log::Severity::Notice, std::string("Relay ") + config_.options.nickname + " is up as " +
                                         (config_.options.is_exit() ? "an exit" : "a non-exit relay") +
@@ -449,6 +455,7 @@ void RelayProcess::start_consensus_fetch(std::vector<crypto::Ed25519Public> auth
 
 void RelayProcess::apply_consensus(const dir::Consensus& c) {
   if (control_) control_->consensus(c.body);
+  reachability_consensus(c.body);
   const auto merged = config::merge_consensus_params(c.body.params, config_.options.override_consensus_params);
   manager_.set_relay_addresses(relay_addresses(c));
   dos_consensus_params_ = merged;
@@ -495,7 +502,7 @@ bool RelayProcess::start_metrics() {
 bool RelayProcess::start_control() {
   if (!config_.options.control.enabled()) return true;
   RelayControl::Sources s{config_.options, bytes::to_hex(keys_.rsa_identity().public_key().fingerprint(), true),
-                          {}, {}, {}, {}, {}, {}, {}, {}};
+                          {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   s.or_listeners = or_bound_;
   if (dir_server_) s.dir_listeners.push_back(dir_server_->local_endpoint());
   s.traffic = [this] {
@@ -515,6 +522,8 @@ bool RelayProcess::start_control() {
     return dir::format_ipv6(*info->ipv6);
   };
   s.clear_dns_cache = [this] { exit_.clear_dns_cache(); };
+  s.channels = [this] { return manager_.channel_reports(); };
+  s.reachability = [this] { return reachability_ ? &*reachability_ : nullptr; };
   control_ = std::make_unique<RelayControl>(io_, std::move(s));
   return control_->start();
 }
@@ -525,6 +534,8 @@ void RelayProcess::stop() {
   if (control_) control_->stop();
   heartbeat_.cancel();
   conflux_tick_.cancel();
+  reachability_timer_.cancel();
+  manager_.set_observer({});
   if (transports_) transports_->stop();
   if (publisher_) publisher_->stop();
   if (consensus_) consensus_->stop();

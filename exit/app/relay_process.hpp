@@ -89,6 +89,14 @@ class RelayProcess {
   void descriptor_status(const dirnet::DescriptorPublisher::Answer& a);
   void apply_consensus(const dir::Consensus& c);
   [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;
+  // The ORPort self-test (relay_reachability.cpp).
+  void start_reachability();
+  void reachability_checking();
+  void reachability_found(bool ipv6, std::string_view how);
+  void reachability_create(const net::ChannelReport& r);
+  void reachability_consensus(const dir::ConsensusBody& body);
+  void reachability_overdue();
+  void reachability_events(const std::vector<control::ReachabilityStatus::Event>& events);
 
   net::asio::io_context& io_;
   const net::Clock& clock_;
@@ -122,6 +130,8 @@ class RelayProcess {
   std::vector<std::shared_ptr<metrics::MetricsServer>> metrics_servers_;
   std::unique_ptr<RelayControl> control_;  // with ControlPort lines
   std::unique_ptr<RelayTransports> transports_;  // ServerTransportPlugin processes
+  std::optional<control::ReachabilityStatus> reachability_;  // once the relay has an address to advertise
+  net::asio::steady_timer reachability_timer_;               // REACHABILITY_FAILED when overdue
   bool stopped_ = false;
 };
 

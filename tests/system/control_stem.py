@@ -212,6 +212,9 @@ def relay_fingerprints(checks, net):
         with Controller.from_port(port=port) as c:
             c.authenticate(chroot_path=None)
             fps[proc["name"]] = c.get_info("fingerprint")
+            reach = wait_for(lambda: c.get_info("status/reachability-succeeded") == "OR=1 DIR=1", 30, 0.5)
+            checks.add(reach, "relay %s: GETINFO status/reachability-succeeded OR=1 DIR=1 (%s)"
+                       % (proc["name"], c.get_info("status/reachability-succeeded")))
             if not bw_seen:
                 got = []
                 c.add_event_listener(lambda e: got.append(e), EventType.BW)
@@ -222,6 +225,25 @@ def relay_fingerprints(checks, net):
     checks.add(fps and all(re.fullmatch(r"[0-9A-F]{40}", f) for f in fps.values()),
                "every relay's GETINFO fingerprint is 40 hex digits (%d relays)" % len(fps))
     return fps
+
+
+def check_relay_orconns(checks, net, fps):
+    """After downloads, the relays' orconn-status: every line TARGET STATUS as tor writes it, the channels
+    between relays by $FINGERPRINT~nickname (each that relay's), the proxy's by its address."""
+    lines = []
+    for proc in net["processes"]:
+        port = control_port_from_log(proc["log"], 1) if proc["role"] in ("authority", "relay", "exit") else None
+        if port:  # an authority can be the proxy's guard too
+            with Controller.from_port(port=port) as c:
+                c.authenticate(chroot_path=None)
+                lines += c.get_info("orconn-status").splitlines()
+    forms = [re.fullmatch(r"(?:\$([0-9A-F]{40})(?:~(\w+))?|(127\.0\.0\.1:\d+)) (NEW|LAUNCHED|CONNECTED)", x)
+             for x in lines]
+    checks.add(lines and all(forms) and
+               any(m.group(2) and fps.get(m.group(2)) == m.group(1) and m.group(4) == "CONNECTED" for m in forms) and
+               any(m.group(3) and m.group(4) == "CONNECTED" for m in forms),
+               "relays: GETINFO orconn-status, relays as $FINGERPRINT~nickname and the proxy by address (%d lines): %s"
+               % (len(lines), lines[:6]))
 
 
 def check_paths(checks, circuits, fps, what):
@@ -423,6 +445,50 @@ def check_socks_move(checks, c, ctl, socks, url):
     return "127.0.0.1:%d" % new_port
 
 
+def fps_of(net):
+    """Every relay's RSA fingerprint, from its own ControlPort."""
+    out = set()
+    for proc in net["processes"]:
+        port = control_port_from_log(proc["log"], 1) if proc["role"] in ("authority", "relay", "exit") else None
+        if port:
+            with Controller.from_port(port=port) as rc:
+                rc.authenticate(chroot_path=None)
+                out.add(rc.get_info("fingerprint"))
+    return out
+
+
+def check_bridge_side(checks, bc, at_bridge, reach, reachable_before, bridge, fps):
+    """The bridge's own ControlPort while the proxy starts using it: ORCONN NEW then CONNECTED for the proxy's
+    channel (a client: named by its address), LAUNCHED then CONNECTED for its channel on to the next hop (named
+    by that relay's fingerprint), orconn-status listing both, and its ORPort found reachable by the proxy's
+    CREATE (REACHABILITY_SUCCEEDED, status/reachability-succeeded)."""
+    inbound = {e.id for e in at_bridge if e.status == "NEW" and e.endpoint_address == "127.0.0.1"}
+    connected_in = [e for e in at_bridge if e.id in inbound and e.status == "CONNECTED"]
+    outbound = {e.id for e in at_bridge if e.status == "LAUNCHED" and e.endpoint_fingerprint in fps}
+    connected_out = [e for e in at_bridge if e.id in outbound and e.status == "CONNECTED"]
+    shown = ["%s %s %s" % (e.endpoint, e.status, e.id) for e in at_bridge][:8]
+    checks.add(connected_in and all(e.endpoint_fingerprint is None for e in connected_in),
+               "bridge: ORCONN NEW then CONNECTED for the proxy's channel, named ADDRESS:PORT: %s" % shown)
+    checks.add(connected_out, "bridge: ORCONN LAUNCHED then CONNECTED for its channel to a relay, "
+                              "named $FINGERPRINT: %s" % shown)
+    lines = bc.get_info("orconn-status").splitlines()
+    forms = [re.fullmatch(r"(\$([0-9A-F]{40})(?:~\w+)?|127\.0\.0\.1:\d+) (NEW|LAUNCHED|CONNECTED)", x) for x in lines]
+    checks.add(lines and all(forms) and any(m.group(2) in fps and m.group(3) == "CONNECTED" for m in forms) and
+               any(m.group(1).startswith("127.") and m.group(3) == "CONNECTED" for m in forms),
+               "bridge: GETINFO orconn-status lists its channels in and out: %s" % lines)
+    orport = "127.0.0.1:%d" % bridge["ports"]["or"]
+    if reachable_before == "0":
+        got = wait_for(lambda: [e for e in reach if e.action == "REACHABILITY_SUCCEEDED"], 5)
+        checks.add(got and got[0].runlevel == "NOTICE" and got[0].keyword_args.get("ORADDRESS") == orport,
+                   "bridge: STATUS_SERVER REACHABILITY_SUCCEEDED ORADDRESS=%s once the proxy's CREATE came: %s"
+                   % (orport, [(e.action, e.keyword_args) for e in reach]))
+    else:
+        print("note: the bridge was found reachable before this check (%s)" % reachable_before)
+    checks.add(bc.get_info("status/reachability-succeeded") == "OR=1 DIR=1" and
+               bc.get_info("status/reachability-succeeded/or") == "1",
+               "bridge: GETINFO status/reachability-succeeded: %s" % bc.get_info("status/reachability-succeeded"))
+
+
 def check_bridges(checks, c, net, socks, url):
     brs = [p for p in net["processes"] if p["name"] == "brs"][0]
     with open(brs["torrc"]) as f:
@@ -434,6 +500,15 @@ def check_bridges(checks, c, net, socks, url):
     name = [p["name"] for p in net["processes"] if p["role"] == "bridge" and str(p["ports"]["or"]) == port][0]
     orconn_events = []
     c.add_event_listener(lambda e: orconn_events.append(e), EventType.ORCONN)
+    bridge = [p for p in net["processes"] if p["name"] == name][0]
+    bridge_port = control_port_from_log(bridge["log"], 5)
+    bc = Controller.from_port(port=bridge_port) if bridge_port else None
+    at_bridge, reach = [], []
+    if bc:
+        bc.authenticate(chroot_path=None)
+        bc.add_event_listener(lambda e: at_bridge.append(e), EventType.ORCONN)
+        bc.add_event_listener(lambda e: reach.append(e), EventType.STATUS_SERVER)
+        reachable_before = bc.get_info("status/reachability-succeeded/or")
     c.set_options({"UseBridges": "1", "Bridge": lines[0]})
     got = c.get_conf("Bridge")
     checks.add(c.get_conf("UseBridges") == "1" and got == lines[0],
@@ -453,6 +528,9 @@ def check_bridges(checks, c, net, socks, url):
                any(e.endpoint_fingerprint for e in to_bridge if e.status == "CONNECTED"),
                "ORCONN events (stem-parsed) for the new channel to the bridge: %s"
                % ["%s %s %s" % (e.endpoint, e.status, e.id) for e in orconn_events][:6])
+    if checks.add(bc, "bridge %s: its ControlPort" % name):
+        check_bridge_side(checks, bc, at_bridge, reach, reachable_before, bridge, fps_of(net))
+        bc.close()
     # tor lists its bridges as its guards with UseBridges 1: this one, up after the download through it.
     guards = c.get_info("entry-guards").splitlines()
     checks.add(line_fp and guards == ["$%s~%s up" % (line_fp.group(1), name)] if line_fp else
@@ -583,6 +661,7 @@ def main():
         with Controller.from_port(port=port) as c:
             c.authenticate(password=PASSWORD)
             drive_proxy(checks, c, net, fps, socks, url)
+            check_relay_orconns(checks, net, fps)
             drive_config(checks, c, net, ctl, socks, url, port)
             # --single: the controller takes ownership and leaves; else SIGNAL SHUTDOWN.
             how = "TAKEOWNERSHIP, then the connection closed" if "--single" in sys.argv else "SIGNAL SHUTDOWN"

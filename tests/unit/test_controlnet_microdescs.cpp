@@ -1,7 +1,7 @@
 // GETINFO md/all, md/id/<fp> and md/name/<nickname> (tor's getinfo_helper_dir):
 // the microdescriptor the consensus names for a relay, as served, from the
 // program's store by digest; a relay not listed, or without its
-// microdescriptor, is 551.
+// microdescriptor, is 552 Unrecognized key, as tor answers it.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -71,17 +71,24 @@ TEST_CASE("controlnet: md/id and md/name give the relay's microdescriptor as a d
         std::string::npos);
 }
 
-TEST_CASE("controlnet: md/* of a relay not listed, without an RSA identity or without its microdescriptor is 551",
+TEST_CASE("controlnet: md/* of a relay not listed, without an RSA identity or without its microdescriptor is 552",
           "[control][controlnet]") {
   Rig rig;
-  CHECK(rig.info.getinfo("md/name/relayA").reply == "551 Unable to answer \"md/name/relayA\" now\r\n");  // no consensus
+  const auto unrecognized = [](const std::string& key) { return "552 Unrecognized key \"" + key + "\"\r\n"; };
+  CHECK(rig.info.getinfo("md/name/relayA").reply == unrecognized("md/name/relayA"));  // no consensus
   dir::ConsensusBody body;
   body.routers = {relay("relayA", 0x0A, true), relay("ours", 0x0C, false)};
   rig.ns.update(body, nullptr);
-  CHECK(rig.info.getinfo("md/name/relayA").reply == "551 Unable to answer \"md/name/relayA\" now\r\n");  // not held
-  CHECK(rig.info.getinfo("md/name/ours").reply == "551 Unable to answer \"md/name/ours\" now\r\n");
-  CHECK(rig.info.getinfo("md/id/" + std::string(40, 'F')).reply ==
-        "551 Unable to answer \"md/id/" + std::string(40, 'F') + "\" now\r\n");
-  CHECK(rig.info.getinfo("md/id/nothex").reply == "551 Unable to answer \"md/id/nothex\" now\r\n");
+  CHECK(rig.info.getinfo("md/name/relayA").reply == unrecognized("md/name/relayA"));  // not held
+  CHECK(rig.info.getinfo("md/name/ours").reply == unrecognized("md/name/ours"));      // no RSA identity
+  CHECK(rig.info.getinfo("md/name/nobody").reply == unrecognized("md/name/nobody"));  // not listed
+  CHECK(rig.info.getinfo("md/id/" + std::string(40, 'F')).reply == unrecognized("md/id/" + std::string(40, 'F')));
+  CHECK(rig.info.getinfo("md/id/nothex").reply == unrecognized("md/id/nothex"));
   CHECK(rig.info.getinfo("md/all").reply == "250-md/all=\r\n250 OK\r\n");
+}
+
+TEST_CASE("controlnet: an unknown md key fails the whole GETINFO, known keys beside it too", "[control][controlnet]") {
+  Rig rig;
+  CHECK(rig.info.getinfo("md/all md/id/" + std::string(40, 'A')).reply ==
+        "552 Unrecognized key \"md/id/" + std::string(40, 'A') + "\"\r\n");
 }

@@ -1,37 +1,41 @@
 // The proxy's ORCONN events and orconn-status (control-spec 4.1.3, 3.9):
 // each channel to a first hop, named "$FINGERPRINT~nickname" as tor names it
-// when the relay is known, else by the address it connects to.
+// when the relay is known, else by the address it connects to
+// (control::orconn_event, shared with the relay).
 #include <string>
 
 #include "conflux/bytes/hex.hpp"
 #include "conflux/client/proxy_control.hpp"
+#include "conflux/control/orconn_event.hpp"
 
 namespace conflux::client {
 namespace {
 
-std::string_view status_word(LinkPool::LinkReport::Status s) {
+control::OrConnStatus status_of(LinkPool::LinkReport::Status s) {
   switch (s) {
-    case LinkPool::LinkReport::Status::Launched: return "LAUNCHED";
-    case LinkPool::LinkReport::Status::Connected: return "CONNECTED";
-    case LinkPool::LinkReport::Status::Failed: return "FAILED";
-    case LinkPool::LinkReport::Status::Closed: return "CLOSED";
+    case LinkPool::LinkReport::Status::Launched: return control::OrConnStatus::Launched;
+    case LinkPool::LinkReport::Status::Connected: return control::OrConnStatus::Connected;
+    case LinkPool::LinkReport::Status::Failed: return control::OrConnStatus::Failed;
+    case LinkPool::LinkReport::Status::Closed: return control::OrConnStatus::Closed;
   }
-  return "CLOSED";
+  return control::OrConnStatus::Closed;
 }
 
 }  // namespace
 
 std::string ProxyControl::orconn_target(const LinkPool::LinkReport& r) const {
+  control::OrConnTarget t;
   if (r.peer.rsa) {
-    std::string name = "$" + bytes::to_hex(*r.peer.rsa, true);
-    if (auto nick = ns_.nickname_of(*r.peer.rsa)) name += "~" + *nick;
-    return name;
-  }
-  if (r.address) {
+    t.rsa = *r.peer.rsa;
+    t.nickname = ns_.nickname_of(*r.peer.rsa);
+  } else if (r.address) {
     const auto& a = r.address->address();
-    return (a.is_v6() ? "[" + a.to_string() + "]" : a.to_string()) + ":" + std::to_string(r.address->port());
+    t.address = (a.is_v6() ? "[" + a.to_string() + "]" : a.to_string()) + ":" + std::to_string(r.address->port());
+  } else {
+    // Neither an RSA identity nor an address: the Ed25519 key asked for.
+    t.address = "$" + bytes::to_hex(r.peer.ed25519.value_or(LinkPool::Identity{}), true);
   }
-  return "$" + bytes::to_hex(r.peer.ed25519.value_or(LinkPool::Identity{}), true);
+  return control::orconn_target_name(t);
 }
 
 void ProxyControl::orconn(const LinkPool::LinkReport& r) {
@@ -46,18 +50,14 @@ void ProxyControl::orconn(const LinkPool::LinkReport& r) {
     orconns_.erase(r.id);
   }
   if (!port_) return;
-  std::string body = "ORCONN " + target + " " + std::string(status_word(r.status));
-  if (r.status == S::Failed || r.status == S::Closed) {
-    body += " REASON=" + std::string(r.reason);
-    if (r.circuits > 0) body += " NCIRCS=" + std::to_string(r.circuits);
-  }
-  body += " ID=" + std::to_string(r.id);
-  port_->publish("ORCONN", body);
+  const bool ended = r.status == S::Failed || r.status == S::Closed;
+  port_->publish("ORCONN", control::orconn_event(target, status_of(r.status), ended ? r.reason : std::string_view(),
+                                                 r.circuits, r.id));
 }
 
 std::string ProxyControl::orconn_status() const {
   std::string out;
-  for (const auto& [id, r] : orconns_) out += orconn_target(r) + " " + std::string(status_word(r.status)) + "\n";
+  for (const auto& [id, r] : orconns_) out += control::orconn_status_line(orconn_target(r), status_of(r.status)) + "\n";
   return out;
 }
 

@@ -7,20 +7,21 @@
 
 namespace conflux::control {
 
-void ControlInfo::add(std::string key, std::string help, Provider provider) {
-  exact_[std::move(key)] = Entry{std::move(help), std::move(provider)};
+void ControlInfo::add(std::string key, std::string help, Provider provider, Missing missing) {
+  exact_[std::move(key)] = Entry{std::move(help), std::move(provider), missing};
 }
 
-void ControlInfo::add_prefix(std::string prefix, std::string help, Provider provider) {
-  prefixes_[std::move(prefix)] = Entry{std::move(help), std::move(provider)};
+void ControlInfo::add_prefix(std::string prefix, std::string help, Provider provider, Missing missing) {
+  prefixes_[std::move(prefix)] = Entry{std::move(help), std::move(provider), missing};
 }
 
-// Outer nullopt: no such key. Inner nullopt: a known key without a value now.
-std::optional<std::optional<std::string>> ControlInfo::lookup(std::string_view key) const {
-  if (key == "info/names") return std::optional<std::string>(names());
-  if (auto it = exact_.find(key); it != exact_.end()) return it->second.provider(key);
+// nullopt: no such key. A Found without a value: a known key without one now.
+std::optional<ControlInfo::Found> ControlInfo::lookup(std::string_view key) const {
+  if (key == "info/names") return Found{names()};
+  if (auto it = exact_.find(key); it != exact_.end()) return Found{it->second.provider(key), it->second.missing};
   for (const auto& [prefix, entry] : prefixes_)
-    if (key.size() > prefix.size() && key.starts_with(prefix)) return entry.provider(key.substr(prefix.size()));
+    if (key.size() > prefix.size() && key.starts_with(prefix))
+      return Found{entry.provider(key.substr(prefix.size())), entry.missing};
   return std::nullopt;
 }
 
@@ -31,9 +32,10 @@ ControlAnswer ControlInfo::getinfo(std::string_view args) const {
   for (const auto& a : *parsed) {
     const std::string key = a.key ? *a.key + "=" + a.value : a.value;
     auto v = lookup(key);
-    if (!v) return {control_line(552, "Unrecognized key \"" + key + "\""), false};
-    if (!*v) return {control_line(551, "Unable to answer \"" + key + "\" now"), false};
-    values.emplace_back(key, std::move(**v));
+    if (!v || (!v->value && v->missing == Missing::Unrecognized))
+      return {control_line(552, "Unrecognized key \"" + key + "\""), false};
+    if (!v->value) return {control_line(551, "Unable to answer \"" + key + "\" now"), false};
+    values.emplace_back(key, std::move(*v->value));
   }
   ControlReply r;
   for (const auto& [key, value] : values) {

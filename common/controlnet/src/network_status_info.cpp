@@ -33,20 +33,29 @@ void NetworkStatusInfo::install_microdescs(control::ControlInfo& info, Microdesc
         if (auto t = r.rsa_identity ? text_of(r.descriptor_digest) : V()) out += *t;
     return V(out);
   });
-  info.add_prefix("md/id/", "Microdescriptors by ID", [this, md_of](std::string_view fp) -> V {
-    if (fp.starts_with('$')) fp.remove_prefix(1);
-    const auto id = dir::parse_hex_fingerprint(fp);
-    if (!body_ || !id) return std::nullopt;
-    for (const auto& r : body_->routers)
-      if (r.rsa_identity == id) return md_of(&r);
-    return std::nullopt;
-  });
-  info.add_prefix("md/name/", "Microdescriptors by name", [this, md_of](std::string_view nick) -> V {
-    if (!body_) return std::nullopt;
-    for (const auto& r : body_->routers)
-      if (r.nickname == nick && r.rsa_identity) return md_of(&r);
-    return std::nullopt;
-  });
+  // tor's getinfo_helper_dir leaves the answer empty for a relay it has no
+  // microdescriptor of, which its GETINFO turns into 552 Unrecognized key.
+  constexpr auto unknown = control::ControlInfo::Missing::Unrecognized;
+  info.add_prefix(
+      "md/id/", "Microdescriptors by ID",
+      [this, md_of](std::string_view fp) -> V {
+        if (fp.starts_with('$')) fp.remove_prefix(1);
+        const auto id = dir::parse_hex_fingerprint(fp);
+        if (!body_ || !id) return std::nullopt;
+        for (const auto& r : body_->routers)
+          if (r.rsa_identity == id) return md_of(&r);
+        return std::nullopt;
+      },
+      unknown);
+  info.add_prefix(
+      "md/name/", "Microdescriptors by name",
+      [this, md_of](std::string_view nick) -> V {
+        if (!body_) return std::nullopt;
+        for (const auto& r : body_->routers)
+          if (r.nickname == nick && r.rsa_identity) return md_of(&r);
+        return std::nullopt;
+      },
+      unknown);
 }
 
 void NetworkStatusInfo::update(const dir::ConsensusBody& body, ControlPort* port) {

@@ -20,18 +20,6 @@ asio::ssl::context server_context(const keys::RelayKeys& keys) {
   return ctx;
 }
 
-std::vector<tcp::endpoint> endpoints_of(const std::vector<cell::LinkSpec>& specs) {
-  std::vector<tcp::endpoint> out;
-  for (const auto& ls : specs) {
-    if (const auto* v4 = std::get_if<cell::LinkSpecIpv4>(&ls)) {
-      out.emplace_back(asio::ip::address_v4(v4->addr), v4->port);
-    } else if (const auto* v6 = std::get_if<cell::LinkSpecIpv6>(&ls)) {
-      out.emplace_back(asio::ip::address_v6(v6->addr), v6->port);
-    }
-  }
-  return out;
-}
-
 std::size_t reason_slot(cell::DestroyReason r) {
   const auto v = static_cast<std::size_t>(r);
   return v < RuntimeCounters::kReasonSlots - 1 ? v : RuntimeCounters::kReasonSlots - 1;
@@ -155,7 +143,8 @@ awaitable<void> ChannelManager::accept_loop(std::weak_ptr<int> life) {
       continue;
     }
     set_link_socket_options(socket);
-    adopt(std::move(socket), false, std::nullopt, std::nullopt, peer);
+    auto link = adopt(std::move(socket), false, next_orconn_id_++, std::nullopt, std::nullopt, peer);
+    if (const Entry* e = find(link->id())) report(*e, ChannelReport::Status::New);
   }
 }
 
@@ -196,46 +185,22 @@ LinkChannel::Params ChannelManager::link_params(Channel::Role role, std::optiona
   return p;
 }
 
-std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outbound,
+std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outbound, std::uint64_t orconn_id,
                                                    std::optional<crypto::Ed25519Public> expected,
                                                    std::optional<crypto::RsaFingerprint> expected_rsa,
                                                    std::optional<proto::DosAddress> peer) {
   auto& ctx = outbound ? client_tls_ : server_tls_;
   const auto role = outbound ? Channel::Role::Initiator : Channel::Role::Responder;
+  boost::system::error_code ec;
+  const auto remote = socket.remote_endpoint(ec);
   auto link = LinkChannel::create(TlsStream(std::move(socket), ctx), scheduler_, clock_, *this,
                                   link_params(role, expected, expected_rsa), log_);
   set_block_watermarks(link->channel().mux());
-  Entry e{link, outbound, false, expected, expected_rsa, clock_.now(), peer, false, false};
+  Entry e{link, outbound, false, expected, expected_rsa, clock_.now(), peer, false, false, orconn_id, std::nullopt};
+  if (!ec) e.remote = remote;
   channels_.emplace(link->id(), std::move(e));
   link->start();
   return link;
-}
-
-namespace {
-
-// The key a connect for `o` is filed under: the Ed25519 identity if given.
-auto connect_key(const proto::OpenChannel& o) {
-  using Key = std::variant<crypto::Ed25519Public, crypto::RsaFingerprint>;
-  return o.identity ? Key{*o.identity} : Key{*o.rsa};
-}
-
-}  // namespace
-
-awaitable<void> ChannelManager::connect_relay(std::weak_ptr<int> life, proto::OpenChannel o,
-                                              std::vector<tcp::endpoint> endpoints) {
-  auto [ec, socket] = co_await connect_tcp(std::move(endpoints), config_.connect_timeout);
-  if (life.expired()) co_return;
-  const RelayKey key = connect_key(o);
-  auto it = connecting_.find(key);
-  if (it == connecting_.end()) co_return;  // answered meanwhile (an inbound channel opened)
-  if (ec) {
-    log(LogLevel::Info, "connect to relay failed: " + ec.message());
-    answer_waiters(key, std::nullopt, cell::DestroyReason::ConnectFailed);
-    run_actions();
-    co_return;
-  }
-  auto link = adopt(std::move(socket), true, o.identity, o.rsa);
-  if (auto again = connecting_.find(key); again != connecting_.end()) again->second.channel = link->id();
 }
 
 std::size_t ChannelManager::channels_in_use() const {
@@ -264,6 +229,7 @@ void ChannelManager::on_link_open(LinkChannel& link) {
   if (e->outbound) ++counters_.channels_opened_outbound;
   dos_channel_open(*e);
   switch_.on_channel_open(link.id(), e->outbound ? proto::ChannelRole::Initiator : proto::ChannelRole::Responder);
+  report(*e, ChannelReport::Status::Connected);
   index_open_channel(link.id(), *e);
   run_actions();
 }
@@ -305,6 +271,7 @@ void ChannelManager::on_link_cell(LinkChannel& link, const cell::CellView& c) {
   ++counters_.cells_in;
   e->last_active = clock_.now();
   if (e->client && dos_refuse_create(link.id(), *e, c)) return;
+  report_create(*e, c);
   switch_.on_cell(link.id(), c);
   run_actions();
 }
@@ -329,6 +296,12 @@ void ChannelManager::on_link_closed(LinkChannel& link, std::string_view reason) 
   channels_.erase(it);
   ++counters_.channels_closed;
   if (e.dos_counted && e.peer) dos_.client_connection_closed(*e.peer);
+  std::size_t waiting = 0;
+  if (!e.open && e.outbound && (e.identity || e.rsa)) {
+    auto pending = connecting_.find(e.identity ? RelayKey{*e.identity} : RelayKey{*e.rsa});
+    if (pending != connecting_.end() && pending->second.channel == id) waiting = pending->second.requests.size();
+  }
+  report_closed(id, e, link, reason, waiting);
   if (e.open) {
     unindex_channel(id, e);
     switch_.on_channel_closed(id);
@@ -428,50 +401,6 @@ void ChannelManager::send_destroy(std::uint64_t chan, CircId circ, cell::Destroy
     return;
   }
   ++counters_.cells_out;
-}
-
-void ChannelManager::answer_waiters(const RelayKey& key, std::optional<std::uint64_t> chan,
-                                    cell::DestroyReason failure) {
-  auto it = connecting_.find(key);
-  if (it == connecting_.end()) return;
-  auto requests = std::move(it->second.requests);
-  connecting_.erase(it);
-  for (auto request : requests) {
-    if (chan) {
-      switch_.on_channel_ready(request, *chan);
-    } else {
-      ++counters_.connect_failures;
-      switch_.on_channel_failed(request, failure);
-    }
-  }
-}
-
-void ChannelManager::open_channel(const proto::OpenChannel& o) {
-  auto fail = [&](cell::DestroyReason reason) {
-    ++counters_.connect_failures;
-    switch_.on_channel_failed(o.request, reason);
-  };
-  if (!o.identity && !o.rsa) return fail(cell::DestroyReason::ConnectFailed);
-  // An extend to ourselves.
-  if (o.identity == keys_.identity() || o.rsa == keys_.rsa_fingerprint()) return fail(cell::DestroyReason::ConnectFailed);
-  auto chan = o.identity ? channel_to(*o.identity) : channel_to_rsa(*o.rsa);
-  if (chan) {
-    // Named by both: the open channel must have proven both (tor checks the
-    // RSA and Ed25519 identities of the channel it reuses alike).
-    const Entry* e = find(*chan);
-    if (o.identity && o.rsa && (e == nullptr || e->rsa != o.rsa)) return fail(cell::DestroyReason::OrIdentity);
-    return switch_.on_channel_ready(o.request, *chan);
-  }
-  const RelayKey key = connect_key(o);
-  if (auto it = connecting_.find(key); it != connecting_.end()) {
-    it->second.requests.push_back(o.request);
-    return;
-  }
-  auto endpoints = endpoints_of(o.link_specs);
-  if (endpoints.empty()) return fail(cell::DestroyReason::ConnectFailed);
-  if (channels_in_use() >= config_.max_channels) return fail(cell::DestroyReason::ResourceLimit);
-  connecting_[key].requests.push_back(o.request);
-  asio::co_spawn(io_, connect_relay(life_, o, std::move(endpoints)), asio::detached);
 }
 
 // ---- idle channels, queries, CircuitOutput -------------------------------------

@@ -5,7 +5,11 @@
 // holds a newline, a data block ("250+key=" ... "."); then "250 OK". One
 // unknown key fails the whole command with 552 Unrecognized key "KEY", as
 // tor's does; a key with no value now is 551 (tor: "internal error" for
-// keys it cannot answer yet). "info/names" lists every key with its help.
+// keys it cannot answer yet), or, for the keys registered with
+// Missing::Unrecognized, 552 Unrecognized key as well: tor's helpers that
+// leave the answer empty without an error (md/id/ of a relay it has no
+// microdescriptor for) get that from handle_control_getinfo.
+// "info/names" lists every key with its help.
 #include <functional>
 #include <map>
 #include <optional>
@@ -21,10 +25,12 @@ class ControlInfo {
   // A value, or nullopt when there is none for this key (now, or for this
   // prefix's argument).
   using Provider = std::function<std::optional<std::string>(std::string_view arg)>;
+  // What a provider's nullopt answers: 551 Unable to answer, or 552 Unrecognized key.
+  enum class Missing { Unavailable, Unrecognized };
 
-  void add(std::string key, std::string help, Provider provider);
+  void add(std::string key, std::string help, Provider provider, Missing missing = Missing::Unavailable);
   // `prefix` ends with '/'; `help` names the argument ("ns/id/<OR identity>").
-  void add_prefix(std::string prefix, std::string help, Provider provider);
+  void add_prefix(std::string prefix, std::string help, Provider provider, Missing missing = Missing::Unavailable);
 
   [[nodiscard]] ControlAnswer getinfo(std::string_view args) const;
   // info/names's value: "key -- help" lines, sorted, prefixes as "prefix/*".
@@ -34,8 +40,13 @@ class ControlInfo {
   struct Entry {
     std::string help;
     Provider provider;
+    Missing missing = Missing::Unavailable;
   };
-  [[nodiscard]] std::optional<std::optional<std::string>> lookup(std::string_view key) const;
+  struct Found {
+    std::optional<std::string> value;
+    Missing missing = Missing::Unavailable;
+  };
+  [[nodiscard]] std::optional<Found> lookup(std::string_view key) const;
 
   std::map<std::string, Entry, std::less<>> exact_;
   std::map<std::string, Entry, std::less<>> prefixes_;

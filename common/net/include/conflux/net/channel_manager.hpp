@@ -113,6 +113,34 @@ struct RuntimeCounters {
   std::array<std::uint64_t, kReasonSlots> circuits_destroyed_by_reason{};
 };
 
+// A channel as the ControlPort tells it (ORCONN and orconn-status,
+// control-spec 4.1.3), at the moments tor's connection_or.c tells it: NEW
+// when a peer's connection is accepted, LAUNCHED when we start connecting,
+// CONNECTED once the link handshake is done, FAILED when one we launched
+// never opened (an inbound one that never opened is not told, as in tor),
+// CLOSED when an open one closes.
+struct ChannelReport {
+  enum class Status { New, Launched, Connected, Failed, Closed };
+  Status status = Status::New;
+  std::uint64_t id = 0;  // the manager's own, stable from launch or accept to close (ORCONN's ID)
+  bool outbound = false;
+  std::optional<crypto::RsaFingerprint> rsa;  // expected (we connect) or proven (once open)
+  std::optional<tcp::endpoint> remote;        // the peer (while connecting: the first address tried)
+  std::string_view reason;                    // Failed, Closed: tor's words (DONE, CONNECTREFUSED, ...)
+  std::size_t circuits = 0;                   // Failed, Closed: circuits on it, or waiting for it
+  // Open, from the peer's NETINFO: the address it reached us at (tor's
+  // addr_according_to_peer, which its ORPort self-test trusts).
+  std::optional<cell::NetinfoAddress> our_address_seen_by_peer;
+};
+
+// Who hears of channels: every report above, and each CREATE, CREATE2 or
+// CREATE_FAST that arrives on an open channel a peer made to us (the
+// relay's reachability self-test, as tor's onionskin_answer counts them).
+struct ChannelObserver {
+  std::function<void(const ChannelReport&)> report;
+  std::function<void(const ChannelReport&)> inbound_create;
+};
+
 // Our side of the link handshake, from the relay's keys.
 [[nodiscard]] proto::LinkCredentials link_credentials(const keys::RelayKeys& keys);
 // The switch's CREATE2 keys: ntor and ntor-v3 on the same onion keys; the
@@ -168,6 +196,11 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   void set_dos_params(const proto::DosParams& params);
   void set_relay_addresses(std::vector<proto::DosAddress> addresses);
   [[nodiscard]] const proto::DosGuard& dos_guard() const noexcept { return dos_; }
+  // ORCONN and the reachability self-test (channel_manager_reports.cpp).
+  void set_observer(ChannelObserver observer) { observer_ = std::move(observer); }
+  // Every channel now, connects under way included (orconn-status): NEW,
+  // LAUNCHED or CONNECTED.
+  [[nodiscard]] std::vector<ChannelReport> channel_reports() const;
   // MaxMemInQueues changed (SIGHUP); 0: no limit.
   void set_max_mem_in_queues(std::uint64_t bytes);
   // BandwidthRate/BandwidthBurst changed (SIGHUP, SETCONF): the token bucket
@@ -198,10 +231,15 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
     std::optional<proto::DosAddress> peer;  // inbound: the address it came from
     bool client = false;                    // inbound and not authenticated as a relay
     bool dos_counted = false;               // counted by the DoS guard as an open client connection
+    std::uint64_t orconn_id = 0;            // ChannelReport::id
+    std::optional<tcp::endpoint> remote;
   };
   struct Connect {
     std::vector<std::uint64_t> requests;  // OpenChannel requests waiting for this identity
     std::optional<std::uint64_t> channel;  // set once TCP is up and the handshake runs
+    std::uint64_t orconn_id = 0;           // ChannelReport::id, from the launch on
+    std::optional<crypto::RsaFingerprint> rsa;
+    tcp::endpoint first;                   // the first address tried
   };
 
   // LinkChannel::Owner
@@ -212,12 +250,24 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   void on_link_bytes(LinkChannel& link, std::size_t n, bool inbound) override;
 
   awaitable<void> accept_loop(std::weak_ptr<int> life);
-  awaitable<void> connect_relay(std::weak_ptr<int> life, proto::OpenChannel o, std::vector<tcp::endpoint> endpoints);
+  // `launched`: the connect as ORCONN told it (its ID), for its last report.
+  awaitable<void> connect_relay(std::weak_ptr<int> life, proto::OpenChannel o, std::vector<tcp::endpoint> endpoints,
+                                Connect launched);
   LinkChannel::Params link_params(Channel::Role role, std::optional<crypto::Ed25519Public> expected,
                                   std::optional<crypto::RsaFingerprint> expected_rsa) const;
-  std::shared_ptr<LinkChannel> adopt(tcp::socket socket, bool outbound, std::optional<crypto::Ed25519Public> expected,
+  std::shared_ptr<LinkChannel> adopt(tcp::socket socket, bool outbound, std::uint64_t orconn_id,
+                                     std::optional<crypto::Ed25519Public> expected,
                                      std::optional<crypto::RsaFingerprint> expected_rsa = std::nullopt,
                                      std::optional<proto::DosAddress> peer = std::nullopt);
+  // ChannelObserver's calls (channel_manager_reports.cpp).
+  void report(const Entry& e, ChannelReport::Status status, std::string_view reason = {}, std::size_t circuits = 0);
+  void report_connect(const Connect& c, ChannelReport::Status status, std::string_view reason = {});
+  void report_connect_failed(const Connect& c, const boost::system::error_code& ec);
+  void report_closed(std::uint64_t id, const Entry& e, const LinkChannel& link, std::string_view why,
+                     std::size_t waiting);
+  void report_create(const Entry& e, const cell::CellView& c);
+  [[nodiscard]] ChannelReport report_of(const Entry& e, ChannelReport::Status status) const;
+  [[nodiscard]] static ChannelReport connect_report(const Connect& c, ChannelReport::Status status);
 
   void run_actions();
   // The DoS defences and MaxMemInQueues (channel_manager_defences.cpp).
@@ -278,6 +328,8 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   bool draining_ = false;
   bool shutting_down_ = false;
   RuntimeCounters counters_;
+  ChannelObserver observer_;
+  std::uint64_t next_orconn_id_ = 1;
 };
 
 }  // namespace conflux::net
