@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets built by the 'fuzz' preset.
+# Runs the libFuzzer targets built by the 'fuzz' preset (optimised), or those of another tree:
+# FUZZ_BIN=build/asan/tests/fuzz (the asan preset with clang makes them too; CI's smoke uses those).
 #   scripts/fuzz.sh --smoke SECONDS       every target for SECONDS each (CI), JOBS (default: the cores) at once
 #   scripts/fuzz.sh TARGET SECONDS         one target, e.g. fuzz_relay_msg 600
 # Corpora live in fuzz-corpus/TARGET (ignored by git); seeds in tests/fuzz/seeds/TARGET if present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=build/fuzz/tests/fuzz
+BIN="${FUZZ_BIN:-build/fuzz/tests/fuzz}"
 
 run_one() {
   local name=$1 secs=$2

@@ -81,7 +81,7 @@ void ControlClient::on_bytes() {
     if (socket_.state() != QAbstractSocket::ConnectedState) return;  // a callback closed it
     if (reply.is_event()) {
       const QString body = QString::fromStdString(reply.lines.front().text);
-      emit event(body.section(QLatin1Char(' '), 0, 0), body);
+      emit event_received(body.section(QLatin1Char(' '), 0, 0), body);
       continue;
     }
     if (pending_.empty()) {

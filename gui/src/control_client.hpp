@@ -31,7 +31,7 @@ class ControlClient : public QObject {
 
  signals:
   void ready();                                   // authenticated
-  void event(const QString& name, const QString& body);  // body: the line after "650 "
+  void event_received(const QString& name, const QString& body);  // body: the line after "650 "
   void failed(const QString& why);
 
  private:

@@ -4,7 +4,7 @@ namespace conflux::gui {
 
 ProxySession::ProxySession(ProxyLaunch launch, QObject* parent) : QObject(parent), launch_(std::move(launch)) {
   connect(&control_, &ControlClient::ready, this, &ProxySession::on_ready);
-  connect(&control_, &ControlClient::event, this, &ProxySession::on_event);
+  connect(&control_, &ControlClient::event_received, this, &ProxySession::on_event);
   connect(&control_, &ControlClient::failed, this, [this](const QString& why) {
     poll_timer_.stop();
     if (!running() || shutting_down_) return;

@@ -4,9 +4,8 @@
 
 namespace conflux::client {
 
-CircuitPool::CircuitPool(net::asio::io_context& io, LinkPool& links, const net::Clock& clock, Options options,
-                         Hooks hooks, net::LogSink log)
-    : io_(io), links_(links), clock_(clock), options_(options), hooks_(std::move(hooks)), log_(std::move(log)),
+CircuitPool::CircuitPool(LinkPool& links, const net::Clock& clock, Options options, Hooks hooks, net::LogSink log)
+    : links_(links), clock_(clock), options_(options), hooks_(std::move(hooks)), log_(std::move(log)),
       expiry_(options.new_circuit_period) {}
 
 CircuitPool::~CircuitPool() { shutdown(); }

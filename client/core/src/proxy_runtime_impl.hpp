@@ -100,7 +100,7 @@ struct ProxyRuntime::Impl {
         planner(options, clock, log),
         transports(io, options, log),
         links(io, tls, scheduler, clock, net::ClientLink::Options{}, link_hooks(), log),
-        pool(io, links, clock, pool_options(), pool_hooks(), log),
+        pool(links, clock, pool_options(), pool_hooks(), log),
         conflux(make_conflux()),
         metrics(counters, pool, links, conflux.get()),
         tick_timer(io) {}

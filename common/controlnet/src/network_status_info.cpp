@@ -22,7 +22,7 @@ void NetworkStatusInfo::install(control::ControlInfo& info) {
 
 void NetworkStatusInfo::install_microdescs(control::ControlInfo& info, MicrodescText text_of) {
   using V = std::optional<std::string>;
-  const auto md_of = [this, text_of](const dir::RouterEntry* r) -> V {
+  const auto md_of = [text_of](const dir::RouterEntry* r) -> V {
     if (r == nullptr || !r->rsa_identity || !text_of) return std::nullopt;
     return text_of(r->descriptor_digest);
   };

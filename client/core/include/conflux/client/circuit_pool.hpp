@@ -88,8 +88,7 @@ class CircuitPool final : public StreamPool {
     std::function<void(const Circuit&, std::string_view status, std::string_view why)> event;
   };
 
-  CircuitPool(net::asio::io_context& io, LinkPool& links, const net::Clock& clock, Options options, Hooks hooks,
-              net::LogSink log);
+  CircuitPool(LinkPool& links, const net::Clock& clock, Options options, Hooks hooks, net::LogSink log);
   ~CircuitPool() override;
   CircuitPool(const CircuitPool&) = delete;
   CircuitPool& operator=(const CircuitPool&) = delete;
@@ -159,7 +158,6 @@ class CircuitPool final : public StreamPool {
   // False while builds keep failing and one was launched within the interval.
   bool may_launch_after_failures();
 
-  net::asio::io_context& io_;
   LinkPool& links_;
   const net::Clock& clock_;
   Options options_;
