@@ -1,13 +1,16 @@
 // Fuzzes what our authorities parse from one another and from their key
 // files for tor's formats: the tor-format signature message
 // (dir/tor_signature_message.hpp, which embeds a key certificate and a
-// directory-signature item) and PEM RSA private keys (secret_id_key,
+// directory-signature item, for either consensus flavor; seeds: one of
+// each, signature_microdesc and signature_ns) and PEM RSA private keys (secret_id_key,
 // authority_*_key).
 //
 // Invariants (trap on violation):
 //  - an accepted message's certificate names the signer of its item: the
 //    item's v3ident and signing-key digest are the certificate's, and
-//    re-encoding the parts gives the same message back;
+//    re-encoding the parts gives the same message back; its digest is
+//    SHA-256's size exactly when the item names "sha256" (the microdesc
+//    flavor), else SHA-1's (the ns flavor, no algorithm named);
 //  - an accepted private key round-trips through PEM and DER unchanged and
 //    signs a digest its own public key verifies.
 #include <cstddef>
@@ -28,6 +31,8 @@ void fuzz_message(std::string_view in) {
   const std::string v3 = bytes::to_hex(m->cert.v3ident(), true);
   const std::string sk = bytes::to_hex(m->cert.signing_key_digest(), true);
   if (m->item.find(v3) == std::string::npos || m->item.find(sk) == std::string::npos) __builtin_trap();
+  const bool named_sha256 = m->item.starts_with("directory-signature sha256 ");
+  if ((m->digest.size() == 32) != named_sha256 || (m->digest.size() != 32 && m->digest.size() != 20)) __builtin_trap();
   (void)m->signature_valid();
   auto again = dir::parse_tor_signature_message(dir::encode_tor_signature_message(m->digest, m->cert.text, m->item));
   if (!again || again->digest != m->digest || again->item != m->item || again->signature != m->signature) __builtin_trap();

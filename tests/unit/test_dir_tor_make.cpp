@@ -1,11 +1,12 @@
 // Our authorities writing tor's formats (tor_key_cert_make.hpp,
 // tor_consensus_make.hpp): what they write, our own tor-format parsers
-// accept and verify (key certificates, the microdesc consensus with a
-// majority of signatures, its microdescriptors), and it converts back to
+// accept and verify (key certificates, both consensus flavors with a
+// majority of signatures, the microdescriptors), and it converts back to
 // the body it was made from.
 #include <catch2/catch.hpp>
 
 #include "conflux/bytes/base64.hpp"
+#include "conflux/bytes/hex.hpp"
 #include "conflux/crypto/digest.hpp"
 #include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dir/tor_consensus_make.hpp"
@@ -160,7 +161,7 @@ TEST_CASE("tor make: the microdesc consensus parses, verifies with a majority, a
   CHECK(c->routers[0].protocols == "Conflux=1 FlowCtrl=1-2 Link=4-5 Relay=2-4");
   CHECK(c->routers[0].bandwidth == 300);
   CHECK(c->bandwidth_weights.at("Wgg") == 10000);
-  CHECK(c->signed_sha256 == d.signed_digest);
+  CHECK(std::vector<std::uint8_t>(c->signed_sha256.begin(), c->signed_sha256.end()) == d.signed_digest);
   auto ok = verify_tor_consensus(*c, certs(), trusted(), kVa + 10);
   REQUIRE(ok);
   CHECK(*ok == 2);
@@ -236,4 +237,78 @@ TEST_CASE("tor make: the authorities' signature message carries the certificate 
   CHECK_FALSE(parse_tor_signature_message(encode_tor_signature_message(d.signed_digest, broken, item)));
   CHECK_FALSE(parse_tor_signature_message(text.substr(0, text.size() - 30)));
   CHECK_FALSE(parse_tor_signature_message("conflux-tor-signature 1 00\n"));
+}
+
+namespace {
+
+// Descriptor digests for relay1 and relay3 only: relay2 then has no tor
+// descriptor (ours in JSON form), and is left out of the ns flavor.
+TorRouterDigests ns_digests(const ConsensusBody& b) {
+  TorRouterDigests m;
+  for (std::size_t i : {0u, 2u}) {
+    std::array<std::uint8_t, 20> d{};
+    d.fill(static_cast<std::uint8_t>(0x10 + i));
+    m.emplace(b.routers[i].descriptor_digest, d);
+  }
+  return m;
+}
+
+ConsensusBody body_with_digests() {
+  auto b = body();
+  for (std::size_t i = 0; i < b.routers.size(); ++i) b.routers[i].descriptor_digest.fill(static_cast<std::uint8_t>(i + 1));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("tor make: the ns consensus lists descriptor digests and verifies with SHA-1 signatures", "[dir][tor]") {
+  const auto b = body_with_digests();
+  const auto d = make_tor_ns_consensus(b, voters(), ns_digests(b));
+  CHECK(d.flavor == ConsensusFlavor::Ns);
+  CHECK(d.signed_digest.size() == 20);
+  CHECK(d.microdescs.empty());
+  CHECK(make_tor_ns_consensus(b, voters(), ns_digests(b)).unsigned_text == d.unsigned_text);
+  CHECK(d.unsigned_text.starts_with("network-status-version 3\nvote-status consensus\n"));
+  CHECK(d.unsigned_text.find("\nm ") == std::string::npos);
+  const std::string item = make_tor_signature_item(d, auths()[0].v3ident(), auths()[0].signing);
+  CHECK(item.starts_with("directory-signature " + bytes::to_hex(auths()[0].v3ident(), true) + " "));
+
+  auto c = parse_tor_consensus(signed_by(d, {0, 2}));
+  REQUIRE(c);
+  CHECK(c->flavor == ConsensusFlavor::Ns);
+  REQUIRE(c->routers.size() == 2);
+  CHECK(c->routers[0].nickname == "relay3");  // ascending RSA identity
+  CHECK(c->routers[0].descriptor_digest == ns_digests(b).at(b.routers[2].descriptor_digest));
+  CHECK(c->routers[0].published == kVa - 100);  // the descriptor's, not the microdesc flavor's fixed time
+  CHECK(c->routers[0].ipv6);
+  CHECK(c->routers[0].has_flag("Exit"));
+  CHECK(c->routers[1].nickname == "relay1");
+  CHECK(std::vector<std::uint8_t>(c->signed_sha1.begin(), c->signed_sha1.end()) == d.signed_digest);
+  CHECK(c->signatures.size() == 2);
+  CHECK_FALSE(c->signatures[0].sha256);
+  auto ok = verify_tor_consensus(*c, certs(), trusted(), kVa + 10);
+  REQUIRE(ok);
+  CHECK(*ok == 2);
+  auto one = parse_tor_consensus(signed_by(d, {1}));
+  REQUIRE(one);
+  CHECK_FALSE(verify_tor_consensus(*one, certs(), trusted(), kVa + 10));
+  // The exit policy summary, reject-all included, as tor writes "p".
+  CHECK(d.unsigned_text.find("w Bandwidth=300 Unmeasured=1\np accept 80,443\n") != std::string::npos);
+  CHECK(d.unsigned_text.find("w Bandwidth=100 Unmeasured=1\np reject 1-65535\n") != std::string::npos);
+}
+
+TEST_CASE("tor make: the signature message carries an ns signature, named by its SHA-1 digest", "[dir][tor]") {
+  const auto b = body_with_digests();
+  const auto d = make_tor_ns_consensus(b, voters(), ns_digests(b));
+  const auto& a = auths()[1];
+  const std::string item = make_tor_signature_item(d, a.v3ident(), a.signing);
+  auto m = parse_tor_signature_message(encode_tor_signature_message(d.signed_digest, a.cert, item));
+  REQUIRE(m);
+  CHECK(m->digest == d.signed_digest);
+  CHECK(m->signature_valid());
+  // A SHA-256 claim with the ns item, or a SHA-1 claim with a microdesc item: refused.
+  const auto md = make_tor_microdesc_consensus(b, voters());
+  const std::string md_item = make_tor_signature_item(md, a.v3ident(), a.signing);
+  CHECK_FALSE(parse_tor_signature_message(encode_tor_signature_message(md.signed_digest, a.cert, item)));
+  CHECK_FALSE(parse_tor_signature_message(encode_tor_signature_message(d.signed_digest, a.cert, md_item)));
 }

@@ -11,6 +11,7 @@
 #include "conflux/bytes/hex.hpp"
 #include "conflux/crypto/x25519_to_ed25519.hpp"
 #include "conflux/dir/fields.hpp"
+#include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dir/tor_relay_facts.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 
@@ -216,4 +217,26 @@ TEST_CASE("x25519 to ed25519: the sign bit is the top bit, u = -1 has no image",
   minus_one[31] = 0x7f;
   CHECK_FALSE(crypto::ed25519_from_x25519(minus_one, 0));
   CHECK_FALSE(crypto::ed25519_from_x25519(u, 2));
+}
+
+TEST_CASE("tor server descriptors: the digest is the one the stock ns consensus names them by", "[dir][tor]") {
+  auto all = parse_tor_server_descriptors(fixture(), kNow);
+  REQUIRE(all);
+  std::ifstream in(std::string(CONFLUX_TEST_DATA_DIR) + "/tor/consensus-ns.txt", std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  auto ns = parse_tor_consensus(s.str());
+  REQUIRE(ns);
+  REQUIRE(ns->flavor == ConsensusFlavor::Ns);
+  std::size_t matched = 0;
+  for (const auto& r : ns->routers) {
+    INFO(r.nickname);
+    for (const auto& d : *all) {
+      if (d.rsa_identity != r.identity) continue;
+      CHECK(d.router_digest == r.descriptor_digest);
+      CHECK(d.published == r.published);
+      ++matched;
+    }
+  }
+  CHECK(matched == 9);
 }

@@ -8,6 +8,7 @@
 // tor's documents alone (tor-form DirAuthority lines): they sign tor's
 // consensus only, and one whose view differed adopts the majority's.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "conflux/bytes/base64.hpp"
+#include "conflux/bytes/hex.hpp"
 #include "conflux/dir/paths.hpp"
 #include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
@@ -506,12 +508,16 @@ TEST_CASE("on tor's documents alone the authorities sign tor's consensus; one th
     }
   net.start();
 
-  std::vector<std::string> served(3);
+  std::vector<std::string> served(3), served_ns(3);
   REQUIRE(test::procs::run_until(
       net.io,
       [&] {
-        for (std::size_t a = 0; a < 3; ++a) served[a] = net.auths[a].tor->consensus(now).value_or("");
-        return !served[0].empty() && !served[1].empty() && !served[2].empty();
+        for (std::size_t a = 0; a < 3; ++a) {
+          served[a] = net.auths[a].tor->consensus(now).value_or("");
+          served_ns[a] = net.auths[a].tor->ns_consensus(now).value_or("");
+        }
+        return std::none_of(served.begin(), served.end(), [](const auto& t) { return t.empty(); }) &&
+               std::none_of(served_ns.begin(), served_ns.end(), [](const auto& t) { return t.empty(); });
       },
       15s));
   // auth2 serves the majority's document (fetched at mid-interval), not its own.
@@ -536,8 +542,29 @@ TEST_CASE("on tor's documents alone the authorities sign tor's consensus; one th
     CHECK(a.routes.handle(HttpMethod::Get, std::string(dir::kConsensus), "", now).status == 404);
   }
   // Only tor's signatures travelled: at most auth0's and auth1's to each
-  // other (a 409 for another or a not yet built document is not counted).
+  // other, one per flavor (a 409 for another or a not yet built document
+  // is not counted).
   std::uint64_t delivered = 0;
   for (auto& a : net.auths) delivered += a.service->signatures_delivered();
-  CHECK(delivered <= 2);
+  CHECK(delivered <= 4);
+
+  // The ns flavor likewise: auth2 adopted the majority's, which names each
+  // relay's tor descriptor by its digest, and /tor/server/d/ serves them.
+  CHECK(served_ns[0] == served_ns[1]);
+  CHECK(served_ns[2] == served_ns[0]);
+  auto ns = dir::parse_tor_consensus(served_ns[2]);
+  REQUIRE(ns);
+  CHECK(ns->flavor == dir::ConsensusFlavor::Ns);
+  REQUIRE(ns->routers.size() == 4);
+  auto ns_counted = dir::verify_tor_consensus(*ns, *certs, trusted, now);
+  REQUIRE(ns_counted);
+  CHECK(*ns_counted == 2);
+  for (const auto& r : ns->routers) {
+    const auto got = net.auths[0].routes.handle(
+        HttpMethod::Get, std::string(dir::kTorServerDPrefix) + bytes::to_hex(r.descriptor_digest), "", now);
+    REQUIRE(got.status == 200);
+    auto d = dir::parse_tor_server_descriptor(got.body, now);
+    REQUIRE(d);
+    CHECK(d->rsa_identity == r.identity);
+  }
 }

@@ -203,3 +203,59 @@ TEST_CASE("tor authority routes: tor's paths serve certificates, the consensus a
   CHECK(routes.handle(HttpMethod::Get, std::string(dir::kTorKeysFpPrefix) + "XYZ", "", kNow).status == 400);
   CHECK(routes.handle(HttpMethod::Get, std::string(dir::kTorKeysFpPrefix) + bytes::to_hex(all_keys()[2].v3ident(), true), "", kNow).status == 404);
 }
+
+TEST_CASE("tor authority state: the ns flavor is signed with SHA-1, combined and served beside the microdesc one",
+          "[dirnet][tor]") {
+  dir::TorRouterDigests digests;
+  auto b = body();
+  for (std::size_t i = 0; i < b.routers.size(); ++i) {
+    b.routers[i].descriptor_digest.fill(static_cast<std::uint8_t>(i + 1));
+    std::array<std::uint8_t, 20> d{};
+    d.fill(static_cast<std::uint8_t>(0xa0 + i));
+    digests.emplace(b.routers[i].descriptor_digest, d);
+  }
+  TorAuthorityState a(all_keys()[0], voters());
+  TorAuthorityState c(all_keys()[2], voters());
+  DirRoutes routes;
+  routes.set_tor_authority(&a);
+  CHECK(routes.handle(HttpMethod::Get, dir::kTorConsensusNs, "", kNow).status == 404);  // nothing yet
+  (void)a.build(b, kNow);
+  const std::string a_ns_msg = a.build_ns(b, digests, kNow);
+  CHECK_FALSE(a.ns_consensus(kNow));  // 1 of 3
+  // c's ns signature names a 20-byte digest: it goes to the ns document, not the microdesc one.
+  const std::string ns_msg = c.build_ns(b, digests, kNow);
+  CHECK(routes.handle(HttpMethod::Post, dir::kTorConsensusSignature, ns_msg, kNow).status == 200);
+  CHECK(a.ns_signature_count() == 2);
+  CHECK(a.signature_count() == 1);
+  CHECK_FALSE(a.consensus(kNow));
+  CHECK(routes.handle(HttpMethod::Get, dir::kTorConsensusMicrodesc, "", kNow).status == 404);
+
+  const auto served = routes.handle(HttpMethod::Get, std::string(dir::kTorConsensusNs) + "/ABCD+EF01", "", kNow);
+  REQUIRE(served.status == 200);
+  CHECK(served.body == *a.ns_consensus(kNow));
+  auto ns = dir::parse_tor_consensus(served.body);
+  REQUIRE(ns);
+  CHECK(ns->flavor == dir::ConsensusFlavor::Ns);
+  REQUIRE(ns->routers.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(ns->routers[i].descriptor_digest == digests.at(b.routers[i].descriptor_digest));
+  auto certs = dir::parse_key_certs(a.key_certs());
+  REQUIRE(certs);
+  auto ok = dir::verify_tor_consensus(*ns, *certs, trusted(), kNow);
+  REQUIRE(ok);
+  CHECK(*ok == 2);
+
+  // Another authority that adopted the microdesc one takes this ns one as fetched.
+  TorAuthorityState late(all_keys()[1], voters());
+  CHECK_FALSE(late.adopt_ns(served.body, kNow));  // it holds no certificate of the signers yet
+  (void)late.add_signature(ns_msg, kNow);        // (any message brings its signer's certificate)
+  (void)late.add_signature(a_ns_msg, kNow);
+  CHECK(late.adopt_ns(served.body, kNow));
+  CHECK(late.ns_consensus(kNow) == served.body);
+  CHECK_FALSE(late.adopt_ns(served.body, kNow));  // not newer
+  // A microdesc document is not an ns one.
+  (void)a.add_signature(c.build(b, kNow), kNow);
+  REQUIRE(a.consensus(kNow));
+  TorAuthorityState fresh(all_keys()[1], voters());
+  (void)fresh.add_signature(ns_msg, kNow);
+  CHECK_FALSE(fresh.adopt_ns(*a.consensus(kNow), kNow));
+}

@@ -18,7 +18,11 @@
 #include <boost/asio/write.hpp>
 
 #include "conflux/bytes/base64.hpp"
+#include "conflux/bytes/hex.hpp"
+#include "conflux/dir/paths.hpp"
+#include "conflux/dir/tor_consensus.hpp"
 #include "conflux/crypto/digest.hpp"
+#include "conflux/crypto/rsa_private.hpp"
 #include "conflux/dir/authority.hpp"
 #include "conflux/dir/tor_consensus_make.hpp"
 #include "conflux/dir/tor_microdesc.hpp"
@@ -408,4 +412,50 @@ TEST_CASE("a stock relay's upload: its extra-info descriptor follows in the same
   CHECK(a.reason == "Descriptor accepted");
   CHECK(store.all().rfind("router auth0 ", 0) == 0);
   CHECK(store.all().find("\nextra-info ") == std::string::npos);  // (its own "extra-info-digest" stays)
+}
+
+TEST_CASE("the ns consensus names stock descriptors as tor's authorities did, and /tor/server/d/ serves them",
+          "[dirnet][tor]") {
+  const auto descs = stock_descriptors();
+  LoneAuthority a;
+  const std::uint64_t now = kStockPublished + 30;
+  for (const auto& d : descs) REQUIRE(a.state.tor_uploads().accept(d, now).accepted);
+  for (const auto& t : a.state.probe_targets()) a.state.observe(t.identity, now, true);
+  (void)a.state.build(dir::valid_after_for(now, 20), now);
+  const auto draft = dir::make_tor_ns_consensus(a.state.current()->body, {}, a.state.tor_uploads().router_digests());
+  const auto signer = crypto::RsaPrivateKey::generate(1024);  // the parser wants a signature; this test checks none
+  auto ours = dir::parse_tor_consensus(draft.unsigned_text + dir::make_tor_signature_item(draft, {}, signer));
+  REQUIRE(ours);
+  REQUIRE(ours->routers.size() == 9);
+  // The stock network's own ns consensus names the same descriptors by the same digests.
+  auto stock = dir::parse_tor_consensus(test::procs::read_text(std::string(CONFLUX_TEST_DATA_DIR) + "/tor/consensus-ns.txt"));
+  REQUIRE(stock);
+  REQUIRE(stock->routers.size() == 9);
+  std::string wanted;
+  for (std::size_t i = 0; i < 9; ++i) {
+    INFO(ours->routers[i].nickname);
+    CHECK(ours->routers[i].identity == stock->routers[i].identity);
+    CHECK(ours->routers[i].descriptor_digest == stock->routers[i].descriptor_digest);
+    CHECK(ours->routers[i].published == stock->routers[i].published);
+    if (i < 2) wanted += (i ? "+" : "") + bytes::to_hex(ours->routers[i].descriptor_digest);
+  }
+
+  DirRoutes routes;
+  routes.set_tor_uploads(&a.state.tor_uploads());
+  const auto two = routes.handle(HttpMethod::Get, std::string(dir::kTorServerDPrefix) + wanted + ".z", "", now);
+  REQUIRE(two.status == 200);
+  auto served = dir::parse_tor_server_descriptors(two.body, now);
+  REQUIRE(served);
+  REQUIRE(served->size() == 2);
+  CHECK((*served)[0].router_digest == ours->routers[0].descriptor_digest);
+  CHECK((*served)[1].router_digest == ours->routers[1].descriptor_digest);
+  const auto by_fp = routes.handle(
+      HttpMethod::Get, std::string(dir::kTorServerFpPrefix) + bytes::to_hex(ours->routers[2].identity, true), "", now);
+  REQUIRE(by_fp.status == 200);
+  auto one = dir::parse_tor_server_descriptor(by_fp.body, now);
+  REQUIRE(one);
+  CHECK(one->rsa_identity == ours->routers[2].identity);
+  CHECK(routes.handle(HttpMethod::Get, std::string(dir::kTorServerDPrefix) + std::string(40, '0'), "", now).status ==
+        404);
+  CHECK(routes.handle(HttpMethod::Get, std::string(dir::kTorServerDPrefix) + "XYZ", "", now).status == 400);
 }

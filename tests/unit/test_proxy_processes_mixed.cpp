@@ -15,11 +15,13 @@
 //    extends to ours).
 // Each circuit's path is read from the proxy's info log, and the stock
 // relays' own byte counters (ControlPort, GETINFO traffic/written) show they
-// carried the files.
+// carried the files. The stock relays, as directory caches, hold our
+// authority's ns consensus and the server descriptors it names.
 #include <signal.h>
 
 #include <catch2/catch.hpp>
 
+#include "conflux/bytes/base64.hpp"
 #include "proxy_network_support.hpp"
 #include "tor_control.hpp"
 
@@ -32,7 +34,7 @@ constexpr const char* kFile = "5MiB.bin";
 
 std::string spec_with(const std::string& implementation) {
   return R"({"authorities": 1, "relays": 3, "exits": 1, "bridges": [], "proxies": [],
-    "files": [{"name": "prime", "size": 13}, {"name": "5MiB.bin", "size": "5 MB"}], "implementation": )" +
+    "files": [{"name": "5MiB.bin", "size": "5 MB"}], "implementation": )" +
          implementation + "}";
 }
 
@@ -42,12 +44,33 @@ std::string tor_dir_authorities(const Network& net) {
   return out;
 }
 
-// Bytes a stock relay has written since it started.
-std::uint64_t written_by(const Network& net, const std::string& name) {
+conflux::test::stocktor::TorControl control_of(const Network& net, const std::string& name) {
   const auto& p = net.process(name);
   REQUIRE(p["implementation"] == "tor");
-  conflux::test::stocktor::TorControl control(p["ports"]["control"].get<std::uint16_t>(),
-                                              p["data_dir"].get<std::string>() + "/control_auth_cookie");
+  return {p["ports"]["control"].get<std::uint16_t>(), p["data_dir"].get<std::string>() + "/control_auth_cookie"};
+}
+
+// What a stock relay lacks of the ns flavour: its consensus (GETINFO
+// dir/status-vote/current/consensus), a relay that consensus does not list,
+// or a relay whose server descriptor it has not fetched (GETINFO desc/id/).
+// Empty when it has all.
+std::string ns_missing_at(const Network& net, const std::string& name, const std::vector<std::string>& fps) {
+  auto control = control_of(net, name);
+  const auto consensus = control.reply("GETINFO dir/status-vote/current/consensus");
+  if (consensus.find("\nnetwork-status-version 3\n") == std::string::npos) return "no ns consensus: " + consensus;
+  for (const auto& fp : fps) {
+    auto id = conflux::bytes::from_hex(fp);
+    REQUIRE(id);
+    const std::string r_prefix = " " + conflux::bytes::base64_encode(*id) + " ";
+    if (consensus.find(r_prefix) == std::string::npos) return "its ns consensus does not list " + fp;
+    if (control.reply("GETINFO desc/id/" + fp).rfind("250+", 0) != 0) return "no server descriptor of " + fp;
+  }
+  return "";
+}
+
+// Bytes a stock relay has written since it started.
+std::uint64_t written_by(const Network& net, const std::string& name) {
+  auto control = control_of(net, name);
   const auto reply = control.command("GETINFO traffic/written");
   std::smatch m;
   INFO(reply);
@@ -65,16 +88,11 @@ std::vector<std::vector<std::string>> launched_paths(const path& file) {
   return out;
 }
 
-// A first small request through `proxy` until one works (the first stream
-// through a stock exit that has just started is ended with reason MISC; the
-// next works: docs/CONFLUX-NET.md), then the file, intact.
+// The file through `proxy`, intact, on the network's first request: `up`
+// waited until every stock relay's own consensus lists every relay (a stock
+// exit ends a stream from a relay it does not know with MISC:
+// docs/CONFLUX-NET.md).
 void fetch_through(const Network& net, const TestProxy& proxy) {
-  bool primed = false;
-  for (int attempt = 0; attempt < 20 && !primed; ++attempt) {
-    primed = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("prime"), 30).curl_status == 0;
-    if (!primed) std::this_thread::sleep_for(1s);
-  }
-  REQUIRE(primed);
   const auto f = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url(kFile), 120);
   CHECK(f.curl_status == 0);
   CHECK(f.size == 5u * 1024 * 1024);
@@ -165,4 +183,28 @@ TEST_CASE("our proxy through a stock tor middle between our guard and our exit",
   const auto authorities = tor_dir_authorities(net);
   single_then_conflux(net, authorities, "resumes");  // our exit offers resumption; a stock one does not
   CHECK(written_by(net, "relay1") + written_by(net, "relay2") >= 2u * 5 * 1024 * 1024);
+}
+
+TEST_CASE("stock tor relays in our network hold our ns consensus and the descriptors it names", "[stocktor]") {
+  if (!conflux::test::procs::fs::exists(kStockTor)) {
+    WARN("no " << kStockTor << ": nothing to test against");
+    return;
+  }
+  Network net(spec_with(R"({"relay1": "tor", "exit1": "tor"})"));
+  std::vector<std::string> fps;
+  for (const auto& p : net.json()["processes"])
+    if (p["role"] == "authority" || p["role"] == "relay" || p["role"] == "exit") fps.push_back(p["rsa_fingerprint"]);
+  REQUIRE(fps.size() == 4);  // auth1, relay1, relay2, exit1
+  for (const std::string name : {"relay1", "exit1"}) {
+    // As directory caches they fetch the ns flavour, then the descriptors it
+    // names (/tor/server/d/), from our authority: every relay, ours and stock.
+    std::string missing;
+    for (int i = 0; i < 120; ++i) {
+      missing = ns_missing_at(net, name, fps);
+      if (missing.empty()) break;
+      std::this_thread::sleep_for(500ms);
+    }
+    INFO(name);
+    CHECK(missing == "");
+  }
 }

@@ -134,6 +134,11 @@ DirResult<TorRouterStatus> router_line(const Item& r, ConsensusFlavor flavor) {
       !ipv4_of(r.args[t + 2], st.ipv4) || !or_port || !dir_port)
     return dir_fail(DirErrc::BadValue, "r");
   std::copy(id->begin(), id->end(), st.identity.begin());
+  if (flavor == ConsensusFlavor::Ns) {
+    auto digest = bytes::base64_decode(r.args[2]);
+    if (!digest || digest->size() != 20) return dir_fail(DirErrc::BadValue, "r");
+    std::copy(digest->begin(), digest->end(), st.descriptor_digest.begin());
+  }
   st.published = *published;
   st.or_port = *or_port;
   st.dir_port = *dir_port;

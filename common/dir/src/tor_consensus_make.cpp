@@ -71,8 +71,10 @@ std::string microdesc_of(const RouterEntry& r, const std::map<crypto::Ed25519Pub
   return m;
 }
 
-std::string preamble(const ConsensusBody& body) {
-  std::string t = "network-status-version 3 microdesc\nvote-status consensus\n";
+std::string preamble(const ConsensusBody& body, ConsensusFlavor flavor) {
+  std::string t = flavor == ConsensusFlavor::Microdesc ? "network-status-version 3 microdesc\n"
+                                                       : "network-status-version 3\n";
+  t += "vote-status consensus\n";
   t += "consensus-method " + std::to_string(kTorConsensusMethod) + "\n";
   t += "valid-after " + tordoc::format_time(body.valid_after) + "\n";
   t += "fresh-until " + tordoc::format_time(body.fresh_until) + "\n";
@@ -113,43 +115,83 @@ std::string footer(const ConsensusBody& body) {
   return t;
 }
 
+// The routers tor can name (those with an RSA identity), ascending by it.
+std::vector<const RouterEntry*> listed_by_rsa(const ConsensusBody& body) {
+  std::vector<const RouterEntry*> listed;
+  for (const auto& r : body.routers)
+    if (r.rsa_identity) listed.push_back(&r);  // a v1 descriptor: tor cannot name it
+  std::sort(listed.begin(), listed.end(),
+            [](const RouterEntry* a, const RouterEntry* b) { return *a->rsa_identity < *b->rsa_identity; });
+  return listed;
+}
+
+std::string r_line(const RouterEntry& r, std::string_view digest_and_published) {
+  return "r " + r.nickname + " " + bytes::base64_encode(*r.rsa_identity) + " " + std::string(digest_and_published) +
+         " " + format_ipv4(r.ipv4) + " " + std::to_string(r.or_port) + " " + std::to_string(r.dir_port) + "\n";
+}
+
+// "s" through "w": what both flavors say of a router after "r", "a" and "m".
+std::string status_lines(const RouterEntry& r) {
+  return flags_of(r) + "v Conflux\npr " + sorted_protocols(r.protocols) + "\nw Bandwidth=" +
+         std::to_string(r.bandwidth) + " Unmeasured=1\n";
+}
+
+std::string ipv6_line(const RouterEntry& r) {
+  return r.ipv6 ? "a [" + format_ipv6(*r.ipv6) + "]:" + std::to_string(r.or_port) + "\n" : std::string();
+}
+
+void finish(TorConsensusDraft& d, const ConsensusBody& body) {
+  d.unsigned_text += footer(body);
+  const std::string signed_part = d.unsigned_text + "directory-signature ";
+  const crypto::Bytes b{reinterpret_cast<const std::uint8_t*>(signed_part.data()), signed_part.size()};
+  if (d.flavor == ConsensusFlavor::Microdesc) {
+    const auto h = crypto::sha256(b);
+    d.signed_digest.assign(h.begin(), h.end());
+  } else {
+    const auto h = crypto::sha1(b);
+    d.signed_digest.assign(h.begin(), h.end());
+  }
+}
+
 }  // namespace
 
 TorConsensusDraft make_tor_microdesc_consensus(const ConsensusBody& body, const std::vector<TorVoter>& voters) {
+  const std::vector<const RouterEntry*> listed = listed_by_rsa(body);
   std::map<crypto::Ed25519Public, crypto::RsaFingerprint> fps;
-  std::vector<const RouterEntry*> listed;
-  for (const auto& r : body.routers) {
-    if (!r.rsa_identity) continue;  // a v1 descriptor: tor cannot name it
-    fps.emplace(r.identity, *r.rsa_identity);
-    listed.push_back(&r);
-  }
-  std::sort(listed.begin(), listed.end(),
-            [](const RouterEntry* a, const RouterEntry* b) { return *a->rsa_identity < *b->rsa_identity; });
+  for (const RouterEntry* r : listed) fps.emplace(r->identity, *r->rsa_identity);
   TorConsensusDraft d;
-  d.unsigned_text = preamble(body) + dir_sources(body, voters);
+  d.unsigned_text = preamble(body, d.flavor) + dir_sources(body, voters);
   for (const RouterEntry* r : listed) {
     std::string md = microdesc_of(*r, fps);
     const auto md_digest = crypto::sha256({reinterpret_cast<const std::uint8_t*>(md.data()), md.size()});
-    std::string& t = d.unsigned_text;
-    t += "r " + r->nickname + " " + bytes::base64_encode(*r->rsa_identity) + " " + std::string(kFixedPublished) + " " +
-         format_ipv4(r->ipv4) + " " + std::to_string(r->or_port) + " " + std::to_string(r->dir_port) + "\n";
-    if (r->ipv6) t += "a [" + format_ipv6(*r->ipv6) + "]:" + std::to_string(r->or_port) + "\n";
-    t += "m " + bytes::base64_encode(md_digest) + "\n";
-    t += flags_of(*r);
-    t += "v Conflux\n";
-    t += "pr " + sorted_protocols(r->protocols) + "\n";
-    t += "w Bandwidth=" + std::to_string(r->bandwidth) + " Unmeasured=1\n";
+    d.unsigned_text += r_line(*r, kFixedPublished) + ipv6_line(*r) + "m " + bytes::base64_encode(md_digest) + "\n" +
+                       status_lines(*r);
     d.microdescs.push_back(std::move(md));
   }
-  d.unsigned_text += footer(body);
-  const std::string signed_part = d.unsigned_text + "directory-signature ";
-  d.signed_digest = crypto::sha256({reinterpret_cast<const std::uint8_t*>(signed_part.data()), signed_part.size()});
+  finish(d, body);
+  return d;
+}
+
+TorConsensusDraft make_tor_ns_consensus(const ConsensusBody& body, const std::vector<TorVoter>& voters,
+                                        const TorRouterDigests& digests) {
+  TorConsensusDraft d;
+  d.flavor = ConsensusFlavor::Ns;
+  d.unsigned_text = preamble(body, d.flavor) + dir_sources(body, voters);
+  for (const RouterEntry* r : listed_by_rsa(body)) {
+    auto it = digests.find(r->descriptor_digest);
+    if (it == digests.end()) continue;
+    const std::string digest_and_published =
+        bytes::base64_encode(it->second) + " " + tordoc::format_time(r->published);
+    d.unsigned_text += r_line(*r, digest_and_published) + ipv6_line(*r) + status_lines(*r) + "p " + r->exit_policy + "\n";
+  }
+  finish(d, body);
   return d;
 }
 
 std::string make_tor_signature_item(const TorConsensusDraft& draft, const crypto::RsaFingerprint& v3ident,
                                     const crypto::RsaPrivateKey& signing_key) {
-  return "directory-signature sha256 " + hex(v3ident) + " " + hex(signing_key.public_key().fingerprint()) + "\n" +
+  const std::string algorithm = draft.flavor == ConsensusFlavor::Microdesc ? "sha256 " : "";
+  return "directory-signature " + algorithm + hex(v3ident) + " " + hex(signing_key.public_key().fingerprint()) + "\n" +
          crypto::pem_encode(signing_key.sign_digest(draft.signed_digest), "SIGNATURE");
 }
 

@@ -153,8 +153,8 @@ std::optional<DirError> check_rsa(std::string_view text, const Item* first, cons
   if (!last->args.empty() || !last->object || last->object->type != "SIGNATURE")
     return DirError{DirErrc::BadValue, kRsaSig};
   const auto signed_text = text.substr(first->offset, last->offset + kRsaSig.size() + 1 - first->offset);
-  if (!identity->verify_digest(crypto::sha1(bytes_of(signed_text)), last->object->data))
-    return DirError{DirErrc::BadSignature, kRsaSig};
+  d.router_digest = crypto::sha1(bytes_of(signed_text));
+  if (!identity->verify_digest(d.router_digest, last->object->data)) return DirError{DirErrc::BadSignature, kRsaSig};
   d.rsa_identity = identity->fingerprint();
   return std::nullopt;
 }

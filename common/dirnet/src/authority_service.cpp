@@ -5,7 +5,9 @@
 
 #include "conflux/dir/authority.hpp"
 #include "conflux/dir/paths.hpp"
+#include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
+#include "conflux/dirnet/http_client.hpp"
 #include "conflux/dirnet/tor_consensus_fetch.hpp"
 
 namespace conflux::dirnet {
@@ -99,22 +101,25 @@ bool AuthorityService::is_self(const AuthorityPeer& peer) const {
 // Step 2 and 3: the body for VA, our signatures on it, one POST per peer
 // and document.
 void AuthorityService::build_and_send(std::uint64_t va) {
-  std::string text, tor_text;
+  std::string text, tor_text, ns_text;
   if (options_.json_consensus) {
     text = dir::encode_detached_signature(state_.build(va, clock_.unix_seconds()));
   } else {
     (void)state_.compute(va);
   }
   // The same body in tor's format, signed with the RSA signing key.
-  if (options_.tor != nullptr && state_.current())
+  if (options_.tor != nullptr && state_.current()) {
     tor_text = options_.tor->build(state_.current()->body, clock_.unix_seconds());
+    ns_text = options_.tor->build_ns(state_.current()->body, state_.tor_uploads().router_digests(),
+                                     clock_.unix_seconds());
+  }
   for (const AuthorityPeer& peer : options_.authorities) {
     if (is_self(peer)) continue;
     if (!text.empty())
       asio::co_spawn(ex_, send_signature(peer, std::string(dir::kConsensusSignature), text, va), asio::detached);
-    if (!tor_text.empty())
-      asio::co_spawn(ex_, send_signature(peer, std::string(dir::kTorConsensusSignature), tor_text, va),
-                     asio::detached);
+    for (const std::string* t : {&tor_text, &ns_text})
+      if (!t->empty())
+        asio::co_spawn(ex_, send_signature(peer, std::string(dir::kTorConsensusSignature), *t, va), asio::detached);
   }
   if (options_.json_consensus) {
     asio::co_spawn(ex_, catch_up(va), asio::detached);
@@ -208,11 +213,28 @@ awaitable<void> AuthorityService::catch_up_tor(std::uint64_t va) {
     auto got = co_await fetch_tor_consensus(query, clock_, tor->published_valid_after(), cache);
     if (stopped_) co_return;
     if (got && tor->adopt(cache, clock_.unix_seconds())) {
+      co_await catch_up_tor_ns(va);
       check_published();
       co_return;
     }
     timer.expires_after(std::chrono::milliseconds(interval_ms / 8 + 1));
     co_await timer.async_wait(use_nothrow);
+  }
+}
+
+// With the microdesc consensus adopted, the ns one the same authorities
+// signed (tor's relays fetch it as directory caches): from the first peer
+// that serves one that verifies.
+awaitable<void> AuthorityService::catch_up_tor_ns(std::uint64_t va) {
+  auto self = shared_from_this();
+  TorAuthorityState* tor = options_.tor;
+  HttpLimits limits = options_.http;
+  limits.max_body = dir::kMaxTorConsensusSize;
+  for (const AuthorityPeer& peer : options_.authorities) {
+    if (is_self(peer) || tor->ns_published_valid_after() >= va) continue;
+    auto res = co_await http_get(peer.dir, std::string(dir::kTorConsensusNs), limits);
+    if (stopped_) co_return;
+    if (res && res->status == 200) (void)tor->adopt_ns(res->body, clock_.unix_seconds());
   }
 }
 

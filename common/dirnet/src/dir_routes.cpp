@@ -22,7 +22,6 @@ std::string_view path_of(std::string_view target) {
 }
 
 constexpr std::string_view kTorServerAuthority = "/tor/server/authority";
-constexpr std::string_view kTorServerFpPrefix = "/tor/server/fp/";
 
 // Whether a "/tor/server/fp/A+B+..." list names `fp` (hex, any case).
 bool names_fingerprint(std::string_view list, std::string_view fp) {
@@ -67,9 +66,11 @@ DirRoutes::Route DirRoutes::route_for(std::string_view path) const {
   if (!self_descriptor_.empty() && path == dir::kSelfDescriptor) return Route::Self;
   if (uploads_ != nullptr && path == dir::kTorUpload) return Route::TorUpload;
   if (uploads_ != nullptr && path == dir::kTorServerAll) return Route::TorServerAll;
-  if (!tor_self_.empty() && (path == kTorServerAuthority || (path.starts_with(kTorServerFpPrefix) &&
-                                                             names_fingerprint(path.substr(kTorServerFpPrefix.size()), tor_self_fp_))))
+  if (!tor_self_.empty() && (path == kTorServerAuthority || (path.starts_with(dir::kTorServerFpPrefix) &&
+                                                             names_fingerprint(path.substr(dir::kTorServerFpPrefix.size()), tor_self_fp_))))
     return Route::TorSelf;
+  if (uploads_ != nullptr && path.starts_with(dir::kTorServerDPrefix)) return Route::TorServerD;
+  if (uploads_ != nullptr && path.starts_with(dir::kTorServerFpPrefix)) return Route::TorServerFp;
   return Route::None;
 }
 

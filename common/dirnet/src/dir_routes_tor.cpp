@@ -1,5 +1,5 @@
-// DirRoutes for tor's paths: key certificates, the microdesc consensus and
-// microdescriptors, from an authority's TorAuthorityState or a directory
+// DirRoutes for tor's paths: key certificates, both consensus flavors,
+// microdescriptors and server descriptors, from an authority's TorAuthorityState or a directory
 // cache's TorDirMirror, and the authorities' tor-format signature exchange.
 #include "conflux/dir/paths.hpp"
 #include "conflux/dir/tor_dir_url.hpp"
@@ -27,6 +27,9 @@ DirRoutes::Route DirRoutes::tor_route_for(std::string_view path) const {
   if (path == dir::kTorConsensusMicrodesc ||
       (path.starts_with(dir::kTorConsensusMicrodesc) && path[dir::kTorConsensusMicrodesc.size()] == '/'))
     return Route::TorConsensus;
+  if (tor_ != nullptr && (path == dir::kTorConsensusNs || (path.starts_with(dir::kTorConsensusNs) &&
+                                                            path[dir::kTorConsensusNs.size()] == '/')))
+    return Route::TorConsensusNs;
   if (path.starts_with(dir::kTorMicrodescPrefix)) return Route::TorMicro;
   if (path == dir::kTorConsensusSignature && tor_ != nullptr) return Route::TorSignature;
   return Route::None;
@@ -71,6 +74,18 @@ DirReply DirRoutes::handle_tor_consensus(std::string_view path, std::uint64_t no
   return document_reply(std::move(*text));
 }
 
+// tor's descriptors uploaded to an authority: by tor's digest, as the ns
+// consensus names them (a directory cache fetches those), or by RSA
+// fingerprint. "Servers unavailable" when none is held, as tor answers.
+DirReply DirRoutes::handle_tor_servers(Route route, std::string_view path) const {
+  const auto prefix = route == Route::TorServerD ? dir::kTorServerDPrefix : dir::kTorServerFpPrefix;
+  auto keys = dir::parse_fp_list(path.substr(prefix.size()));
+  if (!keys) return text_reply(400, "bad digest");
+  std::string found = route == Route::TorServerD ? uploads_->by_digest(*keys) : uploads_->by_fingerprint(*keys);
+  if (found.empty()) return text_reply(404, "Servers unavailable");
+  return document_reply(std::move(found));
+}
+
 DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now) {
   switch (route) {
     case Route::TorKeysAll:
@@ -80,6 +95,14 @@ DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_v
       return handle_tor_keys(route, path);
     case Route::TorConsensus:
       return handle_tor_consensus(path, now);
+    case Route::TorConsensusNs: {
+      auto text = tor_->ns_consensus(now);
+      if (!text) return text_reply(404, "no consensus yet");
+      return document_reply(std::move(*text));
+    }
+    case Route::TorServerD:
+    case Route::TorServerFp:
+      return handle_tor_servers(route, path);
     case Route::TorMicro: {
       auto digests = dir::parse_microdesc_digests(path.substr(dir::kTorMicrodescPrefix.size()));
       if (!digests) return text_reply(400, "bad digest");

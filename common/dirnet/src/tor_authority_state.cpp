@@ -30,22 +30,33 @@ bool TorAuthorityState::known_voter(const crypto::RsaFingerprint& id) const {
   return std::any_of(voters_.begin(), voters_.end(), [&](const dir::TorVoter& v) { return v.v3ident == id; });
 }
 
-std::string TorAuthorityState::build(const dir::ConsensusBody& body, std::uint64_t now) {
-  draft_ = dir::make_tor_microdesc_consensus(body, voters_);
-  draft_mds_ = microdesc_map(*draft_);
-  items_.clear();
-  const std::string own = dir::make_tor_signature_item(*draft_, keys_.v3ident(), keys_.signing);
-  items_.emplace(keys_.v3ident(), own);
-  for (auto it = early_.begin(); it != early_.end();) {
-    if (it->second.digest == draft_->signed_digest) {
-      items_.emplace(it->first, it->second.item);
-      it = early_.erase(it);
+// Our signature on the new draft, with those that came before it.
+std::string TorAuthorityState::sign_draft(Flavored& f, dir::TorConsensusDraft draft, std::uint64_t now) {
+  f.draft = std::move(draft);
+  f.items.clear();
+  const std::string own = dir::make_tor_signature_item(*f.draft, keys_.v3ident(), keys_.signing);
+  f.items.emplace(keys_.v3ident(), own);
+  for (auto it = f.early.begin(); it != f.early.end();) {
+    if (it->second.digest == f.draft->signed_digest) {
+      f.items.emplace(it->first, it->second.item);
+      it = f.early.erase(it);
     } else {
       ++it;
     }
   }
-  try_publish(now);
-  return dir::encode_tor_signature_message(draft_->signed_digest, keys_.certificate, own);
+  if (try_publish(f, now) && &f == &md_) published_mds_ = draft_mds_;
+  return dir::encode_tor_signature_message(f.draft->signed_digest, keys_.certificate, own);
+}
+
+std::string TorAuthorityState::build(const dir::ConsensusBody& body, std::uint64_t now) {
+  auto draft = dir::make_tor_microdesc_consensus(body, voters_);
+  draft_mds_ = microdesc_map(draft);
+  return sign_draft(md_, std::move(draft), now);
+}
+
+std::string TorAuthorityState::build_ns(const dir::ConsensusBody& body, const dir::TorRouterDigests& digests,
+                                        std::uint64_t now) {
+  return sign_draft(ns_, dir::make_tor_ns_consensus(body, voters_, digests), now);
 }
 
 TorSignatureStatus TorAuthorityState::add_signature(std::string_view message, std::uint64_t now) {
@@ -55,43 +66,53 @@ TorSignatureStatus TorAuthorityState::add_signature(std::string_view message, st
   if (id == keys_.v3ident() || !known_voter(id) || !dir::key_cert_current(m->cert, now) || !m->signature_valid())
     return TorSignatureStatus::Invalid;
   certs_.insert_or_assign(id, m->cert);
-  if (draft_ && m->digest == draft_->signed_digest) {
-    items_.insert_or_assign(id, std::move(m->item));
-    try_publish(now);
+  Flavored& f = m->digest.size() == 20 ? ns_ : md_;
+  if (f.draft && m->digest == f.draft->signed_digest) {
+    f.items.insert_or_assign(id, std::move(m->item));
+    if (try_publish(f, now) && &f == &md_) published_mds_ = draft_mds_;
     return TorSignatureStatus::Added;
   }
-  early_.insert_or_assign(id, Pending{m->digest, std::move(m->item)});  // one per known voter
+  f.early.insert_or_assign(id, Pending{std::move(m->digest), std::move(m->item)});  // one per known voter
   return TorSignatureStatus::OtherBody;
 }
 
-void TorAuthorityState::try_publish(std::uint64_t now) {
-  if (!draft_ || 2 * items_.size() <= voters_.size()) return;
-  std::vector<std::pair<crypto::RsaFingerprint, std::string>> items(items_.begin(), items_.end());
-  std::string text = dir::assemble_tor_consensus(*draft_, std::move(items));
+bool TorAuthorityState::try_publish(Flavored& f, std::uint64_t now) {
+  if (!f.draft || 2 * f.items.size() <= voters_.size()) return false;
+  std::vector<std::pair<crypto::RsaFingerprint, std::string>> items(f.items.begin(), f.items.end());
+  std::string text = dir::assemble_tor_consensus(*f.draft, std::move(items));
   // What we serve must be what a client accepts: check it as one would.
   auto parsed = dir::parse_tor_consensus(text);
-  if (!parsed) return;
-  std::vector<dir::AuthorityKeyCert> certs;
-  for (const auto& [id, c] : certs_) certs.push_back(c);
-  if (!dir::verify_tor_consensus(*parsed, certs, trusted(), now, 60)) return;
-  if (parsed->valid_after < published_valid_after_) return;  // an adopted newer one stays
-  published_ = std::move(text);
-  published_valid_after_ = parsed->valid_after;
-  published_valid_until_ = parsed->valid_until;
-  published_mds_ = draft_mds_;
+  if (!parsed || !dir::verify_tor_consensus(*parsed, certs(), trusted(), now, 60)) return false;
+  if (parsed->valid_after < f.published_valid_after) return false;  // an adopted newer one stays
+  f.published = std::move(text);
+  f.published_valid_after = parsed->valid_after;
+  f.published_valid_until = parsed->valid_until;
+  return true;
 }
 
 bool TorAuthorityState::adopt(const TorDirCache& fetched, std::uint64_t now) {
   auto parsed = dir::parse_tor_consensus(fetched.consensus_text);
-  if (!parsed || parsed->valid_after <= published_valid_after_) return false;
+  if (!parsed || parsed->flavor != dir::ConsensusFlavor::Microdesc || parsed->valid_after <= md_.published_valid_after)
+    return false;
   if (!dir::verify_tor_consensus(*parsed, fetched.certs, trusted(), now, 60)) return false;
   for (const auto& c : fetched.certs)
     if (known_voter(c.v3ident()) && c.v3ident() != keys_.v3ident()) certs_.insert_or_assign(c.v3ident(), c);
-  published_ = fetched.consensus_text;
-  published_valid_after_ = parsed->valid_after;
-  published_valid_until_ = parsed->valid_until;
+  md_.published = fetched.consensus_text;
+  md_.published_valid_after = parsed->valid_after;
+  md_.published_valid_until = parsed->valid_until;
   published_mds_.clear();
   for (const auto& [digest, md] : fetched.microdescs) published_mds_.emplace(bytes::base64_encode(digest), md.text);
+  return true;
+}
+
+bool TorAuthorityState::adopt_ns(std::string_view text, std::uint64_t now) {
+  auto parsed = dir::parse_tor_consensus(text);
+  if (!parsed || parsed->flavor != dir::ConsensusFlavor::Ns || parsed->valid_after <= ns_.published_valid_after)
+    return false;
+  if (!dir::verify_tor_consensus(*parsed, certs(), trusted(), now, 60)) return false;
+  ns_.published = std::string(text);
+  ns_.published_valid_after = parsed->valid_after;
+  ns_.published_valid_until = parsed->valid_until;
   return true;
 }
 
@@ -108,8 +129,13 @@ std::vector<dir::AuthorityKeyCert> TorAuthorityState::certs() const {
 }
 
 std::optional<std::string> TorAuthorityState::consensus(std::uint64_t now) const {
-  if (published_.empty() || now > published_valid_until_) return std::nullopt;
-  return published_;
+  if (md_.published.empty() || now > md_.published_valid_until) return std::nullopt;
+  return md_.published;
+}
+
+std::optional<std::string> TorAuthorityState::ns_consensus(std::uint64_t now) const {
+  if (ns_.published.empty() || now > ns_.published_valid_until) return std::nullopt;
+  return ns_.published;
 }
 
 std::string TorAuthorityState::microdescs(const std::vector<std::string>& digests) const {

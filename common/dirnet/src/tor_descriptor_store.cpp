@@ -1,5 +1,7 @@
 #include "conflux/dirnet/tor_descriptor_store.hpp"
 
+#include "conflux/crypto/digest.hpp"
+
 namespace conflux::dirnet {
 namespace {
 
@@ -52,6 +54,30 @@ TorUploadAnswer TorDescriptorStore::accept(std::string_view body, std::uint64_t 
 std::string TorDescriptorStore::all() const {
   std::string out;
   for (const auto& [id, h] : held_) out += h.descriptors.back().text;
+  return out;
+}
+
+std::string TorDescriptorStore::by_digest(const std::vector<crypto::RsaFingerprint>& digests) const {
+  std::string out;
+  for (const auto& want : digests)
+    for (const auto& [id, h] : held_)
+      for (const auto& d : h.descriptors)
+        if (d.router_digest == want) out += d.text;
+  return out;
+}
+
+std::string TorDescriptorStore::by_fingerprint(const std::vector<crypto::RsaFingerprint>& fingerprints) const {
+  std::string out;
+  for (const auto& fp : fingerprints)
+    if (auto it = by_rsa_.find(fp); it != by_rsa_.end()) out += held_.at(it->second).descriptors.back().text;
+  return out;
+}
+
+dir::TorRouterDigests TorDescriptorStore::router_digests() const {
+  dir::TorRouterDigests out;
+  for (const auto& [id, h] : held_)
+    for (const auto& d : h.descriptors)
+      out.emplace(crypto::sha256({reinterpret_cast<const std::uint8_t*>(d.text.data()), d.text.size()}), d.router_digest);
   return out;
 }
 

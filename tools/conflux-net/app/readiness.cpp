@@ -5,6 +5,7 @@
 #include "conflux/dirnet/consensus_fetcher.hpp"
 #include "conflux/dirnet/tor_consensus_fetch.hpp"
 #include "processes.hpp"
+#include "stock_tor_control.hpp"
 
 namespace conflux::netapp {
 
@@ -101,6 +102,27 @@ asio::awaitable<std::string> bridge_descriptor_problem(const ReadinessInputs& in
   co_return std::string();
 }
 
+// 4. Every stock tor relay's own consensus lists every relay: a fresh stock
+// exit ends the first streams from a middle it does not know yet with MISC.
+asio::awaitable<std::optional<Failure>> stock_relays_know_the_network(const ReadinessInputs& in) {
+  std::vector<crypto::RsaFingerprint> relays;
+  for (const auto& w : in.watched)
+    if (w.role == Role::Relay || w.role == Role::Exit || w.role == Role::Authority) relays.push_back(w.rsa_fingerprint);
+  for (const auto& w : in.watched) {
+    if (!w.stock_tor) continue;
+    for (;;) {
+      // Its ControlPort is on 127.0.0.1 whatever address it relays on (its torrc).
+      const net::tcp::endpoint control{asio::ip::make_address_v4("127.0.0.1"), w.ports.control_port};
+      const auto missing = co_await stock_tor_unknown_relay(control,
+                                                            w.data_dir / "control_auth_cookie", relays, 3s);
+      if (!missing) break;
+      if (auto f = common_checks(in, *missing, w.name)) co_return f;
+      co_await pause(250ms);
+    }
+  }
+  co_return std::nullopt;
+}
+
 asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, const ReadinessInputs& in) {
   // 1. Every relay listening, the file server answering.
   for (;;) {
@@ -163,7 +185,7 @@ asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, c
       co_await pause(250ms);
     }
   }
-  co_return std::nullopt;
+  co_return co_await stock_relays_know_the_network(in);
 }
 
 asio::awaitable<std::optional<Failure>> proxies_ready(const ReadinessInputs& in) {

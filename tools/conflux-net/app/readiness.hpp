@@ -28,7 +28,7 @@ struct Watched {
   netspec::Role role = netspec::Role::Relay;
   pid_t pid = 0;
   std::uint64_t start_time = 0;
-  std::filesystem::path log, output;
+  std::filesystem::path log, output, data_dir;
   crypto::Ed25519Public identity{};
   crypto::RsaFingerprint rsa_fingerprint{};  // relays: tor's fingerprint
   netspec::Ports ports;
@@ -55,7 +55,9 @@ struct ReadinessInputs {
 // listing every relay as Running, Valid and Fast and every exit with a policy
 // summary that allows the file server's port (what a client looks for),
 // every bridge serving its descriptor (tor's at /tor/server/authority with
-// tor_authorities, as a tor client fetches it).
+// tor_authorities, as a tor client fetches it), and every stock tor relay's
+// own consensus listing every relay (stock_tor_control.hpp: a stock exit
+// refuses streams from a relay it does not know yet).
 [[nodiscard]] std::optional<Failure> wait_for_network(net::asio::io_context& io, const net::Clock& clock,
                                                       const ReadinessInputs& in);
 

@@ -464,6 +464,7 @@ class Up {
     w.start_time = p.spawned->start_time;
     w.log = p.paths.log;
     w.output = p.paths.output;
+    w.data_dir = p.paths.data_dir;
     w.identity = p.id;
     w.rsa_fingerprint = p.rsa_id;
     w.ports = p.plan.ports;

@@ -37,10 +37,13 @@ inline constexpr std::string_view kTorKeysAuthority = "/tor/keys/authority";
 inline constexpr std::string_view kTorKeysFpPrefix = "/tor/keys/fp/";  // + HEX[+HEX...]
 inline constexpr std::string_view kTorKeysFpSkPrefix = "/tor/keys/fp-sk/";  // + HEX-HEX[+HEX-HEX...]
 inline constexpr std::string_view kTorConsensusMicrodesc = "/tor/status-vote/current/consensus-microdesc";
+inline constexpr std::string_view kTorConsensusNs = "/tor/status-vote/current/consensus";  // the ns flavor
 inline constexpr std::string_view kTorMicrodescPrefix = "/tor/micro/d/";  // + D1-D2-... (base64 SHA-256)
 // relay -> authority: a tor server descriptor (text/plain), as tor's relays upload
 inline constexpr std::string_view kTorUpload = "/tor/";
 inline constexpr std::string_view kTorServerAll = "/tor/server/all";
+inline constexpr std::string_view kTorServerDPrefix = "/tor/server/d/";    // + D1+D2... (hex SHA-1 digests)
+inline constexpr std::string_view kTorServerFpPrefix = "/tor/server/fp/";  // + F1+F2... (hex RSA fingerprints)
 // authority -> authority: a tor-format consensus signature (tor_authority_state.hpp)
 inline constexpr std::string_view kTorConsensusSignature = "/conflux/v1/tor-consensus-signature";
 inline constexpr std::size_t kMaxTorSignatureBody = 16384;

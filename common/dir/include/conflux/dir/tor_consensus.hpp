@@ -35,6 +35,7 @@ struct TorRouterStatus {
   std::uint16_t dir_port = 0;
   std::optional<std::pair<std::array<std::uint8_t, 16>, std::uint16_t>> ipv6;  // the first "a" line
   std::array<std::uint8_t, 32> microdesc_digest{};  // microdesc flavor: SHA-256 of its microdescriptor
+  std::array<std::uint8_t, 20> descriptor_digest{}; // ns flavor: tor's digest of its server descriptor
   std::vector<std::string> flags;                   // as listed ("Exit", "Fast", ...), sorted
   std::string version;                              // "v": the platform, e.g. "Tor 0.4.9.11"
   std::string protocols;                            // "pr": e.g. "Conflux=1 ... Relay=2-6"

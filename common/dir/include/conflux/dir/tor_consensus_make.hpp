@@ -16,13 +16,23 @@
 // "onion-key" (no TAP key: tor 0.4.9 makes its body optional),
 // "ntor-onion-key", the IPv6 "a", "family" ($fingerprints of declared
 // family members that are listed), "p" (unless reject-all), "id ed25519".
+//
+// The ns flavor ("network-status-version 3", what tor's relays fetch as
+// directory caches) is written from the same body: the same preamble,
+// dir-sources and footer; per router "r" with tor's descriptor digest and
+// the descriptor's own published time (tor writes the fixed time in the
+// microdesc flavor only), "a", "s", "v", "pr", "w", and "p" with the exit
+// policy summary (reject-all included); no "m". Its signatures sign SHA-1
+// and name no algorithm, as tor's authorities sign that flavor.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "conflux/crypto/rsa_private.hpp"
 #include "conflux/dir/consensus.hpp"
+#include "conflux/dir/tor_consensus.hpp"
 
 namespace conflux::dir {
 
@@ -38,20 +48,33 @@ struct TorVoter {
 };
 
 struct TorConsensusDraft {
+  ConsensusFlavor flavor = ConsensusFlavor::Microdesc;
   // Everything up to and including "directory-footer" and bandwidth-weights:
   // the signatures follow.
   std::string unsigned_text;
-  // One per listed router, in document order: each one's text, what "m" names.
+  // Microdesc flavor: one per listed router, in document order: each one's
+  // text, what "m" names. Empty for the ns flavor.
   std::vector<std::string> microdescs;
-  // SHA-256 of unsigned_text + "directory-signature ": what each signature signs.
-  std::array<std::uint8_t, 32> signed_digest{};
+  // The digest of unsigned_text + "directory-signature " that each signature
+  // signs: SHA-256 (microdesc flavor, 32 bytes) or SHA-1 (ns, 20 bytes).
+  std::vector<std::uint8_t> signed_digest;
 };
 
 [[nodiscard]] TorConsensusDraft make_tor_microdesc_consensus(const ConsensusBody& body,
                                                              const std::vector<TorVoter>& voters);
 
-// "directory-signature sha256 V3IDENT SIGNINGKEYDIGEST" and its SIGNATURE
-// object, made with the authority's signing key.
+// tor's descriptor digest (TorServerDescriptor::router_digest) of each
+// router the ns flavor can list, by the body's descriptor_digest (SHA-256
+// of the tor descriptor's text). A router without one (a relay that
+// uploaded only our JSON descriptor) is left out of the ns flavor.
+using TorRouterDigests = std::map<std::array<std::uint8_t, 32>, std::array<std::uint8_t, 20>>;
+
+[[nodiscard]] TorConsensusDraft make_tor_ns_consensus(const ConsensusBody& body, const std::vector<TorVoter>& voters,
+                                                      const TorRouterDigests& digests);
+
+// "directory-signature sha256 V3IDENT SIGNINGKEYDIGEST" (the ns flavor:
+// "directory-signature V3IDENT SIGNINGKEYDIGEST") and its SIGNATURE object,
+// made with the authority's signing key.
 [[nodiscard]] std::string make_tor_signature_item(const TorConsensusDraft& draft,
                                                   const crypto::RsaFingerprint& v3ident,
                                                   const crypto::RsaPrivateKey& signing_key);

@@ -47,6 +47,10 @@ struct TorServerDescriptor {
   bool tunnelled_dir_server = false;  // answers BEGIN_DIR
   TorRelayFacts facts;                // bandwidth, IPv6 ORPort, exit policy summary
   std::string text;                   // as served
+  // SHA-1 of the text from "router" through "router-signature\n": what the
+  // RSA signature signs, and what an ns consensus's "r" line and
+  // /tor/server/d/ name the descriptor by (tor's descriptor digest).
+  std::array<std::uint8_t, 20> router_digest{};
 };
 
 // One descriptor, verified at `now` (seconds since the epoch).

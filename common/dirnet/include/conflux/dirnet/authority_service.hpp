@@ -97,6 +97,7 @@ class AuthorityService : public std::enable_shared_from_this<AuthorityService> {
   net::awaitable<void> send_signature(AuthorityPeer peer, std::string path, std::string text, std::uint64_t va);
   net::awaitable<void> catch_up(std::uint64_t va);
   net::awaitable<void> catch_up_tor(std::uint64_t va);
+  net::awaitable<void> catch_up_tor_ns(std::uint64_t va);
   void build_and_send(std::uint64_t va);
   [[nodiscard]] bool is_self(const AuthorityPeer& peer) const;
   void check_published();

@@ -78,14 +78,15 @@ class DirRoutes {
  private:
   enum class Route : std::uint8_t {
     None, Upload, Consensus, Signature, Body, Self, TorSelf,
-    TorKeysAll, TorKeysAuthority, TorKeysFp, TorKeysFpSk, TorConsensus, TorMicro, TorSignature,
-    TorUpload, TorServerAll
+    TorKeysAll, TorKeysAuthority, TorKeysFp, TorKeysFpSk, TorConsensus, TorConsensusNs, TorMicro, TorSignature,
+    TorUpload, TorServerAll, TorServerD, TorServerFp
   };
   [[nodiscard]] Route route_for(std::string_view path) const;
   [[nodiscard]] Route tor_route_for(std::string_view path) const;
   [[nodiscard]] DirReply handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now);
   [[nodiscard]] DirReply handle_tor_keys(Route route, std::string_view path) const;
   [[nodiscard]] DirReply handle_tor_consensus(std::string_view path, std::uint64_t now) const;
+  [[nodiscard]] DirReply handle_tor_servers(Route route, std::string_view path) const;
   DirReply count(DirReply r);
 
   AuthorityState* authority_ = nullptr;

@@ -13,6 +13,12 @@
 // found no majority adopts the majority's (adopt), as tor's authorities
 // fetch a consensus they failed to make.
 //
+// The ns flavor (what tor's relays fetch as directory caches) is written
+// from the same body and tor's descriptor digests (build_ns), signed and
+// combined the same way, one signature message per flavor; an authority
+// that adopted the others' microdesc consensus fetches their ns one too
+// (adopt_ns).
+//
 // Authorities exchange a signature as one message
 // (dir/tor_signature_message.hpp) carrying the signer's key certificate, so
 // a receiver learns the certificate it needs to check the signature and to
@@ -41,8 +47,13 @@ class TorAuthorityState {
   // consensus's dir-source lines name them. `keys` must outlive the state.
   TorAuthorityState(const TorAuthorityKeys& keys, std::vector<dir::TorVoter> voters);
 
-  // The document for this body; returns the signature message for the others.
+  // The microdesc document for this body; returns the signature message
+  // for the others.
   std::string build(const dir::ConsensusBody& body, std::uint64_t now);
+  // The ns document for this body (the routers `digests` names); returns
+  // its signature message.
+  std::string build_ns(const dir::ConsensusBody& body, const dir::TorRouterDigests& digests, std::uint64_t now);
+  // Either flavor's signature (the message's digest says which).
   [[nodiscard]] TorSignatureStatus add_signature(std::string_view message, std::uint64_t now);
 
   // A consensus fetched from the other authorities (their majority's, when
@@ -50,11 +61,16 @@ class TorAuthorityState {
   // it verifies against the configured voters at `now` and is newer than
   // the one served. Returns whether it was taken.
   bool adopt(const TorDirCache& fetched, std::uint64_t now);
+  // The same for an ns consensus, checked with the certificates held.
+  bool adopt_ns(std::string_view text, std::uint64_t now);
 
   // The latest majority-signed microdesc consensus while valid at `now`.
   [[nodiscard]] std::optional<std::string> consensus(std::uint64_t now) const;
-  // Its valid-after (0: none served yet).
-  [[nodiscard]] std::uint64_t published_valid_after() const noexcept { return published_valid_after_; }
+  // The latest majority-signed ns consensus while valid at `now`.
+  [[nodiscard]] std::optional<std::string> ns_consensus(std::uint64_t now) const;
+  // Their valid-after (0: none served yet).
+  [[nodiscard]] std::uint64_t published_valid_after() const noexcept { return md_.published_valid_after; }
+  [[nodiscard]] std::uint64_t ns_published_valid_after() const noexcept { return ns_.published_valid_after; }
   [[nodiscard]] const crypto::RsaFingerprint& v3ident() const noexcept { return keys_.v3ident(); }
   // The configured voters' v3idents: whose signatures count.
   [[nodiscard]] std::vector<crypto::RsaFingerprint> trusted() const;
@@ -68,24 +84,30 @@ class TorAuthorityState {
   [[nodiscard]] std::string key_certs() const;
   [[nodiscard]] std::string key_certs_for(const std::vector<crypto::RsaFingerprint>& v3idents) const;
   [[nodiscard]] const std::string& own_key_cert() const noexcept { return keys_.certificate; }
-  [[nodiscard]] std::size_t signature_count() const noexcept { return items_.size(); }
+  [[nodiscard]] std::size_t signature_count() const noexcept { return md_.items.size(); }
+  [[nodiscard]] std::size_t ns_signature_count() const noexcept { return ns_.items.size(); }
 
  private:
   struct Pending {
-    std::array<std::uint8_t, 32> digest{};
+    std::vector<std::uint8_t> digest;
     std::string item;
   };
-  void try_publish(std::uint64_t now);
+  // One flavor's document: the draft, the signatures on it, the one served.
+  struct Flavored {
+    std::optional<dir::TorConsensusDraft> draft;
+    std::map<crypto::RsaFingerprint, std::string> items;  // signatures on draft
+    std::map<crypto::RsaFingerprint, Pending> early;      // for a draft not built yet
+    std::string published;
+    std::uint64_t published_valid_after = 0, published_valid_until = 0;
+  };
+  std::string sign_draft(Flavored& f, dir::TorConsensusDraft draft, std::uint64_t now);
+  bool try_publish(Flavored& f, std::uint64_t now);
   bool known_voter(const crypto::RsaFingerprint& id) const;
 
   const TorAuthorityKeys& keys_;
   std::vector<dir::TorVoter> voters_;
   std::map<crypto::RsaFingerprint, dir::AuthorityKeyCert> certs_;  // v3ident -> latest
-  std::optional<dir::TorConsensusDraft> draft_;
-  std::map<crypto::RsaFingerprint, std::string> items_;  // signatures on draft_
-  std::map<crypto::RsaFingerprint, Pending> early_;      // for a draft not built yet
-  std::string published_;
-  std::uint64_t published_valid_after_ = 0, published_valid_until_ = 0;
+  Flavored md_, ns_;
   std::map<std::string, std::string> published_mds_, draft_mds_;  // base64 digest -> text
 };
 

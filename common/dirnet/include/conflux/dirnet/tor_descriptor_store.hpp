@@ -26,6 +26,7 @@
 
 #include "conflux/dir/authority.hpp"
 #include "conflux/dir/reachability.hpp"
+#include "conflux/dir/tor_consensus_make.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/dirnet/probe_target.hpp"
 
@@ -53,6 +54,14 @@ class TorDescriptorStore {
   [[nodiscard]] TorUploadAnswer accept(std::string_view body, std::uint64_t now);
   // The newest descriptor of every relay, concatenated (empty when none).
   [[nodiscard]] std::string all() const;
+  // The descriptors held with these digests (tor's, SHA-1: /tor/server/d/),
+  // or the newest of the relays with these RSA fingerprints
+  // (/tor/server/fp/), concatenated; unknown ones are left out.
+  [[nodiscard]] std::string by_digest(const std::vector<crypto::RsaFingerprint>& digests) const;
+  [[nodiscard]] std::string by_fingerprint(const std::vector<crypto::RsaFingerprint>& fingerprints) const;
+  // Every descriptor held, SHA-256 of its text -> tor's digest: what the ns
+  // consensus names each listed relay's descriptor by.
+  [[nodiscard]] dir::TorRouterDigests router_digests() const;
   [[nodiscard]] std::size_t size() const noexcept { return held_.size(); }
 
   // One reachability test (ignored for a relay not held).
