@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "conflux/dir/fields.hpp"
+#include "conflux/proto/exit_policy.hpp"
 #include "relay_process.hpp"
 
 namespace conflux::relay {
@@ -24,16 +25,12 @@ namespace {
 // tor's TIMEOUT_UNTIL_UNREACHABILITY_COMPLAINT.
 constexpr auto kComplaint = std::chrono::minutes(20);
 
+// tor's private ranges, as the exit policy's "private" names them.
 bool is_private(const net::asio::ip::address& a) {
-  if (a.is_loopback() || a.is_unspecified()) return true;
-  if (a.is_v6()) {
-    const auto v6 = a.to_v6();
-    if (v6.is_v4_mapped()) return is_private(net::asio::ip::make_address_v4(net::asio::ip::v4_mapped, v6));
-    return v6.is_link_local() || v6.is_site_local() || (v6.to_bytes()[0] & 0xfe) == 0xfc;
-  }
-  const auto b = a.to_v4().to_bytes();
-  return b[0] == 10 || b[0] == 0 || (b[0] == 172 && (b[1] & 0xf0) == 16) || (b[0] == 192 && b[1] == 168) ||
-         (b[0] == 169 && b[1] == 254);
+  if (a.is_v4()) return proto::is_private_address(cell::RelayIpAddr(a.to_v4().to_bytes()));
+  const auto v6 = a.to_v6();
+  if (v6.is_v4_mapped()) return is_private(net::asio::ip::make_address_v4(net::asio::ip::v4_mapped, v6));
+  return proto::is_private_address(cell::RelayIpAddr(v6.to_bytes()));
 }
 
 }  // namespace
