@@ -355,7 +355,7 @@ bool RelayProcess::start_directory() {
     dirnet::AuthorityServiceOptions sopts;
     sopts.authorities = peers;
     sopts.tor = tor_authority_.get();
-    sopts.json_consensus = !tor_form;  // the JSON form: to be removed with "directory": "json"
+    sopts.json_consensus = !tor_form;  // our form of DirAuthority: retiring (issue 15)
     authority_service_ = dirnet::AuthorityService::create(io_.get_executor(), clock_, *authority_, sopts,
                                                           dirnet::make_tls_probe(std::chrono::seconds(10)));
     routes_.on_new_relay = [svc = std::weak_ptr(authority_service_)](const crypto::Ed25519Public& id) {

@@ -77,10 +77,12 @@ TEST_CASE("emulation: torrcs name each process's own address", "[emulation]") {
   assign_ports(plan, ports);
   TorrcInputs in;
   in.net_dir = "/n";
-  in.authorities.push_back({"auth1", plan[2].ports.or_port, plan[2].ports.dir_port, "ID", "", "", plan[2].address});
+  in.authorities.push_back({"auth1", plan[2].ports.or_port, plan[2].ports.dir_port, std::string(40, 'A'),
+                            std::string(40, 'B'), plan[2].address});
   const auto relay = render_torrc(plan[3], in);
   CHECK(relay.find("ORPort 10.77.3.3:5003\n") != std::string::npos);
-  CHECK(relay.find("DirAuthority auth1 orport=5001 10.77.3.2:5002 ID\n") != std::string::npos);
+  CHECK(relay.find("DirAuthority auth1 orport=5001 v3ident=" + std::string(40, 'A') + " 10.77.3.2:5002 " +
+                   std::string(40, 'B') + "\n") != std::string::npos);
   CHECK(render_torrc(plan[0], in).empty());
 }
 

@@ -18,13 +18,15 @@ using namespace conflux::netspec;
 namespace {
 
 const std::string kAuthId = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo";
-const std::string kBridgeId = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+const std::string kV3 = "DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5";
+const std::string kAuthFp = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
+const std::string kBridgeFp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
 
 TorrcInputs inputs() {
   TorrcInputs in;
   in.net_dir = "/n";
-  in.authorities = {{"auth1", 5001, 5002, kAuthId, "", ""}};
-  in.bridges = {{6001, kBridgeId}};
+  in.authorities = {{"auth1", 5001, 5002, kV3, kAuthFp}};
+  in.bridges = {{6001, "", kBridgeFp}};
   in.file_port = 8080;
   in.consensus_interval = 10;
   return in;
@@ -38,8 +40,7 @@ bool has_line(const std::string& text, const std::string& line) {
 
 TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
   const auto in = inputs();
-  const std::string dir_auth = "DirAuthority auth1 orport=5001 127.0.0.1:5002 " + kAuthId;
-  CHECK(dir_authority_lines(in.authorities) == dir_auth + "\n");
+  const std::string dir_auth = "DirAuthority auth1 orport=5001 v3ident=" + kV3 + " 127.0.0.1:5002 " + kAuthFp;
 
   ProcessPlan auth{"auth1", Role::Authority, true, "", false, true, {5001, 5002, 0, 0, 0}};
   const auto a = render_torrc(auth, in);
@@ -103,22 +104,22 @@ TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
   ProcessPlan bproxy{"proxy-bridges", Role::Proxy, false, "", true, false, {0, 0, 9052, 9053, 0}};
   const auto y = render_torrc(bproxy, in);
   CHECK(has_line(y, "UseBridges 1"));
-  CHECK(has_line(y, "Bridge 127.0.0.1:6001 " + kBridgeId));
+  CHECK(has_line(y, "Bridge 127.0.0.1:6001 " + kBridgeFp));
   CHECK(has_line(y, "ConfluxEnabled 0"));
 
   CHECK(render_torrc({"fileserver", Role::FileServer, true, "", false, true, {}}, in).empty());
 
-  // tor's own lines only for authorities with both tor identities; ours gain v3ident=.
-  CHECK(tor_dir_authority_lines(in.authorities).empty());
-  auto with_tor = in.authorities;
-  with_tor[0].v3ident = "DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5";
-  with_tor[0].rsa_fingerprint = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
-  const auto lines = tor_dir_authority_lines(with_tor);
+  // Lines only for authorities with both tor identities.
+  const auto lines = tor_dir_authority_lines(in.authorities);
   REQUIRE(lines.size() == 1);
   CHECK(lines[0] == "DirAuthority auth1 orport=5001 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 "
                     "127.0.0.1:5002 E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731");
-  CHECK(dir_authority_lines(with_tor) == "DirAuthority auth1 orport=5001 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 "
-                                         "127.0.0.1:5002 " + kAuthId + "\n");
+  auto no_v3ident = in.authorities;
+  no_v3ident[0].v3ident.clear();
+  CHECK(tor_dir_authority_lines(no_v3ident).empty());
+  auto no_fingerprint = in.authorities;
+  no_fingerprint[0].rsa_fingerprint.clear();
+  CHECK(tor_dir_authority_lines(no_fingerprint).empty());
 }
 
 TEST_CASE("network.json round trip and strict decoding", "[conflux_net][network_file]") {
@@ -313,10 +314,7 @@ TEST_CASE("every generated torrc is accepted by its program's option parser", "[
   assign_ports(plan, ports);
   TorrcInputs in = inputs();
   in.exit_policy = {"accept *:443"};
-  // Our authorities name their tor identity too; every program accepts that.
-  in.authorities[0].v3ident = "DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5";
-  in.authorities[0].rsa_fingerprint = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
-  in.bridges = {{plan[8].ports.or_port, kBridgeId}, {plan[9].ports.or_port, kAuthId}};
+  in.bridges = {{plan[8].ports.or_port, "", kBridgeFp}, {plan[9].ports.or_port, "", kAuthFp}};
   for (const auto& p : plan) {
     const auto text = render_torrc(p, in);
     if (p.role == Role::FileServer) continue;
@@ -341,33 +339,24 @@ TEST_CASE("every generated torrc is accepted by its program's option parser", "[
   }
 }
 
-TEST_CASE("spec \"directory\": \"tor\": authorities, relays, exits and proxies get tor's DirAuthority lines",
+TEST_CASE("authorities, relays, exits and proxies get tor's DirAuthority lines; bridges tor's Bridge lines",
           "[conflux_net][torrc]") {
   auto in = inputs();
-  const std::string v3 = "DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5", fp = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
-  in.authorities = {{"auth1", 5001, 5002, kAuthId, v3, fp}};
-  in.tor_directory = true;
-  const std::string ours = "DirAuthority auth1 orport=5001 v3ident=" + v3 + " 127.0.0.1:5002 " + kAuthId;
-  const std::string tors = "DirAuthority auth1 orport=5001 v3ident=" + v3 + " 127.0.0.1:5002 " + fp;
+  const std::string tors = "DirAuthority auth1 orport=5001 v3ident=" + kV3 + " 127.0.0.1:5002 " + kAuthFp;
   ProcessPlan auth{"auth1", Role::Authority, true, "", false, true, {5001, 5002, 0, 0, 0}};
-  CHECK_FALSE(has_line(render_torrc(auth, in), ours));  // they sign tor's consensus alone
   ProcessPlan relay{"relay1", Role::Relay, true, "", false, true, {7001, 0, 0, 0, 0}};
   ProcessPlan exit{"exit1", Role::Exit, true, "", false, true, {7002, 0, 0, 0, 0}};
   ProcessPlan proxy{"proxy", Role::Proxy, true, "", false, true, {0, 0, 9050, 9051, 0}};
   for (const auto* p : {&auth, &relay, &exit, &proxy}) {
     INFO(p->name);
-    const auto t = render_torrc(*p, in);
-    CHECK(has_line(t, tors));
-    CHECK(t.find(kAuthId) == std::string::npos);
+    CHECK(has_line(render_torrc(*p, in), tors));
   }
   ProcessPlan bridge{"slow", Role::Bridge, true, "", false, true, {6001, 6002, 0, 0, 0}};
   CHECK(render_torrc(bridge, in).find("DirAuthority") == std::string::npos);
-  // Bridges in tor's form: the RSA fingerprint; a transport bridge's own line as given.
-  const std::string bridge_fp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
-  in.bridges = {{6001, kBridgeId, "", bridge_fp}, {6004, kBridgeId, "Bridge obfs4 127.0.0.1:6006 " + bridge_fp + " cert=x", bridge_fp}};
+  // Bridges by RSA fingerprint; a transport bridge's own line as given.
+  in.bridges = {{6001, "", kBridgeFp}, {6004, "Bridge obfs4 127.0.0.1:6006 " + kBridgeFp + " cert=x", kBridgeFp}};
   ProcessPlan bproxy{"proxy-bridges", Role::Proxy, false, "", true, true, {0, 0, 9052, 9053, 0}};
   const auto y = render_torrc(bproxy, in);
-  CHECK(has_line(y, "Bridge 127.0.0.1:6001 " + bridge_fp));
-  CHECK(has_line(y, "Bridge obfs4 127.0.0.1:6006 " + bridge_fp + " cert=x"));
-  CHECK(y.find(kBridgeId) == std::string::npos);
+  CHECK(has_line(y, "Bridge 127.0.0.1:6001 " + kBridgeFp));
+  CHECK(has_line(y, "Bridge obfs4 127.0.0.1:6006 " + kBridgeFp + " cert=x"));
 }

@@ -13,8 +13,9 @@ using namespace conflux::netspec;
 
 namespace {
 
-const std::string kAuthId = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo";
 const std::string kBridgeId = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+const std::string kBridgeFp = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
+const std::string kPlainBridgeFp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
 const std::string kObfsLine = "Bridge obfs4 127.0.0.1:20009 " + kBridgeId +
                               " cert=ssH+9rP8dG2NLDN2XuFw63hIO/9MNNinLmxQDpVa+7kTOa9/m+tGWT1SmSYpQ9uTBGa6Hw iat-mode=0";
 
@@ -73,15 +74,13 @@ TEST_CASE("the bridge line conflux-relay wrote, found in its bridgelines file", 
   CHECK(transport_bridge_line(both, "obfs4", fp) == tor_line);
   CHECK(transport_bridge_line(both, "obfs4", kBridgeId) == kObfsLine);
   CHECK_FALSE(transport_bridge_line(both, "obfs4", fp.substr(0, 39)));
-  CHECK(bridge_line_id({1, kBridgeId, "", fp}, true) == fp);
-  CHECK(bridge_line_id({1, kBridgeId, "", fp}, false) == kBridgeId);
 }
 
 TEST_CASE("torrcs with an obfs4 bridge: the bridge runs obfs4proxy, the proxy uses its line", "[conflux_net][torrc][pt]") {
   TorrcInputs in;
   in.net_dir = "/n";
-  in.authorities = {{"auth1", 5001, 5002, kAuthId, "", ""}};
-  in.bridges = {{6001, kBridgeId, kObfsLine}, {6004, kAuthId, ""}};
+  in.authorities = {{"auth1", 5001, 5002, std::string(40, 'A'), std::string(40, 'B')}};
+  in.bridges = {{6001, kObfsLine, kBridgeFp}, {6004, "", kPlainBridgeFp}};
   in.file_port = 8080;
   in.obfs4proxy = "/usr/bin/obfs4proxy";
   ProcessPlan bridge{"o1", Role::Bridge, true, "", false, true, {6001, 6002, 0, 0, 0, 20009}, "obfs4"};
@@ -95,7 +94,7 @@ TEST_CASE("torrcs with an obfs4 bridge: the bridge runs obfs4proxy, the proxy us
   ProcessPlan proxy{"proxy-bridges", Role::Proxy, false, "", true, true, {0, 0, 9052, 9053, 0, 0}};
   const auto x = render_torrc(proxy, in);
   CHECK(has_line(x, kObfsLine));
-  CHECK(has_line(x, "Bridge 127.0.0.1:6004 " + kAuthId));
+  CHECK(has_line(x, "Bridge 127.0.0.1:6004 " + kPlainBridgeFp));
   CHECK(has_line(x, "ClientTransportPlugin obfs4 exec /usr/bin/obfs4proxy"));
 
   for (const auto& [name, text, relay] : {std::tuple{"o1", b, true}, std::tuple{"proxy-bridges", x, false}}) {

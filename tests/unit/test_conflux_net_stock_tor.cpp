@@ -52,11 +52,9 @@ TEST_CASE("implementation: what a spec may not ask", "[conflux_net][stock_tor]")
   CHECK(error_of(R"({"implementation": {"relay1": "arti"}})").pointer == "/implementation/relay1");
   CHECK(error_of(R"({"implementation": {"relay1": 1}})").pointer == "/implementation/relay1");
   CHECK(error_of(R"({"implementation": ["relay1"]})").pointer == "/implementation");
-  // Stock tor reads tor's DirAuthority lines only.
-  CHECK(error_of(R"({"directory": "json", "implementation": {"relay1": "tor"}})").pointer == "/directory");
   CHECK(error_of(R"({"tor": "tor", "implementation": {"relay1": "tor"}})").pointer == "/tor");
-  // Ours everywhere needs neither.
-  CHECK(parse_spec(R"({"directory": "json", "implementation": {"relay1": "conflux"}})").has_value());
+  // Ours everywhere needs no tor program.
+  CHECK(parse_spec(R"({"tor": "tor", "implementation": {"relay1": "conflux"}})").has_value());
 }
 
 TEST_CASE("a stock tor relay's plan: an ORPort and a ControlPort", "[conflux_net][stock_tor]") {
@@ -91,12 +89,11 @@ TEST_CASE("a stock tor exit's torrc joins our authorities", "[conflux_net][stock
   exit.ports.control_port = 5002;
   TorrcInputs in;
   in.net_dir = "/n";
-  in.tor_directory = true;
   in.stock_relays = true;
   in.file_port = 8080;
   in.exit_policy = {"accept *:443"};
   in.relay_options = {"Schedulers Vanilla"};
-  in.authorities = {{"auth1", 4001, 4002, "ED", std::string(40, 'A'), std::string(40, 'B')}};
+  in.authorities = {{"auth1", 4001, 4002, std::string(40, 'A'), std::string(40, 'B')}};
   const auto t = render_torrc(exit, in);
   INFO(t);
   CHECK(has_line(t, "DirAuthority auth1 orport=4001 v3ident=" + std::string(40, 'A') + " 127.0.0.1:4002 " +

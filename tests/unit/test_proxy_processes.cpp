@@ -111,26 +111,3 @@ TEST_CASE("with UseBridges the proxy reaches the network through a bridge it fet
     CHECK(log.find("Bootstrapped 100%") == std::string::npos);
   }
 }
-
-TEST_CASE("on our JSON directory (spec \"directory\": \"json\") the relays and the proxy work as on tor's") {
-  // Relays upload our JSON descriptor, and the proxy bootstraps from the
-  // JSON consensus: ours, kept while anything still needs it.
-  Network net(R"({"directory": "json", "bridges": [], "proxies": [{"name": "proxy"}]})");
-  for (const auto& name : {std::string("proxy"), std::string("relay1"), std::string("exit1")}) {
-    INFO(name);
-    const auto torrc = conflux::test::procs::read_text(net.process(name)["torrc"].get<std::string>());
-    CHECK(std::regex_search(torrc, std::regex("\nDirAuthority auth1 orport=\\d+ v3ident=[0-9A-F]{40} "
-                                              "127\\.0\\.0\\.1:\\d+ [A-Za-z0-9+/]{43}\n")));
-  }
-  const auto page = scrape(net.metrics_url());
-  REQUIRE(metric(page, "conflux_proxy_bootstrap_percent") == 100);
-  CHECK(metric(page, "conflux_proxy_dir_consensus_fetches_total{via=\"begin_dir\"}").value_or(0) +
-            metric(page, "conflux_proxy_dir_consensus_fetches_total{via=\"dir_port\"}").value_or(0) ==
-        0);
-  for (const std::string name : {"1MiB.bin", "5MiB.bin"}) {
-    INFO(name);
-    auto f = curl_fetch("--socks5-hostname", net.socks(), net.file_url(name));
-    CHECK(f.curl_status == 0);
-    CHECK(f.sha256 == net.file_sha(name));
-  }
-}

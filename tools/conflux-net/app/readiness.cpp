@@ -66,29 +66,22 @@ const dir::RouterEntry* find_router(const dir::Consensus& c, const crypto::Ed255
   return nullptr;
 }
 
-// The consensus the relays and proxies read: ours, or tor's microdesc one.
+// The consensus the relays and proxies read: tor's microdesc one.
 asio::awaitable<Result<dir::Consensus, dirnet::FetchErrc>> fetch_consensus_of(const ReadinessInputs& in,
                                                                                const net::Clock& clock) {
   dirnet::ConsensusQuery query;
   query.sources = in.authority_dirs;
-  query.authorities = in.authorities;
   query.tor_authorities = in.tor_authorities;
   query.http.timeout = 3s;
-  if (in.tor_authorities.empty()) co_return co_await dirnet::fetch_consensus(query, clock);
   dirnet::TorDirCache cache;
   co_return co_await dirnet::fetch_tor_consensus(query, clock, 0, cache);
 }
 
-// A bridge's own descriptor from its DirPort: ours (JSON, by Ed25519
-// identity) or, on tor's directory, tor's at /tor/server/authority with the
-// RSA fingerprint a tor-form Bridge line names. Empty when it verifies.
+// A bridge's own descriptor from its DirPort: tor's at /tor/server/authority
+// with the RSA fingerprint a Bridge line names. Empty when it verifies.
 asio::awaitable<std::string> bridge_descriptor_problem(const ReadinessInputs& in, const Watched& w,
                                                        const net::Clock& clock) {
   const net::tcp::endpoint ep{w.address, w.ports.dir_port};
-  if (in.tor_authorities.empty()) {
-    auto d = co_await dirnet::fetch_bridge_descriptor(ep, w.identity, clock);
-    co_return d ? std::string() : std::string(dirnet::to_string(d.error()));
-  }
   // Named, not temporaries in the co_await: GCC 12 destroys a temporary
   // class argument of a coroutine call twice.
   std::string target = "/tor/server/authority";

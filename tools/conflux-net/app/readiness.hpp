@@ -40,22 +40,20 @@ struct ReadinessInputs {
   std::chrono::steady_clock::time_point deadline;
   const volatile std::sig_atomic_t* interrupted = nullptr;
   std::vector<net::tcp::endpoint> authority_dirs;
-  std::vector<crypto::Ed25519Public> authorities;
-  // Non-empty on tor's directory (spec "directory": "tor"): the authorities'
-  // v3idents; the consensus checked is then tor's microdesc one (with its key
-  // certificates and microdescriptors) and each bridge's descriptor tor's,
-  // what the relays and proxies read.
+  // The authorities' v3idents: the consensus checked is tor's microdesc one
+  // (with its key certificates and microdescriptors) and each bridge's
+  // descriptor tor's, what the relays and proxies read.
   std::vector<crypto::RsaFingerprint> tor_authorities;
   std::uint16_t file_port = 0;
   std::vector<Watched> watched;  // every started process
 };
 
 // Relays and bridges listening, the file server answering, a consensus
-// (verified against the authorities: ours, or tor's with tor_authorities)
+// (tor's, verified against tor_authorities)
 // listing every relay as Running, Valid and Fast and every exit with a policy
 // summary that allows the file server's port (what a client looks for),
-// every bridge serving its descriptor (tor's at /tor/server/authority with
-// tor_authorities, as a tor client fetches it), and every stock tor relay's
+// every bridge serving its descriptor (tor's at /tor/server/authority, as a
+// tor client fetches it), and every stock tor relay's
 // own consensus listing every relay (stock_tor_control.hpp: a stock exit
 // refuses streams from a relay it does not know yet).
 [[nodiscard]] std::optional<Failure> wait_for_network(net::asio::io_context& io, const net::Clock& clock,

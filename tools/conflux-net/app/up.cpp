@@ -302,7 +302,7 @@ class Up {
   }
 
   static netspec::BridgeRef bridge_ref(const Proc& p) {
-    return {p.plan.ports.or_port, p.identity, p.bridge_line, p.rsa_fingerprint, p.plan.address};
+    return {p.plan.ports.or_port, p.bridge_line, p.rsa_fingerprint, p.plan.address};
   }
 
   // The proxies' torrcs are written once the transport bridges have printed
@@ -314,12 +314,11 @@ class Up {
     in.consensus_interval = spec_.consensus_interval;
     in.exit_policy = spec_.exit_policy;
     in.relay_options = spec_.relay_options;
-    in.tor_directory = spec_.directory == "tor";
     for (const auto& p : procs_) {
       in.stock_relays = in.stock_relays || p.plan.stock_tor;
       if (p.plan.role == Role::Authority)
-        in.authorities.push_back({p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident,
-                                  p.rsa_fingerprint, p.plan.address});
+        in.authorities.push_back(
+            {p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.v3ident, p.rsa_fingerprint, p.plan.address});
       if (p.plan.role == Role::Bridge) in.bridges.push_back(bridge_ref(p));
       if (p.plan.role == Role::FileServer) in.file_port = p.plan.ports.http_port;
     }
@@ -382,8 +381,7 @@ class Up {
     for (const auto& p : procs_) {
       if (p.plan.role == Role::Authority) {
         in.authority_dirs.emplace_back(asio::ip::make_address_v4(p.plan.address), p.plan.ports.dir_port);
-        in.authorities.push_back(p.id);
-        if (spec_.directory == "tor") in.tor_authorities.push_back(p.v3ident_raw);
+        in.tor_authorities.push_back(p.v3ident_raw);
       }
       if (p.plan.role == Role::FileServer) in.file_port = p.plan.ports.http_port;
     }
@@ -426,7 +424,7 @@ class Up {
       for (;;) {
         std::ifstream in(file, std::ios::binary);
         const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        const auto id = netspec::bridge_line_id(bridge_ref(p), spec_.directory == "tor");
+        const auto& id = p.rsa_fingerprint;
         if (auto line = netspec::transport_bridge_line(text, p.plan.transport, id)) {
           p.bridge_line = *line;
           break;
@@ -533,8 +531,8 @@ class Up {
     std::vector<netspec::AuthorityRef> auths;
     for (const auto& p : procs_)
       if (p.plan.role == Role::Authority)
-        auths.push_back({p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.identity, p.v3ident,
-                         p.rsa_fingerprint, p.plan.address});
+        auths.push_back(
+            {p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.v3ident, p.rsa_fingerprint, p.plan.address});
     info_.tor_dir_authorities = netspec::tor_dir_authority_lines(auths);
     info_.files.clear();
     for (const auto& f : files_) info_.files.push_back({f.name, f.size, file_base + f.name, f.sha256});

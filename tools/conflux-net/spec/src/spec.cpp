@@ -114,8 +114,7 @@ Check check_emulation(const Context& cx, const NetSpec& s) {
   return std::nullopt;
 }
 
-// Each named relay exists, each implementation is known, and a network with
-// stock tor relays is on tor's directory (stock tor reads nothing else).
+// Each named relay exists and each implementation is known.
 Check check_implementations(const NetSpec& s, const Context& cx) {
   bool stock = false;
   for (const auto& [name, impl] : s.implementation) {
@@ -130,7 +129,6 @@ Check check_implementations(const NetSpec& s, const Context& cx) {
     stock = stock || impl == "tor";
   }
   if (!stock) return std::nullopt;
-  if (s.directory != "tor") return cx.error("/directory", "stock tor relays need \"tor\" (tor's directory)");
   if (s.emulation)
     return cx.error("/implementation", "stock tor relays run on loopback only, not yet in an emulated network");
   if (s.tor.empty() || s.tor.front() != '/') return cx.error("/tor", "an absolute path to tor");
@@ -353,8 +351,11 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = read_string(cx, j, "obfs4proxy", "", s.obfs4proxy)) return e;
   if (auto e = read_string(cx, j, "tor", "", s.tor)) return e;
   if (auto e = read_implementations(cx, j, s.implementation)) return e;
-  if (auto e = read_string(cx, j, "directory", "", s.directory)) return e;
-  if (s.directory != "json" && s.directory != "tor") return cx.error("/directory", "\"json\" or \"tor\"");
+  // Every network runs on tor's directory since the JSON one retired (issue
+  // 15); "directory": "tor" in an older spec still reads.
+  std::string directory = "tor";
+  if (auto e = read_string(cx, j, "directory", "", directory)) return e;
+  if (directory != "tor") return cx.error("/directory", "\"tor\" (the JSON directory retired)");
   if (auto e = read_unsigned(cx, j, "authorities", "", s.authorities)) return e;
   if (auto e = read_unsigned(cx, j, "relays", "", s.relays)) return e;
   if (auto e = read_unsigned(cx, j, "exits", "", s.exits)) return e;
@@ -491,7 +492,6 @@ std::string encode_spec(const NetSpec& s) {
   j["file_seed"] = s.file_seed;
   j["file_origins"] = s.file_origins;
   j["obfs4proxy"] = s.obfs4proxy;
-  j["directory"] = s.directory;
   if (s.emulation) {
     auto link = [](const HostLinkSpec& l) {
       return nlohmann::ordered_json{

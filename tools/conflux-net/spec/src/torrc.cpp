@@ -70,18 +70,6 @@ std::optional<std::string> transport_bridge_line(std::string_view bridgelines, s
   return std::nullopt;
 }
 
-std::string bridge_line_id(const BridgeRef& b, bool tor_directory) {
-  return tor_directory && !b.rsa_fingerprint.empty() ? b.rsa_fingerprint : b.identity;
-}
-
-std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities) {
-  std::string t;
-  for (const auto& a : authorities)
-    t += "DirAuthority " + a.name + " orport=" + std::to_string(a.or_port) +
-         (a.v3ident.empty() ? "" : " v3ident=" + a.v3ident) + " " + at(a.address, a.dir_port) + " " + a.identity + "\n";
-  return t;
-}
-
 AuthorityParams authority_params_for_stock_relays(const std::vector<std::string>& relay_options) {
   static constexpr std::string_view kKey = "ConsensusParams";
   AuthorityParams out;
@@ -115,10 +103,9 @@ std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>
 
 namespace {
 
-// What a relay, a proxy or an authority is told: our lines, or tor's (the same
-// authorities, named by v3ident and RSA fingerprint).
+// What a relay, a proxy or an authority is told: tor's lines (the
+// authorities named by v3ident and RSA fingerprint).
 std::string client_dir_lines(const TorrcInputs& in) {
-  if (!in.tor_directory) return dir_authority_lines(in.authorities);
   std::string t;
   for (const auto& l : tor_dir_authority_lines(in.authorities)) t += l + "\n";
   return t;
@@ -155,8 +142,8 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
     case Role::Router:
       return {};
     case Role::Authority:
-      // On tor's directory the authorities, too, are named as tor names them:
-      // they then sign tor's consensus alone (docs/DIRECTORY.md).
+      // The authorities, too, are named as tor names them: they then sign
+      // tor's consensus alone (docs/DIRECTORY.md).
       return authority_lines(p, in) + "DirPort " + at(p.address, p.ports.dir_port) +
              "\nAuthoritativeDirectory 1\nConsensusInterval " + std::to_string(in.consensus_interval) +
              " seconds\n" + client_dir_lines(in);
@@ -188,7 +175,7 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
       if (p.use_bridges) {
         bool transports = false;
         for (const auto& b : in.bridges) {
-          t += (b.transport_line.empty() ? "Bridge " + at(b.address, b.or_port) + " " + bridge_line_id(b, in.tor_directory)
+          t += (b.transport_line.empty() ? "Bridge " + at(b.address, b.or_port) + " " + b.rsa_fingerprint
                                          : b.transport_line) +
                "\n";
           transports = transports || !b.transport_line.empty();

@@ -19,7 +19,7 @@
 // the body unsigned and only tor's document is signed and exchanged
 // (TorAuthorityState); step 4 fetches the others' tor consensus
 // (fetch_tor_consensus) and adopts it when it verifies. The JSON steps are
-// kept only for "directory": "json" and retire with it (issue 15).
+// kept only for our form of DirAuthority and retire with it (issue 15).
 #include <chrono>
 #include <cstdint>
 #include <functional>

@@ -97,7 +97,7 @@ class AuthorityState {
   // signed (TorAuthorityState), and no JSON consensus is published.
   const dir::ConsensusBody& compute(std::uint64_t va);
 
-  // JSON form (to be removed with "directory": "json", issue 15): computes
+  // JSON form (retires with our form of DirAuthority, issue 15): computes
   // and signs the body for valid-after `va`, starts collecting
   // signatures on it (signatures that arrived early are applied) and
   // publishes if that already makes a majority. Returns our signature.

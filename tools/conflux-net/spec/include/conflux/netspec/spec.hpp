@@ -83,19 +83,11 @@ struct NetSpec {
   unsigned file_origins = 1;
   // The pluggable transport program for "obfs4" bridges (and their clients).
   std::string obfs4proxy = "/usr/bin/obfs4proxy";
-  // Which directory documents relays and proxies use: "tor" (the default:
-  // tor-form DirAuthority lines, so relays upload tor's server descriptor to
-  // POST /tor/ and mirror tor's documents, proxies bootstrap from the
-  // microdesc consensus and name bridges by RSA fingerprint) or "json" (ours,
-  // kept while the JSON directory has users). Authorities write both either
-  // way; bridges publish to no authority.
-  std::string directory = "tor";
   std::optional<EmulationSpec> emulation;
   // Which program runs a relay, by its name ("relay2", "exit1"): "conflux"
   // (ours, conflux-relay: the default for every name not listed) or "tor"
   // (Debian's stock tor, at `tor`), so one network can mix the two
-  // implementations. Only relays and exits yet, and only on tor's directory
-  // (a stock tor reads tor's DirAuthority lines only).
+  // implementations. Only relays and exits yet.
   std::map<std::string, std::string> implementation;
   std::string tor = "/usr/sbin/tor";  // the stock tor program
   bool operator==(const NetSpec&) const = default;

@@ -18,7 +18,6 @@ struct AuthorityRef {
   std::string name;
   std::uint16_t or_port = 0;
   std::uint16_t dir_port = 0;
-  std::string identity;  // Ed25519 identity, base64 without padding (keys::identity_base64)
   std::string v3ident;          // its tor authority identity, 40 hex digits (empty: none)
   std::string rsa_fingerprint;  // the relay's RSA identity, 40 hex digits (empty: none)
   std::string address = "127.0.0.1";  // ProcessPlan::address
@@ -26,10 +25,8 @@ struct AuthorityRef {
 
 struct BridgeRef {
   std::uint16_t or_port = 0;
-  std::string identity;  // as in AuthorityRef
-  // A transport bridge: its own line ("Bridge obfs4 127.0.0.1:PT_PORT ID
-  // cert=... iat-mode=0", from its DataDirectory/bridgelines), used as is;
-  // ID is the one the proxies' directory names bridges by (bridge_line_id).
+  // A transport bridge: its own line ("Bridge obfs4 127.0.0.1:PT_PORT RSAFP
+  // cert=... iat-mode=0", from its DataDirectory/bridgelines), used as is.
   std::string transport_line{};
   std::string rsa_fingerprint{};  // as in AuthorityRef
   std::string address = "127.0.0.1";  // as in AuthorityRef
@@ -44,7 +41,6 @@ struct TorrcInputs {
   std::vector<std::string> exit_policy;  // extra lines, before "reject *:*"
   std::vector<std::string> relay_options;  // extra lines for every relay role
   std::string obfs4proxy;                  // ServerTransportPlugin / ClientTransportPlugin obfs4 exec ...
-  bool tor_directory = false;              // relays and proxies get tor's DirAuthority lines (NetSpec::directory)
   bool stock_relays = false;               // some relay runs on stock tor (ProcessPlan::stock_tor)
 };
 
@@ -59,9 +55,8 @@ struct AuthorityParams {
 };
 [[nodiscard]] AuthorityParams authority_params_for_stock_relays(const std::vector<std::string>& relay_options);
 
-// "DirAuthority NAME orport=P 127.0.0.1:D ID" lines, one per authority.
-[[nodiscard]] std::string dir_authority_lines(const std::vector<AuthorityRef>& authorities);
-// tor's own form, for a stock tor pointed at the network's authorities:
+// The lines every relay role but bridges, and every proxy, is given (tor's
+// form, also what a stock tor pointed at the network's authorities reads):
 // "DirAuthority NAME orport=N v3ident=HEX 127.0.0.1:DIRPORT RSAFP" (one per
 // authority that has both tor identities; no trailing newline).
 [[nodiscard]] std::vector<std::string> tor_dir_authority_lines(const std::vector<AuthorityRef>& authorities);
@@ -72,10 +67,6 @@ struct AuthorityParams {
 // line is there.
 [[nodiscard]] std::optional<std::string> transport_bridge_line(std::string_view bridgelines, std::string_view transport,
                                                                std::string_view id);
-
-// The identity proxies name a bridge by: its RSA fingerprint on tor's
-// directory (tor's Bridge line), its Ed25519 identity on ours.
-[[nodiscard]] std::string bridge_line_id(const BridgeRef& b, bool tor_directory);
 
 // The torrc for `p` (a relay role or a proxy); empty for the file server. A
 // stock tor relay (p.stock_tor) gets a torrc for Debian's tor, as tornet
