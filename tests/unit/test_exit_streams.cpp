@@ -217,12 +217,14 @@ TEST_CASE("a server reset gives END CONNRESET", "[exit]") {
 TEST_CASE("a live circuit that refuses a cell is closed with its streams, not left with the client waiting",
           "[exit]") {
   Harness h;
-  const std::string payload = pattern_bytes(64 * 1024);
-  PayloadServer server(h.io, payload);
+  EchoServer server(h.io);
   h.begin(kCirc, kS1, "127.0.0.1", server.port());
   h.begin(kCirc, kS2, "127.0.0.1", server.port());
   REQUIRE(h.run_until([&] { return h.connected(kCirc, kS1) && h.connected(kCirc, kS2); }));
   h.out.refuse_cells = true;
+  // The echo is the exit's next cell, made only now that the sink refuses
+  // (a server that sent on its own could finish before the refusal).
+  h.data(kCirc, kS1, pattern_bytes(4096));
   REQUIRE(h.run_until([&] { return !h.out.closes.empty(); }));
   REQUIRE(h.out.closes.size() == 1);
   CHECK(h.out.closes[0] == std::pair{kCirc, cell::DestroyReason::Internal});
