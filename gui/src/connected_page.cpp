@@ -115,6 +115,7 @@ void ConnectedPage::set_bridges(const ProxySettings& settings) {
   paths_.clear();
   legs_now_.clear();
   leg_bytes_.clear();
+  legs_updated_ = false;
   bridge_bytes_.clear();
   bridge_kib_s_.clear();
   graph_->clear();
@@ -150,14 +151,19 @@ void ConnectedPage::count_leg_bytes(const std::vector<LegView>& legs) {
   for (const auto& l : legs) {
     const std::uint64_t bytes = l.leg.read + l.leg.written;
     now[l.leg.circuit] = bytes;
+    // A leg born since the last update carried all its bytes in this second
+    // (a short download can start and end between two updates).
     const auto before = leg_bytes_.find(l.leg.circuit);
-    const std::uint64_t delta = before != leg_bytes_.end() && bytes >= before->second ? bytes - before->second : 0;
+    const std::uint64_t delta = before != leg_bytes_.end() ? (bytes >= before->second ? bytes - before->second : 0)
+                                : legs_updated_ ? bytes
+                                                : 0;
     kib_s[l.leg.circuit] = static_cast<double>(delta) / 1024.0;  // updated once a second
     if (l.path.empty()) continue;
     bridge_bytes_[l.path.front()] += delta;
     bridge_kib_s_[l.path.front()] += static_cast<double>(delta) / 1024.0;
   }
   leg_bytes_ = std::move(now);
+  legs_updated_ = true;
   graph_->add_second(kib_s);
 }
 

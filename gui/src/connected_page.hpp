@@ -76,6 +76,7 @@ class ConnectedPage : public QWidget {
   std::map<std::uint32_t, std::vector<std::string>> paths_;
   std::vector<LegView> legs_now_;
   std::map<std::uint32_t, std::uint64_t> leg_bytes_;  // live legs: READ+WRITTEN at the last update
+  bool legs_updated_ = false;  // an update since connecting: legs new after it carried all their bytes since
   std::map<std::string, std::uint64_t> bridge_bytes_;  // by bridge nickname: leg bytes since connecting
   std::map<std::string, double> bridge_kib_s_;        // by bridge nickname: in the last second
   quint64 total_read_ = 0;

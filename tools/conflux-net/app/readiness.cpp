@@ -79,7 +79,7 @@ asio::awaitable<Result<dir::Consensus, dirnet::FetchErrc>> fetch_consensus_of(co
 
 // A bridge's own descriptor from its DirPort: tor's at /tor/server/authority
 // with the RSA fingerprint a Bridge line names. Empty when it verifies.
-asio::awaitable<std::string> bridge_descriptor_problem(const ReadinessInputs& in, const Watched& w,
+asio::awaitable<std::string> bridge_descriptor_problem(const Watched& w,
                                                        const net::Clock& clock) {
   const net::tcp::endpoint ep{w.address, w.ports.dir_port};
   // Named, not temporaries in the co_await: GCC 12 destroys a temporary
@@ -172,7 +172,7 @@ asio::awaitable<std::optional<Failure>> network_ready(const net::Clock& clock, c
   for (const auto& w : in.watched) {
     if (w.role != Role::Bridge) continue;
     for (;;) {
-      const auto problem = co_await bridge_descriptor_problem(in, w, clock);
+      const auto problem = co_await bridge_descriptor_problem(w, clock);
       if (problem.empty()) break;
       if (auto f = common_checks(in, "its descriptor (" + problem + ")", w.name)) co_return f;
       co_await pause(250ms);
