@@ -112,7 +112,27 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 while read -r line; do results+=("  slow test: $line"); done < <(
   sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: (.*[^. ]) \.*[ *]*([A-Za-z][A-Za-z ]*[A-Za-z]) +([0-9.]+) sec  \[([0-9]+) s\]$/\3 s \1 (\2, finished at \4 s)/p' "$ctest_log" |
     sort -rn | head -8)
-rm -f "$ctest_log"
+# The end of each failed test's output (ctest prints it after the test's line), at most 3 tests, so that a
+# failure in CI can be read from the summary alone.
+failed_tails=$(mktemp)
+awk '
+  /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / {
+    if (grab) flush()
+    grab = ($0 ~ /(Failed|Timeout|Exception|Not Run)/) && ++n <= 3
+    if (grab) { name = $0; lines = 0 }
+    next
+  }
+  /^ *Start +[0-9]+: / || /tests passed, / { if (grab) flush(); grab = 0; next }
+  grab { buf[lines++ % 40] = $0 }
+  function flush(  i, from) {
+    print "  failed: " name
+    from = lines > 40 ? lines - 40 : 0
+    for (i = from; i < lines; i++) print "    | " buf[i % 40]
+  }
+  END { if (grab) flush() }
+' "$ctest_log" > "$failed_tails" || true
+while IFS= read -r line; do results+=("$line"); done < "$failed_tails"
+rm -f "$ctest_log" "$failed_tails"
 
 stamp "== function size, fuzz build and fuzz smoke (background) =="
 t_step=$(date +%s)
