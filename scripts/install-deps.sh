@@ -12,6 +12,7 @@ PACKAGES=(
   clang libfuzzer-14-dev libclang-rt-14-dev  # the fuzz preset: ASan/UBSan and libFuzzer runtimes
   clang-tidy  # scripts/checks/function_size.py: readability-function-size (clang-tidy 14)
   python3 curl
+  iproute2  # conflux-net's emulated networks (issue 21): namespaces, TUN devices and addresses with ip(8)
   chromium  # tests/system: the headless-browser test through the proxy
   tor  # tests/stocktor: a private network of stock tor 0.4.9 relays, our reference peer (tests/stocktor/tornet)
   obfs4proxy  # pluggable transports: tests/unit/test_ptnet_* launch it as a managed proxy (issue 19)

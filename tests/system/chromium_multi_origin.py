@@ -20,7 +20,9 @@ load, so the resources provably came through the proxy.
 
 Exit status: 0 all passed; 1 a check failed; 2 usage; 77 when Chromium is not
 installed (ctest reports the test as skipped).
-Environment: CHROMIUM (default /usr/bin/chromium), CONFLUX_SYSTEM_KEEP=1.
+Environment: CHROMIUM (default /usr/bin/chromium), CONFLUX_SYSTEM_KEEP=1,
+CONFLUX_CHROMIUM_NETLOG=1 (chromium_through_proxy.py). As root it runs in a
+network namespace of its own (private_network.py says why).
 """
 
 import argparse
@@ -37,6 +39,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import chromium_through_proxy as ctp  # noqa: E402  (run_chromium, Report)
 import netload  # noqa: E402
+import private_network  # noqa: E402
 
 ORIGINS = 6
 RESOURCES = 60
@@ -136,11 +139,13 @@ def main(argv):
     if not os.access(chromium, os.X_OK):
         print("SKIP  no Chromium at %s (scripts/install-deps.sh installs Debian's chromium)" % chromium)
         return SKIP
+    where = private_network.enter(argv)
 
     t0 = time.monotonic()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the finally below still stops the network
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     report = ctp.Report()
+    report.add(True, "network: %s" % ("a namespace of its own (loopback only)" if where == "private" else "the host's"))
     tmp = tempfile.mkdtemp(prefix="conflux-multi-origin-")
     netdir = os.path.join(tmp, "net")
     spec = {"bridges": [], "file_origins": ORIGINS, "files": [{"name": "16KiB.bin", "size": 16384}],

@@ -13,7 +13,10 @@ stopped again.
 Exit status: 0 when every check passed; 1 when one failed; 2 usage;
 77 when Chromium is not installed (ctest reports the test as skipped).
 Environment: CHROMIUM (the browser, default /usr/bin/chromium),
-CONFLUX_SYSTEM_KEEP=1 (keep the temporary directory for inspection).
+CONFLUX_SYSTEM_KEEP=1 (keep the temporary directory for inspection),
+CONFLUX_CHROMIUM_NETLOG=1 (Chromium writes its net log beside each profile:
+PROFILE.netlog.json, with each failed request's net error). As root it runs
+in a network namespace of its own (private_network.py says why).
 """
 
 import json
@@ -30,6 +33,7 @@ import urllib.request
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import page_check  # noqa: E402
 import png_image  # noqa: E402
+import private_network  # noqa: E402
 
 CHROMIUM_TIMEOUT_S = 60
 UP_TIMEOUT_S = 120          # conflux-net's own default; it stops everything itself when it gives up
@@ -124,6 +128,8 @@ def run_chromium(chromium, socks, profile, extra, url, proxy_loopback=True):
             "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--disable-extensions",
             "--disable-dev-shm-usage", "--hide-scrollbars"] + extra + [url]
+    if os.environ.get("CONFLUX_CHROMIUM_NETLOG") == "1":
+        args.insert(1, "--log-net-log=" + profile + ".netlog.json")
     env = dict(os.environ, XDG_CONFIG_HOME=profile + "-config", XDG_CACHE_HOME=profile + "-cache")
     # Its own session, so a timeout can stop the browser's helper processes too.
     p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -250,8 +256,10 @@ def main(argv):
     if not os.access(chromium, os.X_OK):
         print("SKIP  no Chromium at %s (scripts/install-deps.sh installs Debian's chromium)" % chromium)
         return SKIP
+    where = private_network.enter(argv)
 
     report = Report()
+    report.add(True, "network: %s" % ("a namespace of its own (loopback only)" if where == "private" else "the host's"))
     self_checks(report)
     tmp = tempfile.mkdtemp(prefix="conflux-chromium-")
     netdir = os.path.join(tmp, "net")
