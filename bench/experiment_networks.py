@@ -104,7 +104,9 @@ class Networks:
         if self.per_arm:
             for proxy, g in proxy_guards(self.net).items():
                 self.guards["%s (%s, round %d)" % (proxy, arm["name"], rnd)] = g
-            self.close()
+            problem = self.close()
+            if problem:
+                print("down after %s, round %d: %s" % (arm["name"], rnd, problem), flush=True)
 
     def close(self):
         """Takes the current network down (idempotent); returns a problem as text, or None."""
