@@ -308,24 +308,21 @@ bool RelayProcess::start_directory() {
     authority_dirs.push_back(ep);
     crypto::RsaFingerprint v3ident{};
     if (a.v3ident) std::copy(a.v3ident->begin(), a.v3ident->end(), v3ident.begin());
-    if (tor_form) {  // tor's authorities (or ours on tor's documents alone): they take tor's descriptor
-      peers.push_back({{}, ep, v3ident});
-      continue;
-    }
+    peers.push_back({ep, v3ident});
+    if (tor_form) continue;  // tor's authorities (or ours): they take tor's descriptor
     crypto::Ed25519Public id{};
     std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
-    peers.push_back({id, ep, v3ident});
     authority_ids.push_back(id);
   }
 
+  // An authority has tor-form lines (the configuration refuses ours): it
+  // computes the body and signs tor's consensus alone.
   if (o.authoritative_directory) {
     dirnet::AuthorityOptions aopts;
     aopts.params = dirnet::authority_params(static_cast<std::uint64_t>(o.consensus_interval.count()),
                                             o.testing_tor_network);
     aopts.params.consensus_params = o.consensus_params;
-    // On tor's documents alone the JSON side has no peers: it only computes the body.
-    authority_ = std::make_unique<dirnet::AuthorityState>(
-        keys_, tor_form ? std::vector<crypto::Ed25519Public>{keys_.identity()} : authority_ids, aopts);
+    authority_ = std::make_unique<dirnet::AuthorityState>(aopts);
     routes_.set_authority(authority_.get());
     routes_.set_tor_uploads(&authority_->tor_uploads());
     if (!start_tor_authority()) return false;
@@ -355,15 +352,10 @@ bool RelayProcess::start_directory() {
     dirnet::AuthorityServiceOptions sopts;
     sopts.authorities = peers;
     sopts.tor = tor_authority_.get();
-    sopts.json_consensus = !tor_form;  // our form of DirAuthority: retiring (issue 15)
     authority_service_ = dirnet::AuthorityService::create(io_.get_executor(), clock_, *authority_, sopts,
                                                           dirnet::make_tls_probe(std::chrono::seconds(10)));
     routes_.on_new_relay = [svc = std::weak_ptr(authority_service_)](const crypto::Ed25519Public& id) {
       if (auto s = svc.lock()) s->probe_soon(id);
-    };
-    authority_service_->on_published = [](const dir::Consensus& c) {
-      log::write(log::Severity::Notice, "Published a consensus valid after " + std::to_string(c.body.valid_after) +
-                                            " listing " + std::to_string(c.body.routers.size()) + " relays");
     };
     authority_service_->on_tor_published = [](std::uint64_t va) {
       log::write(log::Severity::Notice, "Serving tor's microdesc consensus valid after " + std::to_string(va));
@@ -372,9 +364,9 @@ bool RelayProcess::start_directory() {
   }
 
   if (!authority_ids.empty()) start_consensus_fetch(authority_ids, authority_dirs);
-  // A directory cache; an authority on tor's documents alone only takes the
-  // consensus parameters from what the authorities serve.
-  if (!o.authoritative_directory || tor_form) start_tor_mirror(authority_dirs, tor_form);
+  // A directory cache; an authority only takes the consensus parameters
+  // from what the authorities serve.
+  start_tor_mirror(authority_dirs, tor_form);
   if (!start_begin_dir_listener()) return false;
 
   start_publisher(authority_dirs, tor_form);

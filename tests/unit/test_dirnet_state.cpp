@@ -1,8 +1,8 @@
 // The authority's state and the DirPort's routing, without sockets: newest
-// descriptor per identity (bounded), the descriptor each VA uses, the
-// signature exchange between three authorities (including signatures that
-// arrive before the body is built), majority publication, and the status
-// codes of every path.
+// descriptor per identity (bounded), the descriptor each VA uses, the same
+// body at three authorities with the same facts (tor's consensus is written
+// and signed from it: test_dirnet_tor_authority), and the status codes of
+// every path.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -37,17 +37,13 @@ std::string descriptor_text(const RelayInfo& info, const keys::RelayKeys& k, std
 }
 
 struct Authorities {
-  std::vector<keys::RelayKeys> keys;
-  std::vector<crypto::Ed25519Public> ids;
   std::vector<std::unique_ptr<AuthorityState>> states;
 
   explicit Authorities(std::size_t n, std::size_t max_relays = 100) {
-    for (std::size_t i = 0; i < n; ++i) keys.push_back(keys::RelayKeys::generate(kNow - 3600));
-    for (auto& k : keys) ids.push_back(k.identity());
     AuthorityOptions opt;
     opt.params = authority_params(kInterval, true);
     opt.max_relays = max_relays;
-    for (auto& k : keys) states.push_back(std::make_unique<AuthorityState>(k, ids, opt));
+    for (std::size_t i = 0; i < n; ++i) states.push_back(std::make_unique<AuthorityState>(opt));
   }
 };
 
@@ -124,51 +120,49 @@ TEST_CASE("the body for VA lists the newest descriptor published at or before VA
   REQUIRE(s.upload(descriptor_text(changed, r, kVa + 5), kNow).status == UploadStatus::Accepted);
   s.observe(r.identity(), kNow, true);
 
-  s.build(kVa, kNow);
+  CHECK_FALSE(s.current());
+  CHECK_FALSE(s.current_valid_after());
+  (void)s.compute(kVa);
   REQUIRE(s.current());
-  REQUIRE(s.current()->body.routers.size() == 1);
-  CHECK(s.current()->body.routers[0].or_port == 9001);
-  CHECK(s.current()->body.routers[0].published == kVa - 30);
-  // One authority of one is a majority: published at once.
-  REQUIRE(s.published(kNow) != nullptr);
-  CHECK(s.published_text(kNow).has_value());
+  CHECK(s.current_valid_after() == kVa);
+  REQUIRE(s.current()->routers.size() == 1);
+  CHECK(s.current()->routers[0].or_port == 9001);
+  CHECK(s.current()->routers[0].published == kVa - 30);
   // At the next VA the newer one is used.
-  s.build(kVa + kInterval, kNow + kInterval);
-  REQUIRE(s.current()->body.routers.size() == 1);
-  CHECK(s.current()->body.routers[0].or_port == 9999);
-  // An unreachable relay is not Running, so not listed.
+  (void)s.compute(kVa + kInterval);
+  REQUIRE(s.current()->routers.size() == 1);
+  CHECK(s.current()->routers[0].or_port == 9999);
+  // A relay tested unreachable once is still Running: reachable within the last 45 min.
   s.observe(r.identity(), kNow + kInterval + 1, false);
-  s.build(kVa + 2 * kInterval, kNow + 2 * kInterval);
-  CHECK(s.current()->body.routers.size() == 1);  // reachable within the last 45 min still
+  CHECK(s.compute(kVa + 2 * kInterval).routers.size() == 1);
+  // 45 minutes after its last success it is no longer listed.
+  s.observe(r.identity(), kNow + 46 * 60, false);
+  CHECK(s.compute(kVa + 46 * 60).routers.empty());
 }
 
-TEST_CASE("three authorities combine signatures over the same body", "[dirnet]") {
+TEST_CASE("three authorities with the same facts compute the same body", "[dirnet]") {
   Authorities a(3);
   std::vector<keys::RelayKeys> relays;
   for (int i = 0; i < 4; ++i) relays.push_back(keys::RelayKeys::generate(kNow - 1000));
-  for (auto& s : a.states) {
-    for (std::uint8_t i = 0; i < 4; ++i) {
-      REQUIRE(s->upload(descriptor_text(relay_info(static_cast<std::uint8_t>(i + 1), i == 0 ? "accept 80,443"
-                                                                                               : "reject 1-65535"),
-                                        relays[i], kVa - 60),
-                        kNow)
+  for (std::size_t n = 0; n < a.states.size(); ++n) {
+    // Each authority hears the uploads in another order.
+    for (std::size_t j = 0; j < 4; ++j) {
+      const auto i = static_cast<std::uint8_t>((j + n) % 4);
+      auto& s = *a.states[n];
+      REQUIRE(s.upload(descriptor_text(relay_info(static_cast<std::uint8_t>(i + 1),
+                                                  i == 0 ? "accept 80,443" : "reject 1-65535"),
+                                       relays[i], kVa - 60),
+                       kNow)
                   .status == UploadStatus::Accepted);
-      s->observe(relays[i].identity(), kNow, true);
+      s.observe(relays[i].identity(), kNow, true);
     }
   }
-  AuthorityState &s0 = *a.states[0], &s1 = *a.states[1], &s2 = *a.states[2];
-
-  // Authority 2's signature reaches authority 0 before 0 built: kept.
-  const auto sig2 = dir::encode_detached_signature(s2.build(kVa, kNow));
-  CHECK(s0.add_signature(sig2, kNow) == SignatureStatus::OtherBody);
-  const auto sig0 = dir::encode_detached_signature(s0.build(kVa, kNow));
-  // The early signature was applied at build: 2 of 3, published.
-  const dir::Consensus* pub = s0.published(kNow);
-  REQUIRE(pub != nullptr);
-  CHECK(pub->signatures.size() == 2);
-  CHECK(dir::verify_consensus(*pub, a.ids, kNow).value() == 2);
-  CHECK(pub->body.routers.size() == 4);
-  for (const auto& r : pub->body.routers) {
+  const dir::ConsensusBody b0 = a.states[0]->compute(kVa);
+  CHECK(a.states[1]->compute(kVa) == b0);
+  CHECK(a.states[2]->compute(kVa) == b0);
+  CHECK(b0.valid_after == kVa);
+  REQUIRE(b0.routers.size() == 4);
+  for (const auto& r : b0.routers) {
     CHECK(r.flags.running);
     CHECK(r.flags.valid);
     CHECK(r.flags.fast);
@@ -176,46 +170,19 @@ TEST_CASE("three authorities combine signatures over the same body", "[dirnet]")
     CHECK(r.flags.stable);
     CHECK(r.flags.exit == (r.identity == relays[0].identity()));
   }
-
-  // Authority 1 alone is not a majority.
-  const auto sig1 = dir::encode_detached_signature(s1.build(kVa, kNow));
-  CHECK(s1.published(kNow) == nullptr);
-  CHECK(s1.add_signature(sig0, kNow) == SignatureStatus::Added);
-  REQUIRE(s1.published(kNow) != nullptr);
-  CHECK(s0.add_signature(sig1, kNow) == SignatureStatus::Added);
-  CHECK(s0.published(kNow)->signatures.size() == 3);
-  CHECK(s0.add_signature(sig1, kNow) == SignatureStatus::Added);  // again: counted once
-  CHECK(s0.published(kNow)->signatures.size() == 3);
-
-  // Not from a configured authority, or our own, or garbage: invalid.
-  Authorities stranger(1);
-  for (std::uint8_t i = 0; i < 4; ++i) {
-    (void)stranger.states[0]->upload(descriptor_text(relay_info(static_cast<std::uint8_t>(i + 1),
-                                                                i == 0 ? "accept 80,443" : "reject 1-65535"),
-                                                     relays[i], kVa - 60),
-                                     kNow);
-    stranger.states[0]->observe(relays[i].identity(), kNow, true);
+  // An authority that did not hear one upload computes another body.
+  Authorities partial(1);
+  for (std::uint8_t i = 0; i < 3; ++i) {
+    REQUIRE(partial.states[0]->upload(descriptor_text(relay_info(static_cast<std::uint8_t>(i + 1),
+                                                                 i == 0 ? "accept 80,443" : "reject 1-65535"),
+                                                      relays[i], kVa - 60),
+                                      kNow)
+                .status == UploadStatus::Accepted);
+    partial.states[0]->observe(relays[i].identity(), kNow, true);
   }
-  const auto foreign = dir::encode_detached_signature(stranger.states[0]->build(kVa, kNow));
-  CHECK(s1.add_signature(foreign, kNow) == SignatureStatus::Invalid);
-  CHECK(s0.add_signature(sig0, kNow) == SignatureStatus::Invalid);
-  CHECK(s0.add_signature("not json", kNow) == SignatureStatus::Invalid);
-  // A signature whose digest matches but whose signature bytes are forged.
-  auto forged = dir::parse_detached_signature(sig1).value();
-  forged.signature.signature[0] ^= 1;
-  CHECK(s2.add_signature(dir::encode_detached_signature(forged), kNow) == SignatureStatus::Invalid);
-
-  // An authority that missed everything adopts the published consensus;
-  // a stale one is not taken over a newer one.
-  AuthorityOptions opt;
-  opt.params = authority_params(kInterval, true);
-  AuthorityState observer(a.keys[2], a.ids, opt);
-  CHECK(observer.adopt(*s0.published(kNow), kNow));
-  REQUIRE(observer.published(kNow) != nullptr);
-  CHECK(observer.published(kNow)->signatures.size() == 3);
-  CHECK_FALSE(observer.adopt(*s0.published(kNow), kNow));
-  // After valid-until it is no longer served.
-  CHECK(observer.published(kVa + 3 * kInterval + 1) == nullptr);
+  const dir::ConsensusBody b3 = partial.states[0]->compute(kVa);
+  CHECK(b3.routers.size() == 3);
+  CHECK_FALSE(b3 == b0);
 }
 
 TEST_CASE("DirPort routes: status codes by role, path, method and size", "[dirnet]") {
@@ -229,18 +196,16 @@ TEST_CASE("DirPort routes: status codes by role, path, method and size", "[dirne
   std::vector<crypto::Ed25519Public> seen;
   auth.on_new_relay = [&](const crypto::Ed25519Public& id) { seen.push_back(id); };
   CHECK(auth.handle(HttpMethod::Get, "/nope", "", kNow).status == 404);
-  CHECK(auth.handle(HttpMethod::Get, dir::kConsensus, "", kNow).status == 404);  // none yet
-  CHECK(auth.handle(HttpMethod::Get, dir::kConsensusBody, "", kNow).status == 404);
   CHECK(auth.handle(HttpMethod::Get, dir::kDescriptorUpload, "", kNow).status == 405);
-  CHECK(auth.handle(HttpMethod::Post, dir::kConsensus, "", kNow).status == 405);
-  CHECK(auth.handle(HttpMethod::Other, dir::kConsensus, "", kNow).status == 405);
   CHECK(auth.check(HttpMethod::Post, dir::kDescriptorUpload).body_limit == dir::kMaxUploadBody);
-  CHECK(auth.check(HttpMethod::Post, dir::kConsensusSignature).body_limit == dir::kMaxSignatureBody);
-  CHECK(auth.check(HttpMethod::Get, dir::kConsensus).body_limit == 0);
   CHECK(auth.handle(HttpMethod::Post, dir::kDescriptorUpload, std::string(dir::kMaxUploadBody + 1, 'x'), kNow)
             .status == 413);
   CHECK(auth.handle(HttpMethod::Post, dir::kDescriptorUpload, "garbage", kNow).status == 400);
-  CHECK(auth.handle(HttpMethod::Post, dir::kConsensusSignature, "garbage", kNow).status == 400);
+  // The JSON consensus and its signature exchange retired: unknown paths.
+  for (const char* retired : {"/conflux/v1/consensus", "/conflux/v1/consensus-signature", "/conflux/v1/consensus-body"}) {
+    CHECK(auth.handle(HttpMethod::Get, retired, "", kNow).status == 404);
+    CHECK(auth.handle(HttpMethod::Post, retired, "x", kNow).status == 404);
+  }
 
   const auto r = keys::RelayKeys::generate(kNow);
   const auto text = descriptor_text(relay_info(1), r, kNow);
@@ -249,14 +214,8 @@ TEST_CASE("DirPort routes: status codes by role, path, method and size", "[dirne
   REQUIRE(seen.size() == 1);  // only the first was new
   CHECK(seen[0] == r.identity());
   a.states[0]->observe(r.identity(), kNow, true);
-  a.states[0]->build(kVa, kNow);
-  auto got = auth.handle(HttpMethod::Get, dir::kConsensus, "", kNow);
-  CHECK(got.status == 200);
-  CHECK(got.json);
-  auto c = dir::parse_consensus(got.body);
-  REQUIRE(c);
-  CHECK(dir::verify_consensus(*c, a.ids, kNow));
-  CHECK(auth.handle(HttpMethod::Get, dir::kConsensusBody, "", kNow).status == 200);
+  CHECK(a.states[0]->compute(kVa + kInterval).routers.size() == 1);  // published after kVa
+  CHECK(auth.handle(HttpMethod::Get, dir::kConsensus, "", kNow).status == 404);  // computed, never served as JSON
   CHECK(auth.handle(HttpMethod::Get, dir::kSelfDescriptor, "", kNow).status == 404);  // not a bridge
 
   DirRoutes bridge;

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "conflux/dir/signing_cert.hpp"
-#include "conflux/keys/relay_keys.hpp"
 
 namespace conflux::dirnet {
 namespace {
@@ -24,14 +22,7 @@ dir::AuthorityParams authority_params(std::uint64_t interval_seconds, bool testi
   return p;
 }
 
-AuthorityState::AuthorityState(const keys::RelayKeys& keys, std::vector<crypto::Ed25519Public> authorities,
-                               AuthorityOptions options)
-    : keys_(keys), authorities_(std::move(authorities)), options_(std::move(options)) {
-  std::sort(authorities_.begin(), authorities_.end());
-  authorities_.erase(std::unique(authorities_.begin(), authorities_.end()), authorities_.end());
-}
-
-const crypto::Ed25519Public& AuthorityState::identity() const noexcept { return keys_.identity(); }
+AuthorityState::AuthorityState(AuthorityOptions options) : options_(std::move(options)) {}
 
 UploadOutcome AuthorityState::upload(std::string_view text, std::uint64_t now) {
   UploadOutcome out;
@@ -110,9 +101,8 @@ void AuthorityState::expire(std::uint64_t now) {
 }
 
 const dir::ConsensusBody& AuthorityState::compute(std::uint64_t va) {
-  current_ = dir::Consensus{make_body_at(va), {}};
-  current_digest_ = dir::consensus_body_digest(current_->body);
-  return current_->body;
+  current_ = make_body_at(va);
+  return *current_;
 }
 
 dir::ConsensusBody AuthorityState::make_body_at(std::uint64_t va) const {
@@ -130,81 +120,9 @@ dir::ConsensusBody AuthorityState::make_body_at(std::uint64_t va) const {
   return dir::make_body(records, tor_records, va, options_.params);
 }
 
-dir::DetachedSignature AuthorityState::build(std::uint64_t va, std::uint64_t now) {
-  dir::ConsensusBody body = make_body_at(va);
-  dir::DetachedSignature own = dir::sign_body(body, keys_.identity(), keys_.signing_cert_bytes(), keys_.signing_key());
-  current_ = dir::Consensus{std::move(body), {own.signature}};
-  current_digest_ = own.digest;
-  for (auto it = early_.begin(); it != early_.end();) {
-    if (it->second.digest == current_digest_) {
-      (void)dir::add_signature(*current_, it->second, authorities_, now);
-      it = early_.erase(it);
-    } else {
-      ++it;  // perhaps for a later VA (a peer whose clock is ahead): bounded by |authorities|
-    }
-  }
-  try_publish(now);
-  return own;
-}
-
-SignatureStatus AuthorityState::add_signature(std::string_view text, std::uint64_t now) {
-  auto s = dir::parse_detached_signature(text);
-  if (!s) return SignatureStatus::Invalid;
-  const auto& who = s->signature.identity;
-  if (who == keys_.identity() || !std::binary_search(authorities_.begin(), authorities_.end(), who))
-    return SignatureStatus::Invalid;
-  if (current_ && s->digest == current_digest_) {
-    if (!dir::add_signature(*current_, *s, authorities_, now)) return SignatureStatus::Invalid;
-    try_publish(now);
-    return SignatureStatus::Added;
-  }
-  // Not verifiable without the body; the certificate at least must be this
-  // authority's, so a stranger cannot fill the slot with junk.
-  if (!dir::verify_signing_cert(s->signature.signing_cert, who, now)) return SignatureStatus::Invalid;
-  early_[who] = std::move(*s);
-  return SignatureStatus::OtherBody;
-}
-
-bool AuthorityState::adopt(dir::Consensus c, std::uint64_t now) {
-  if (!dir::verify_consensus(c, authorities_, now, options_.consensus_check)) return false;
-  if (current_ && dir::consensus_body_digest(c.body) == current_digest_) {
-    // The same body we computed: its signatures are ours to count too.
-    for (const auto& sig : c.signatures)
-      (void)dir::add_signature(*current_, dir::DetachedSignature{current_digest_, sig}, authorities_, now);
-    try_publish(now);
-    return true;
-  }
-  if (published_ && published_->body.valid_after >= c.body.valid_after) return false;
-  published_ = std::move(c);
-  published_text_ = dir::encode_consensus(*published_);
-  return true;
-}
-
-void AuthorityState::try_publish(std::uint64_t now) {
-  if (!current_ || !dir::verify_consensus(*current_, authorities_, now, options_.consensus_check)) return;
-  if (published_ && published_->body.valid_after > current_->body.valid_after) return;
-  published_ = *current_;
-  published_text_ = dir::encode_consensus(*published_);
-}
-
 std::optional<std::uint64_t> AuthorityState::current_valid_after() const {
   if (!current_) return std::nullopt;
-  return current_->body.valid_after;
-}
-
-const dir::Consensus* AuthorityState::published(std::uint64_t now) const {
-  if (!published_ || now > published_->body.valid_until + options_.consensus_check.allowed_skew) return nullptr;
-  return &*published_;
-}
-
-std::optional<std::string> AuthorityState::published_text(std::uint64_t now) const {
-  if (published(now) == nullptr) return std::nullopt;
-  return published_text_;
-}
-
-std::optional<std::string> AuthorityState::current_body_text() const {
-  if (!current_) return std::nullopt;
-  return dir::encode_consensus_body(current_->body);
+  return current_->valid_after;
 }
 
 }  // namespace conflux::dirnet

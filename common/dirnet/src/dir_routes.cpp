@@ -59,9 +59,6 @@ DirRoutes::Route DirRoutes::route_for(std::string_view path) const {
   if (auto t = tor_route_for(path); t != Route::None) return t;
   if (authority_ != nullptr) {
     if (path == dir::kDescriptorUpload) return Route::Upload;
-    if (path == dir::kConsensus) return Route::Consensus;
-    if (path == dir::kConsensusSignature) return Route::Signature;
-    if (path == dir::kConsensusBody) return Route::Body;
   }
   if (!self_descriptor_.empty() && path == dir::kSelfDescriptor) return Route::Self;
   if (uploads_ != nullptr && path == dir::kTorUpload) return Route::TorUpload;
@@ -81,13 +78,12 @@ RouteCheck DirRoutes::check(HttpMethod method, std::string_view target) const {
     c.early = text_reply(404, "not found");
     return c;
   }
-  const bool post = r == Route::Upload || r == Route::Signature || r == Route::TorSignature || r == Route::TorUpload;
+  const bool post = r == Route::Upload || r == Route::TorSignature || r == Route::TorUpload;
   if (method != (post ? HttpMethod::Post : HttpMethod::Get)) {
     c.early = text_reply(405, "method not allowed");
     return c;
   }
   c.body_limit = r == Route::Upload         ? dir::kMaxUploadBody
-                 : r == Route::Signature    ? dir::kMaxSignatureBody
                  : r == Route::TorSignature ? dir::kMaxTorSignatureBody
                  : r == Route::TorUpload    ? kMaxTorUploadBody
                                             : 0;
@@ -124,28 +120,6 @@ DirReply DirRoutes::handle(HttpMethod method, std::string_view target, std::stri
       std::string why = "descriptor rejected: ";
       why += up.error ? dir::to_string(up.error->code) : "invalid";
       return count(text_reply(400, why));
-    }
-    case Route::Consensus: {
-      auto text = authority_->published_text(now);
-      if (!text) return count(text_reply(404, "no consensus yet"));
-      ok.body = std::move(*text);
-      return count(std::move(ok));
-    }
-    case Route::Signature:
-      switch (authority_->add_signature(body, now)) {
-        case SignatureStatus::Added:
-          return count(text_reply(200, "signature added"));
-        case SignatureStatus::OtherBody:
-          return count(text_reply(409, "signature for another body"));
-        case SignatureStatus::Invalid:
-          return count(text_reply(400, "signature rejected"));
-      }
-      break;
-    case Route::Body: {
-      auto text = authority_->current_body_text();
-      if (!text) return count(text_reply(404, "no body yet"));
-      ok.body = std::move(*text);
-      return count(std::move(ok));
     }
     case Route::Self:
       ok.body = self_descriptor_;

@@ -2,7 +2,7 @@
 // What the DirPort answers, sans-I/O: method + path + body in, status +
 // body out. The DirServer does the HTTP; this decides. Which paths exist
 // depends on the role: an authority (AuthorityState attached) takes uploads
-// and signatures and serves the consensus; a bridge (self descriptor set)
+// (its tor side, TorAuthorityState, signatures and serves tor's documents); a bridge (self descriptor set)
 // serves its own descriptor; every other path is 404, a known path with the
 // wrong method 405, a body above the path's cap 413, an invalid document 400.
 #include <cstddef>
@@ -77,7 +77,7 @@ class DirRoutes {
 
  private:
   enum class Route : std::uint8_t {
-    None, Upload, Consensus, Signature, Body, Self, TorSelf,
+    None, Upload, Self, TorSelf,
     TorKeysAll, TorKeysAuthority, TorKeysFp, TorKeysFpSk, TorConsensus, TorConsensusNs, TorMicro, TorSignature,
     TorUpload, TorServerAll, TorServerD, TorServerFp
   };
