@@ -1,9 +1,10 @@
 // The directory over real sockets on 127.0.0.1, in one process: three
 // authorities, four relays (with TLS listeners on their ORPorts, so the
 // default probe has something to reach) and a bridge. Runs until tor's
-// consensus, signed by 2 of 3 authorities, lists the relays with their
-// flags, then fetches it as a client would; fetches and checks the bridge's
-// self descriptor; and throws garbage, forgeries, oversized and idle
+// consensus, signed by 2 of 3 authorities, lists the relays (which upload
+// tor's server descriptor) with their flags, then fetches it as a client
+// would; fetches and checks the bridge's tor descriptor from the bridge;
+// and throws garbage, forgeries, oversized and idle
 // connections at a DirPort, which keeps serving. Then three authorities
 // given stock tor descriptors: one whose view differed adopts the
 // majority's consensus, in both flavors.
@@ -20,6 +21,7 @@
 #include "conflux/dir/paths.hpp"
 #include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
+#include "conflux/dir/tor_server_descriptor_make.hpp"
 #include "conflux/dirnet/authority_service.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
 #include "conflux/dirnet/descriptor_publisher.hpp"
@@ -129,6 +131,31 @@ RelayInfo relay_info(std::uint8_t n, std::uint16_t or_port, std::string policy) 
   return i;
 }
 
+const crypto::RsaPrivateKey& tap_key() {
+  static const auto k = crypto::RsaPrivateKey::generate(1024);
+  return k;
+}
+
+// The relay's tor server descriptor, as conflux-relay writes it: an exit
+// here allows 80 and 443 ("accept 80,443"), the others nothing.
+std::string tor_descriptor(const RelayInfo& info, const keys::RelayKeys& k, std::uint64_t now) {
+  dir::TorDescriptorFacts f;
+  f.nickname = info.nickname;
+  f.ipv4 = info.ipv4;
+  f.or_port = info.or_port;
+  f.platform = "conflux " + info.version + " on Linux";
+  f.protocols = info.protocols;
+  f.published = now;
+  f.bandwidth_rate = info.bandwidth.rate;
+  f.bandwidth_burst = info.bandwidth.burst;
+  f.bandwidth_observed = info.bandwidth.observed;
+  if (info.exit_policy == "accept 80,443") f.exit_policy = {"accept *:80", "accept *:443", "reject *:*"};
+  const dir::TorDescriptorKeys keys{k.rsa_identity(),       k.identity(),         k.signing_key(),
+                                    k.signing_cert_bytes(), k.onion_key().key,    tap_key(),
+                                    k.signing_cert_expires_at()};
+  return dir::make_tor_server_descriptor(f, keys);
+}
+
 struct Authority {
   std::optional<TorAuthorityKeys> tor_keys;
   DirRoutes routes;
@@ -174,7 +201,6 @@ struct Network : Loop {
       opt.params = authority_params(kInterval, true);
       a.state = std::make_unique<AuthorityState>(opt);
       a.tor = std::make_unique<TorAuthorityState>(*a.tor_keys, voters);
-      a.routes.set_authority(a.state.get());
       a.routes.set_tor_uploads(&a.state->tor_uploads());
       a.routes.set_tor_authority(a.tor.get());
       AuthorityServiceOptions so;
@@ -206,9 +232,12 @@ struct Network : Loop {
     PublisherOptions po;
     po.authorities = auth_dirs;  // a bridge has them too, and must not use them
     po.retry_initial = 100ms;
-    r.publisher = DescriptorPublisher::create(io.get_executor(), clock, r.keys, info, po);
+    po.build_tor = [info, &k = r.keys](std::uint64_t now) { return tor_descriptor(info, k, now); };
+    r.publisher = DescriptorPublisher::create(io.get_executor(), clock, info, po);
     if (bridge_routes != nullptr)
-      r.publisher->on_descriptor = [bridge_routes](const std::string& t) { bridge_routes->set_self_descriptor(t); };
+      r.publisher->on_descriptor = [bridge_routes, &k = r.keys](const std::string& t) {
+        bridge_routes->set_tor_self_descriptor(t, bytes::to_hex(k.rsa_fingerprint(), true));
+      };
     r.publisher->start();
     return r;
   }
@@ -307,40 +336,40 @@ TEST_CASE("three authorities publish tor's consensus, majority-signed, of the re
   CHECK(seen_va[1] > seen_va[0]);
   fetcher->stop();
 
-  // The bridge's descriptor comes from the bridge, verified against its identity.
+  // The bridge's tor descriptor comes from the bridge, at tor's path for a relay's own.
   const tcp::endpoint bridge_dir = bridge_server->local_endpoint();
-  auto bd = net.await(fetch_bridge_descriptor(bridge_dir, bridge.keys.identity(), net.clock));
+  const HttpLimits limits{5000ms, 8192, 1 << 20};
+  auto bd = net.await(http_get(bridge_dir, "/tor/server/authority", limits));
   REQUIRE(bd);
-  CHECK(bd->is_bridge);
-  CHECK(bd->identity == bridge.keys.identity());
-  CHECK(bd->platform == "conflux 0.1.0-test");
-  auto wrong = net.await(fetch_bridge_descriptor(bridge_dir, net.relays[0].keys.identity(), net.clock));
-  REQUIRE_FALSE(wrong);
-  CHECK(wrong.error() == FetchErrc::Invalid);
-  // A relay's DirPort (here: an authority's) has no self descriptor.
-  auto none = net.await(fetch_bridge_descriptor(net.auth_dirs[0], bridge.keys.identity(), net.clock));
-  REQUIRE_FALSE(none);
-  CHECK(none.error() == FetchErrc::NotFound);
+  REQUIRE(bd->status == 200);
+  auto bridge_desc = dir::parse_tor_server_descriptor(bd->body, net.clock.unix_seconds());
+  REQUIRE(bridge_desc);
+  CHECK(bridge_desc->ed25519_identity == bridge.keys.identity());
+  CHECK(bridge_desc->rsa_identity == bridge.keys.rsa_fingerprint());
+  // The JSON self descriptor retired.
+  auto json_self = net.await(http_get(bridge_dir, std::string(dir::kSelfDescriptor), limits));
+  REQUIRE(json_self);
+  CHECK(json_self->status == 404);
 
   // Garbage and forgeries get 400 and the DirPort keeps serving.
   const tcp::endpoint a0 = net.auth_dirs[0];
-  const HttpLimits limits{5000ms, 8192, dir::kMaxConsensusSize};
-  auto garbage = net.await(http_post(a0, std::string(dir::kDescriptorUpload), "\x01\x02 not a descriptor", limits));
+  auto garbage = net.await(http_post(a0, "/tor/", "\x01\x02 not a descriptor", limits, "text/plain"));
   REQUIRE(garbage);
   CHECK(garbage->status == 400);
   auto raw = net.await(raw_exchange(a0, std::string(300, '\xff') + "\r\n\r\n"));
   CHECK(raw.rfind("HTTP/1.1 400", 0) == 0);
-  auto forged = dir::parse_descriptor(net.relays[1].publisher->descriptor_text()).value();
-  forged.exit_policy = "accept 1-65535";  // claims to be an exit, after signing
-  auto refused_upload = net.await(http_post(a0, std::string(dir::kDescriptorUpload), dir::encode_descriptor(forged), limits));
+  std::string forged = net.relays[1].publisher->descriptor_text();
+  const auto at = forged.find("\nreject *:*\n");
+  REQUIRE(at != std::string::npos);
+  forged.replace(at, 12, "\naccept *:*\n");  // claims to be an exit, after signing
+  auto refused_upload = net.await(http_post(a0, "/tor/", forged, limits, "text/plain"));
   REQUIRE(refused_upload);
   CHECK(refused_upload->status == 400);
-  CHECK(refused_upload->body.find("bad signature") != std::string::npos);
-  // The bridge's own descriptor is not accepted by an authority either.
-  auto bridge_upload = net.await(http_post(a0, std::string(dir::kDescriptorUpload), bridge.publisher->descriptor_text(), limits));
-  REQUIRE(bridge_upload);
-  CHECK(bridge_upload->status == 400);
-  CHECK(bridge_upload->body.find("bridge descriptor") != std::string::npos);
+  // Our JSON descriptor's upload path retired.
+  auto json_upload = net.await(http_post(a0, "/conflux/v1/descriptor", "{}", limits));
+  REQUIRE(json_upload);
+  CHECK(json_upload->status == 404);
+
   // What the authorities list next still has neither the bridge nor the
   // forged policy.
   const std::uint64_t later = net.clock.unix_seconds() + kInterval;
@@ -353,6 +382,7 @@ TEST_CASE("three authorities publish tor's consensus, majority-signed, of the re
       10s));
   CHECK(relisted->routers.size() == 4);
   CHECK(entry_of(*relisted, bridge.keys) == nullptr);
+  REQUIRE(entry_of(*relisted, net.relays[1].keys) != nullptr);
   CHECK_FALSE(entry_of(*relisted, net.relays[1].keys)->has_flag("Exit"));
   bridge_server->stop();
 }
@@ -364,7 +394,7 @@ TEST_CASE("a DirPort bounds paths, methods, sizes, connections and time", "[dirn
   opt.params = authority_params(kInterval, true);
   AuthorityState state(opt);
   DirRoutes routes;
-  routes.set_authority(&state);
+  routes.set_tor_uploads(&state.tor_uploads());
   DirServerLimits lim;
   lim.max_connections = 2;
   lim.max_header = 1024;
@@ -377,30 +407,30 @@ TEST_CASE("a DirPort bounds paths, methods, sizes, connections and time", "[dirn
   auto r = loop.await(http_get(at, "/robots.txt", hl));
   REQUIRE(r);
   CHECK(r->status == 404);
-  r = loop.await(http_get(at, std::string(dir::kDescriptorUpload), hl));
+  r = loop.await(http_get(at, "/tor/", hl));
   REQUIRE(r);
   CHECK(r->status == 405);
   r = loop.await(http_get(at, std::string(dir::kConsensus), hl));
   REQUIRE(r);
   CHECK(r->status == 404);  // the JSON consensus retired at the authority
   // A body above the path's cap: refused from its Content-Length, unread.
-  r = loop.await(http_post(at, std::string(dir::kDescriptorUpload), std::string(dir::kMaxUploadBody + 1, '{'), hl));
+  r = loop.await(http_post(at, "/tor/", std::string(kMaxTorUploadBody + 1, 'r'), hl, "text/plain"));
   REQUIRE(r);
   CHECK(r->status == 413);
   // Chunked, so the cap is found while reading.
-  std::string chunked = "POST /conflux/v1/descriptor HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
-  for (int i = 0; i < 24; ++i) chunked += "400\r\n" + std::string(0x400, 'y') + "\r\n";
+  std::string chunked = "POST /tor/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 72; ++i) chunked += "400\r\n" + std::string(0x400, 'y') + "\r\n";
   chunked += "0\r\n\r\n";
   CHECK(loop.await(raw_exchange(at, chunked)).rfind("HTTP/1.1 413", 0) == 0);
   // A header above the cap.
   CHECK(loop.await(raw_exchange(at, "GET / HTTP/1.1\r\nX: " + std::string(2000, 'a') + "\r\n\r\n"))
             .rfind("HTTP/1.1 431", 0) == 0);
   // Expect: 100-continue is honoured.
-  const auto desc = dir::encode_descriptor(make_relay_descriptor(relay_info(1, 9001, "reject 1-65535"), k, loop.clock.unix_seconds()));
-  auto cont = loop.await(raw_exchange(at, "POST /conflux/v1/descriptor HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+  const auto desc = tor_descriptor(relay_info(1, 9001, "reject 1-65535"), k, loop.clock.unix_seconds());
+  auto cont = loop.await(raw_exchange(at, "POST /tor/ HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
                                           "Content-Length: " + std::to_string(desc.size()) + "\r\n\r\n" + desc));
   CHECK(cont.rfind("HTTP/1.1 100 Continue", 0) == 0);
-  CHECK(cont.find("HTTP/1.1 200 OK") != std::string::npos);
+  CHECK(cont.find("HTTP/1.1 200 Descriptor accepted") != std::string::npos);
 
   // Two idle connections fill the server; a third is closed at once; the
   // idle ones are closed at the deadline, and then it serves again.
@@ -495,7 +525,6 @@ struct TorOnlyNetwork {
       opt.params = authority_params(4, true);
       a.state = std::make_unique<AuthorityState>(opt);
       a.tor = std::make_unique<TorAuthorityState>(*a.tor_keys, voters);
-      a.routes.set_authority(a.state.get());
       a.routes.set_tor_uploads(&a.state->tor_uploads());
       a.routes.set_tor_authority(a.tor.get());
     }

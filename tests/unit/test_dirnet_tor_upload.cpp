@@ -136,7 +136,7 @@ TEST_CASE("a tor-form publisher's upload to an authority of ours: 200 Descriptor
   info.nickname = "middle1";
   info.ipv4 = {127, 0, 0, 1};
   info.or_port = 19006;
-  auto publisher = DescriptorPublisher::create(io.get_executor(), clock, keys::RelayKeys::generate(kStockPublished), info, po);
+  auto publisher = DescriptorPublisher::create(io.get_executor(), clock, info, po);
   std::vector<std::string> answers;
   publisher->on_tor_answer = [&](bool accepted, bool, const std::string& line) { answers.push_back((accepted ? "+" : "-") + line); };
   publisher->start();
@@ -159,7 +159,6 @@ TEST_CASE("DirRoutes serves the relay's tor descriptor at tor's paths for it", "
     INFO(path);
     const auto r = routes.handle(HttpMethod::Get, path, "", 0);
     CHECK(r.status == 200);
-    CHECK_FALSE(r.json);
     CHECK(r.body == "router ours1 127.0.0.1 9001 0 0\n...");
   }
   CHECK(routes.handle(HttpMethod::Get, "/tor/server/fp/" + std::string(40, 'A'), "", 0).status == 404);
@@ -170,7 +169,6 @@ TEST_CASE("DirRoutes serves the relay's tor descriptor at tor's paths for it", "
 TEST_CASE("the publisher in tor's form POSTs tor's descriptor to /tor/ of each authority", "[dirnet][tor]") {
   asio::io_context io;
   net::SystemClock clock;
-  const auto k = keys::RelayKeys::generate(clock.unix_seconds());
   TorDirPort accepts(io, "HTTP/1.0 200 OK");
   TorDirPort refuses(io, "HTTP/1.0 400 Invalid descriptor");
   PublisherOptions po;
@@ -184,7 +182,7 @@ TEST_CASE("the publisher in tor's form POSTs tor's descriptor to /tor/ of each a
   info.nickname = "ours1";
   info.ipv4 = {127, 0, 0, 1};
   info.or_port = 9001;
-  auto publisher = DescriptorPublisher::create(io.get_executor(), clock, k, info, po);
+  auto publisher = DescriptorPublisher::create(io.get_executor(), clock, info, po);
   std::vector<std::string> answers;
   publisher->on_tor_answer = [&](bool accepted, bool answered, const std::string& line) {
     CHECK(answered);
@@ -214,7 +212,6 @@ TEST_CASE("the publisher's answers: GOOD_SERVER_DESCRIPTOR's moment is when the 
           "[dirnet][tor]") {
   asio::io_context io;
   net::SystemClock clock;
-  const auto k = keys::RelayKeys::generate(clock.unix_seconds());
   PublisherOptions po;
   po.build_tor = [](std::uint64_t) { return std::string("router ours1 127.0.0.1 9001 0 0\ntor form\n"); };
   RelayInfo info;
@@ -227,7 +224,7 @@ TEST_CASE("the publisher's answers: GOOD_SERVER_DESCRIPTOR's moment is when the 
     TorDirPort refuses(io, "HTTP/1.0 400 Invalid descriptor");
     po.authorities = {first.acceptor.local_endpoint(), second.acceptor.local_endpoint()};
     if (with_refusal) po.authorities.push_back(refuses.acceptor.local_endpoint());
-    auto publisher = DescriptorPublisher::create(io.get_executor(), clock, k, info, po);
+    auto publisher = DescriptorPublisher::create(io.get_executor(), clock, info, po);
     std::vector<DescriptorPublisher::Answer> answers;
     publisher->on_answer = [&](const DescriptorPublisher::Answer& a) { answers.push_back(a); };
     publisher->start();
@@ -281,7 +278,6 @@ TEST_CASE("a tor descriptor POSTed to an authority of ours enters its consensus 
   const std::uint64_t va = dir::valid_after_for(now, 20);
   LoneAuthority a;
   DirRoutes routes;
-  routes.set_authority(&a.state);
   routes.set_tor_uploads(&a.state.tor_uploads());
   std::vector<crypto::Ed25519Public> new_relays;
   routes.on_new_relay = [&](const crypto::Ed25519Public& id) { new_relays.push_back(id); };

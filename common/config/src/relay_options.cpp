@@ -39,18 +39,18 @@ void check_server_transports(OptionBuilder& b, RelayOptions& o) {
   }
 }
 
-// An authority signs tor's consensus alone, whose dir-source lines name
-// every authority by v3ident: it needs tor's form of DirAuthority. Our form
-// (an Ed25519 identity) retired at the authority (issue 15): each such line
-// is an error at its own file and line.
-void check_authority_lines(OptionBuilder& b, const RelayOptions& o, const Entries& merged) {
-  if (!o.authoritative_directory) return;
+// conflux-relay takes tor's form of DirAuthority only: it uploads tor's
+// server descriptor and mirrors tor's documents, and an authority signs
+// tor's consensus, whose dir-source lines name every authority by v3ident.
+// Our form (an Ed25519 identity) retired (issue 15): each such line is an
+// error at its own file and line.
+void check_tor_form_lines(OptionBuilder& b, const Entries& merged) {
   for (const auto& e : merged) {
     if (!key_equals(e.key, "DirAuthority")) continue;
     auto line = parse_dir_authority(e.value);
     if (line && !line->tor_form())
       b.error_at(e.where, "Invalid DirAuthority line '" + e.value +
-                              "': a directory authority takes tor's form only (v3ident=HEX40 ADDRESS:DIRPORT "
+                              "': conflux-relay takes tor's form only (v3ident=HEX40 ADDRESS:DIRPORT "
                               "RSA_FINGERPRINT); our form with an Ed25519 identity retired");
   }
 }
@@ -96,7 +96,7 @@ Result<RelayOptions, ConfigErrors> relay_options_from_entries(const Entries& ent
   auto merged = single_layer(entries);
   for (const auto& e : merged) b.entry(options, relay_option_table(), e);
   validate(b, options, env);
-  check_authority_lines(b, options, merged);
+  check_tor_form_lines(b, merged);
   options.config_lines = std::move(merged);
   auto errors = b.take_errors();
   if (!errors.empty()) return Unexpected{std::move(errors)};

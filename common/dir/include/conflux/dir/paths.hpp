@@ -1,23 +1,19 @@
 #pragma once
-// The HTTP paths of the directory, served on an authority's or bridge's
-// DirPort (plain HTTP/1.1; every document is signed, so the transport needs
-// no integrity of its own). Bodies are the JSON documents of this module,
-// Content-Type application/json.
+// The HTTP paths of the directory, served on a relay's DirPort (plain
+// HTTP/1.1; every document is signed, so the transport needs no integrity
+// of its own). Our JSON documents' paths retire (issue 15):
 //
-//   POST kDescriptorUpload      relay -> each authority in its DirAuthority lines.
-//                               Body: a descriptor. 200 when accepted
-//                               (accept_upload), 400 when not; bridges never upload.
 //   GET  kConsensus             anyone -> authority: the JSON consensus, which
-//                               no authority serves any more (relays and proxies
-//                               given our form of DirAuthority still ask; issue 15).
+//                               no authority serves any more (proxies given our
+//                               form of DirAuthority still ask).
 //   GET  kSelfDescriptor        client -> bridge it names: the bridge's own signed
-//                               descriptor (is_bridge = true).
+//                               descriptor, which no bridge serves any more
+//                               (proxies given our form of Bridge still ask).
 #include <cstddef>
 #include <string_view>
 
 namespace conflux::dir {
 
-inline constexpr std::string_view kDescriptorUpload = "/conflux/v1/descriptor";
 inline constexpr std::string_view kConsensus = "/conflux/v1/consensus";
 inline constexpr std::string_view kSelfDescriptor = "/conflux/v1/descriptor/self";
 
@@ -43,7 +39,6 @@ inline constexpr std::size_t kMaxTorSignatureBody = 16384;
 inline constexpr std::string_view kJsonContentType = "application/json";
 
 // The largest request/response body each path carries (the parsers' caps).
-inline constexpr std::size_t kMaxUploadBody = 20000;               // kMaxDescriptorSize
 inline constexpr std::size_t kMaxConsensusBody = 5 * 1024 * 1024;  // kMaxConsensusSize
 
 }  // namespace conflux::dir
