@@ -1,5 +1,5 @@
 // The relay as a tor directory cache (tor's DirCache 1, its default): with
-// DirAuthority lines that all name a v3ident (a tor network's, or ours), it
+// DirAuthority lines (tor's form: a tor network's, or ours), it
 // fetches the microdesc consensus, the authorities' key certificates and
 // the microdescriptors from the authorities (verified as our client
 // verifies them, refreshed after each consensus's fresh-until) and serves
@@ -30,12 +30,10 @@ bool RelayProcess::start_begin_dir_listener() {
   return true;
 }
 
-// Our authorities write tor's documents too when every DirAuthority line
-// names a v3ident (relay_tor_authority.cpp), so a relay of theirs given
-// those lines mirrors them as it would a tor network's. `apply_params`: the
-// consensus's cc_* apply (a tor network's; with ours, the JSON consensus
-// gives them).
-void RelayProcess::start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs, bool apply_params) {
+// Our authorities write tor's documents (relay_tor_authority.cpp), so a
+// relay of theirs mirrors them as it would a tor network's, and takes the
+// consensus parameters (cc_*, DoS) from them.
+void RelayProcess::start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs) {
   dirnet::ConsensusQuery q;
   q.sources = authority_dirs;
   for (const auto& a : config_.options.dir_authorities) {
@@ -52,15 +50,15 @@ void RelayProcess::start_tor_mirror(const std::vector<net::tcp::endpoint>& autho
   dirnet::FetcherOptions f;
   f.retry_max = std::chrono::seconds(10);  // a new network has no consensus for a while
   mirror_fetch_ = dirnet::ConsensusFetcher::create(io_.get_executor(), clock_, std::move(q), f);
-  mirror_fetch_->on_consensus = [this, apply_params](const dir::Consensus& c) {
+  mirror_fetch_->on_consensus = [this](const dir::Consensus& c) {
     if (tor_mirror_ && tor_mirror_->update(*mirror_fetch_->tor_cache()))
       log::write(log::Severity::Notice,
                  "Directory cache: serving the microdesc consensus valid after " + std::to_string(c.body.valid_after) +
                      " with " + std::to_string(tor_mirror_->microdesc_count()) + " microdescriptors (from " +
                      mirror_fetch_->tor_cache()->consensus_source + ")");
-    if (apply_params) apply_consensus(c);
+    apply_consensus(c);
   };
-  if (apply_params) consensus_ = mirror_fetch_;  // its counts in the metrics
+  consensus_ = mirror_fetch_;  // its counts in the metrics
   mirror_fetch_->start();
 }
 
