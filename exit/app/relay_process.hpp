@@ -84,6 +84,8 @@ class RelayProcess {
   void start_transports();
   bool start_begin_dir_listener();
   void start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs, bool apply_params);
+  void load_tor_mirror(const dirnet::ConsensusQuery& q);
+  void save_tor_mirror() const;
   void start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs, bool tor_form);
   void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
   void descriptor_status(const dirnet::DescriptorPublisher::Answer& a);

@@ -199,3 +199,142 @@ TEST_CASE("tor dir mirror: microdescriptors of this consensus and the previous o
   CHECK_FALSE(m.update(broken));
   CHECK(get(routes, kConsensus, m.valid_after()).body == third.consensus_text);
 }
+
+namespace {
+
+const std::string kNsConsensus(dir::kTorConsensusNs);
+
+// The cache after a directory cache's round with the ns flavour too: the
+// stock network's ns consensus and the server descriptors it names.
+TorDirCache stock_cache_with_ns() {
+  TorDirCache c = stock_cache();
+  c.ns_consensus_text = read_data("consensus-ns.txt");
+  const auto ns = parsed(c.ns_consensus_text);
+  auto descs = dir::parse_tor_server_descriptors(read_data("server-descriptors.txt"), ns.valid_after);
+  REQUIRE(descs);
+  for (auto& d : *descs) c.server_descriptors.emplace(d.router_digest, d);
+  return c;
+}
+
+std::string hex(const crypto::RsaFingerprint& f) { return bytes::to_hex(f, true); }
+
+}  // namespace
+
+TEST_CASE("tor dir mirror: the ns consensus as tor's caches serve it", "[dirnet][tor][mirror][ns]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  REQUIRE(m.update(stock_cache()));  // the microdesc flavour alone: no ns yet
+  const std::uint64_t now = m.valid_after() + 10;
+  CHECK_FALSE(m.has_ns_consensus());
+  CHECK(get(routes, kNsConsensus, now).body == "Not found\n");
+  CHECK(get(routes, kNsConsensus, now).status == 404);
+
+  const TorDirCache cache = stock_cache_with_ns();
+  REQUIRE(m.update(cache));
+  const auto ns = parsed(cache.ns_consensus_text);
+  CHECK(ns.flavor == dir::ConsensusFlavor::Ns);
+  CHECK(m.ns_valid_after() == ns.valid_after);
+  const auto plain = get(routes, kNsConsensus + ".z", now);
+  REQUIRE(plain.status == 200);
+  CHECK(plain.body == cache.ns_consensus_text);
+  // The other flavour is still the microdesc one.
+  CHECK(get(routes, kConsensus, now).body == cache.consensus_text);
+  // What a stock relay or client asks for: v3ident prefixes, as for the microdesc one.
+  CHECK(get(routes, kNsConsensus + "/7AF6249E+DB8EB34B+0000.z", now).body == cache.ns_consensus_text);
+  CHECK(get(routes, kNsConsensus + "/0000+1111+7AF6.z", now).body ==
+        "Consensus not signed by sufficient number of requested authorities\n");
+  CHECK(get(routes, kNsConsensus + "/nothex", now).body == "Couldn't parse request\n");
+  CHECK(get(routes, kNsConsensus, ns.valid_until + 86401).body == "Consensus is too old\n");
+  CHECK(get(routes, kNsConsensus, ns.valid_after - 86401).body == "Consensus is too new\n");
+}
+
+TEST_CASE("tor dir mirror: server descriptors by digest, fingerprint and all", "[dirnet][tor][mirror][ns]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  const TorDirCache cache = stock_cache_with_ns();
+  REQUIRE(m.update(cache));
+  const auto ns = parsed(cache.ns_consensus_text);
+  REQUIRE(ns.routers.size() == 9);
+  REQUIRE(cache.server_descriptors.size() == 9);  // every r line's digest is a stock descriptor's
+  CHECK(m.descriptor_count() == 9);
+
+  // One by tor's digest, as the r line names it: exactly that descriptor.
+  const auto& r0 = ns.routers[0];
+  const auto one = get(routes, std::string(dir::kTorServerDPrefix) + hex(r0.descriptor_digest) + ".z", 0);
+  REQUIRE(one.status == 200);
+  CHECK(one.body == cache.server_descriptors.at(r0.descriptor_digest).text);
+  // Every one, as a stock relay asks (hex digests joined by '+').
+  std::string all_digests;
+  for (const auto& r : ns.routers) all_digests += (all_digests.empty() ? "" : "+") + hex(r.descriptor_digest);
+  auto every = dir::parse_tor_server_descriptors(
+      get(routes, std::string(dir::kTorServerDPrefix) + all_digests, 0).body, ns.valid_after);
+  REQUIRE(every);
+  CHECK(every->size() == 9);
+  // By RSA fingerprint, and all.
+  const auto by_fp = get(routes, std::string(dir::kTorServerFpPrefix) + hex(r0.identity), 0);
+  CHECK(by_fp.body == one.body);
+  auto all = dir::parse_tor_server_descriptors(get(routes, std::string(dir::kTorServerAll), 0).body, ns.valid_after);
+  REQUIRE(all);
+  CHECK(all->size() == 9);
+  // Unknown: tor's "Servers unavailable"; malformed: 400.
+  const auto unknown = get(routes, std::string(dir::kTorServerDPrefix) + std::string(40, '0'), 0);
+  CHECK(unknown.status == 404);
+  CHECK(unknown.body == "Servers unavailable\n");
+  CHECK(get(routes, std::string(dir::kTorServerFpPrefix) + std::string(40, '1'), 0).status == 404);
+  CHECK(get(routes, std::string(dir::kTorServerDPrefix) + "XYZ", 0).status == 400);
+}
+
+TEST_CASE("tor dir mirror: a cache's own descriptor by fingerprint beside the ones it holds",
+          "[dirnet][tor][mirror][ns]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  const TorDirCache cache = stock_cache_with_ns();
+  REQUIRE(m.update(cache));
+  const auto ns = parsed(cache.ns_consensus_text);
+  const std::string own_fp(40, 'C');
+  routes.set_tor_self_descriptor("router ours\n", own_fp);
+  const std::string other = hex(ns.routers[1].identity);
+  const auto both = get(routes, std::string(dir::kTorServerFpPrefix) + other + "+" + own_fp, 0);
+  REQUIRE(both.status == 200);
+  CHECK(both.body == "router ours\n" + cache.server_descriptors.at(ns.routers[1].descriptor_digest).text);
+  CHECK(get(routes, std::string(dir::kTorServerFpPrefix) + own_fp, 0).body == "router ours\n");
+  CHECK(get(routes, "/tor/server/authority.z", 0).body == "router ours\n");
+}
+
+TEST_CASE("tor dir mirror: server descriptors of this ns consensus and the previous one", "[dirnet][tor][mirror][ns]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  const TorDirCache cache = stock_cache_with_ns();
+  REQUIRE(m.update(cache));
+  const auto ns = parsed(cache.ns_consensus_text);
+  const auto first = ns.routers[0].descriptor_digest;
+  const std::string path = std::string(dir::kTorServerDPrefix) + hex(first);
+
+  // A newer ns consensus whose descriptors lack the first: still served
+  // (a client on the old consensus asks for it), then dropped.
+  TorDirCache next = cache;
+  const auto at = next.ns_consensus_text.find("valid-after 2026-11-26 00:46:40");
+  REQUIRE(at != std::string::npos);
+  next.ns_consensus_text.replace(at, 31, "valid-after 2026-11-26 00:46:41");
+  next.server_descriptors.erase(first);
+  REQUIRE(m.update(next));
+  CHECK(m.ns_valid_after() == ns.valid_after + 1);
+  CHECK(m.descriptor_count() == 9);
+  CHECK(get(routes, path, 0).status == 200);
+  CHECK(dir::parse_tor_server_descriptors(get(routes, std::string(dir::kTorServerAll), 0).body, ns.valid_after)->size() ==
+        8);
+  TorDirCache third = next;
+  third.ns_consensus_text.replace(at, 31, "valid-after 2026-11-26 00:46:42");
+  REQUIRE(m.update(third));
+  CHECK(m.descriptor_count() == 8);
+  CHECK(get(routes, path, 0).body == "Servers unavailable\n");
+  // An ns text that does not parse, or is the microdesc flavour, changes nothing of it.
+  TorDirCache broken = third;
+  broken.ns_consensus_text = cache.consensus_text;
+  REQUIRE(m.update(broken));
+  CHECK(get(routes, kNsConsensus, m.ns_valid_after()).body == third.ns_consensus_text);
+}
