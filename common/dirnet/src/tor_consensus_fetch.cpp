@@ -90,6 +90,16 @@ awaitable<void> refresh_certs(const ConsensusQuery& q, const DirSource& from, st
   }
 }
 
+bool lacks_signer_cert(const dir::TorConsensus& c, const ConsensusQuery& q, const TorDirCache& cache) {
+  return std::any_of(c.signatures.begin(), c.signatures.end(), [&](const dir::TorConsensusSignature& s) {
+    const bool trusted =
+        std::find(q.tor_authorities.begin(), q.tor_authorities.end(), s.v3ident) != q.tor_authorities.end();
+    return trusted && std::none_of(cache.certs.begin(), cache.certs.end(), [&](const dir::AuthorityKeyCert& k) {
+             return k.v3ident() == s.v3ident && k.signing_key_digest() == s.signing_key_digest;
+           });
+  });
+}
+
 }  // namespace detail
 
 namespace {
@@ -142,6 +152,7 @@ awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q
     verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
   }
   if (!verified) co_return Unexpected{FetchErrc::Invalid};
+  if (q.fetch_ns && detail::lacks_signer_cert(*c, q, cache)) co_await detail::refresh_certs(q, source, now, cache);
   co_await refresh_microdescs(q, source, *c, cache);
   cache.consensus_text = std::move(*body);
   cache.consensus_source = source.name;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dirnet/tor_consensus_fetch.hpp"
 
 namespace conflux::dirnet::detail {
@@ -19,5 +20,10 @@ namespace conflux::dirnet::detail {
 // Certificates of trusted authorities from `from`, merged into the cache.
 [[nodiscard]] net::awaitable<void> refresh_certs(const ConsensusQuery& q, const DirSource& from, std::uint64_t now,
                                                  TorDirCache& cache);
+
+// Whether `c` carries a signature of a trusted authority whose certificate
+// (v3ident and signing key) the cache lacks: a majority verified it, but a
+// cache serves every signer's certificate, as tor's caches fetch them.
+[[nodiscard]] bool lacks_signer_cert(const dir::TorConsensus& c, const ConsensusQuery& q, const TorDirCache& cache);
 
 }  // namespace conflux::dirnet::detail

@@ -65,6 +65,7 @@ awaitable<Result<std::uint64_t, FetchErrc>> ns_from(const ConsensusQuery& q, con
     verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
   }
   if (!verified) co_return Unexpected{FetchErrc::Invalid};
+  if (detail::lacks_signer_cert(*c, q, cache)) co_await detail::refresh_certs(q, source, now, cache);
   co_await refresh_descriptors(q, source, *c, now, cache);
   cache.ns_consensus_text = std::move(*body);
   cache.ns_source = source.name;

@@ -59,8 +59,10 @@ struct ConsensusQuery {
   // fetch, as they depend on what the last consensus said); the DirPorts
   // above are asked only when none of these gave a consensus.
   std::function<std::vector<DirSource>()> begin_dir_sources{};
-  // tor's directory only: also the ns flavour and the server descriptors it
-  // names, after each microdesc consensus (a directory cache's fetch).
+  // tor's directory only, a directory cache's fetch: also the ns flavour and
+  // the server descriptors it names, after each microdesc consensus, and the
+  // certificate of every trusted signer (a client needs only a majority's;
+  // a cache serves them all, as tor's caches do).
   bool fetch_ns = false;
 };
 
