@@ -2,8 +2,11 @@
 // at tor's paths from a TorDirMirror filled with documents a stock tor
 // 0.4.9 network served (tests/data/tor), as tor's dircache.c answers; the
 // resource lists of tor's URLs (dir/tor_dir_url.hpp).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -16,6 +19,8 @@
 #include "conflux/dir/tor_microdesc.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/dirnet/tor_dir_mirror.hpp"
+#include "conflux/net/asio.hpp"
+#include "conflux/net/clock.hpp"
 
 using namespace conflux;
 using namespace conflux::dirnet;
@@ -337,4 +342,135 @@ TEST_CASE("tor dir mirror: server descriptors of this ns consensus and the previ
   broken.ns_consensus_text = cache.consensus_text;
   REQUIRE(m.update(broken));
   CHECK(get(routes, kNsConsensus, m.ns_valid_after()).body == third.ns_consensus_text);
+}
+
+namespace {
+
+// The stock network's time, inside its consensuses' validity (README).
+struct StockClock final : net::Clock {
+  std::uint64_t at = 0;
+  [[nodiscard]] Monotonic::time_point now() const override { return Monotonic::now(); }
+  [[nodiscard]] std::uint64_t unix_seconds() const override { return at; }
+};
+
+// A cache's fetch of the ns flavour from one source, without sockets: the
+// source is a DirRoutes over a mirror of the stock network (a DirSource is
+// what BEGIN_DIR gives the fetcher), counting what it was asked.
+struct NsFetchRig {
+  TorDirMirror upstream_mirror;
+  DirRoutes upstream;
+  StockClock clock;
+  ConsensusQuery query;
+  std::vector<std::string> asked;
+  std::function<void(DirReply&, const std::string&)> tamper;
+  NsFetchRig() {
+    REQUIRE(upstream_mirror.update(stock_cache_with_ns()));
+    upstream.set_tor_mirror(&upstream_mirror);
+    clock.at = upstream_mirror.ns_valid_after() + 10;
+    for (const char* v3 : {"DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5", "7AF6249EA0F2AA3F059B541F5ACAF7148B77BA83",
+                           "AEFA54DAC3D02F2EEE8617F12D7F283D80703D62"}) {
+      auto id = dir::parse_fp_list(v3);
+      REQUIRE(id);
+      query.tor_authorities.push_back(id->front());
+    }
+    query.fetch_ns = true;
+    query.begin_dir_sources = [this] {
+      DirSource s;
+      s.name = "upstream";
+      s.get = [this](std::string target, HttpLimits) -> net::awaitable<Result<HttpResponse, std::string>> {
+        asked.push_back(target);
+        DirReply r = upstream.handle(HttpMethod::Get, target, "", clock.at);
+        if (tamper) tamper(r, target);
+        co_return HttpResponse{r.status, r.body, {}};
+      };
+      return std::vector<DirSource>{s};
+    };
+  }
+  Result<std::uint64_t, FetchErrc> fetch(std::uint64_t at_least, TorDirCache& cache) {
+    net::asio::io_context io;
+    std::optional<Result<std::uint64_t, FetchErrc>> out;
+    net::asio::co_spawn(
+        io,
+        [](NsFetchRig& rig, std::uint64_t least, TorDirCache& c,
+           std::optional<Result<std::uint64_t, FetchErrc>>& slot) -> net::awaitable<void> {
+          slot.emplace(co_await fetch_tor_ns(rig.query, rig.clock, least, c));
+        }(*this, at_least, cache, out),
+        net::asio::detached);
+    io.run();
+    REQUIRE(out);
+    return *out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tor ns fetch: the ns consensus, the certificates it needs and every descriptor it names",
+          "[dirnet][tor][mirror][ns]") {
+  NsFetchRig rig;
+  TorDirCache cache;  // nothing held: the certificates come from the source too
+  const std::uint64_t va = rig.upstream_mirror.ns_valid_after();
+  auto got = rig.fetch(va, cache);
+  REQUIRE(got);
+  CHECK(*got == va);
+  CHECK(cache.ns_consensus_text == read_data("consensus-ns.txt"));
+  CHECK(cache.ns_source == "upstream");
+  CHECK(cache.server_descriptors.size() == 9);
+  CHECK(cache.certs.size() == 3);  // every signer's, not only a majority's
+  // One request for the consensus, one for the certificates, one batch of nine descriptors.
+  REQUIRE(rig.asked.size() == 3);
+  CHECK(rig.asked[0] == std::string(dir::kTorConsensusNs));
+  CHECK(rig.asked[1] == std::string(dir::kTorKeysAll));
+  CHECK(rig.asked[2].starts_with(std::string(dir::kTorServerDPrefix)));
+  CHECK(std::count(rig.asked[2].begin(), rig.asked[2].end(), '+') == 8);
+  // Held and new enough: nothing is asked.
+  rig.asked.clear();
+  CHECK(*rig.fetch(va, cache) == va);
+  CHECK(rig.asked.empty());
+  // A newer one wanted than any source has: NotNewer, the held one kept.
+  auto newer = rig.fetch(va + 20, cache);
+  REQUIRE_FALSE(newer);
+  CHECK(newer.error() == FetchErrc::NotNewer);
+  CHECK(cache.ns_consensus_text == read_data("consensus-ns.txt"));
+}
+
+TEST_CASE("tor ns fetch: the wrong flavour, an unsigned text and a forged descriptor are refused",
+          "[dirnet][tor][mirror][ns]") {
+  {
+    NsFetchRig rig;  // the microdesc flavour at the ns path
+    rig.tamper = [](DirReply& r, const std::string& target) {
+      if (target == dir::kTorConsensusNs) r.body = read_data("consensus-microdesc.txt");
+    };
+    TorDirCache cache;
+    auto got = rig.fetch(0, cache);
+    REQUIRE_FALSE(got);
+    CHECK(got.error() == FetchErrc::Invalid);
+    CHECK(cache.ns_consensus_text.empty());
+  }
+  {
+    NsFetchRig rig;  // one byte of a signed line changed: no signature verifies
+    rig.tamper = [](DirReply& r, const std::string& target) {
+      if (target != dir::kTorConsensusNs) return;
+      const auto at = r.body.find("Bandwidth=");
+      REQUIRE(at != std::string::npos);
+      r.body[at + 10] = r.body[at + 10] == '9' ? '8' : '9';
+    };
+    TorDirCache cache;
+    auto got = rig.fetch(0, cache);
+    REQUIRE_FALSE(got);
+    CHECK(got.error() == FetchErrc::Invalid);
+  }
+  {
+    NsFetchRig rig;  // a descriptor altered in the batch: the batch is dropped, the consensus kept
+    rig.tamper = [](DirReply& r, const std::string& target) {
+      if (!target.starts_with(dir::kTorServerDPrefix)) return;
+      const auto at = r.body.find("\nuptime ");
+      REQUIRE(at != std::string::npos);
+      r.body.insert(at + 8, "1");
+    };
+    TorDirCache cache;
+    auto got = rig.fetch(0, cache);
+    REQUIRE(got);
+    CHECK(cache.server_descriptors.empty());
+    CHECK_FALSE(cache.ns_consensus_text.empty());
+  }
 }
