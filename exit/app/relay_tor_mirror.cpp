@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dirnet/tor_dir_mirror.hpp"
 #include "relay_process.hpp"
 
@@ -135,12 +136,16 @@ void RelayProcess::start_tor_mirror(const std::vector<net::tcp::endpoint>& autho
     if (apply_params) apply_consensus(c);
   };
   mirror_fetch_->on_ns = [this] {
-    if (!tor_mirror_ || !tor_mirror_->update(*mirror_fetch_->tor_cache())) return;
+    const dirnet::TorDirCache& cache = *mirror_fetch_->tor_cache();
+    if (!tor_mirror_ || !tor_mirror_->update(cache)) return;
     save_tor_mirror();
-    log::write(log::Severity::Notice,
-               "Directory cache: serving the ns consensus valid after " + std::to_string(tor_mirror_->ns_valid_after()) +
-                   " with " + std::to_string(tor_mirror_->descriptor_count()) + " server descriptors (from " +
-                   mirror_fetch_->tor_cache()->ns_source + ")");
+    // The cache holds only descriptors the consensus names: held of listed.
+    const auto ns = dir::parse_tor_consensus(cache.ns_consensus_text);
+    log::write(log::Severity::Notice, "Directory cache: serving the ns consensus valid after " +
+                                          std::to_string(tor_mirror_->ns_valid_after()) + " with the server descriptors of " +
+                                          std::to_string(cache.server_descriptors.size()) + " of its " +
+                                          std::to_string(ns ? ns->routers.size() : 0) + " relays (from " +
+                                          cache.ns_source + ")");
   };
   if (apply_params) consensus_ = mirror_fetch_;  // its counts in the metrics
   mirror_fetch_->start();
