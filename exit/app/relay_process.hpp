@@ -84,6 +84,8 @@ class RelayProcess {
   void start_transports();
   bool start_begin_dir_listener();
   void start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs);
+  void load_tor_mirror(const dirnet::ConsensusQuery& q);
+  void save_tor_mirror() const;
   void start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs);
   void descriptor_status(const dirnet::DescriptorPublisher::Answer& a);
   void apply_consensus(const dir::Consensus& c);

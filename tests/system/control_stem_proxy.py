@@ -141,6 +141,12 @@ def check_network_status(checks, c, fps):
     by_id, by_name = c.get_network_status(fp), c.get_network_status(nick)
     checks.add(by_id.nickname == nick and by_name.fingerprint == fp and by_id.address == "127.0.0.1",
                "GETINFO ns/id/%s and ns/name/%s: %s %s %s" % (fp, nick, by_id.nickname, by_id.address, by_id.flags))
+    # A relay not listed is 552 Unrecognized key and a malformed id 551, as tor answers (issue 17).
+    replies = ["%s %s" % c.msg("GETINFO " + key).content()[-1][::2]
+               for key in ("ns/id/" + "F" * 40, "ns/name/nobody", "ns/id/nothex")]
+    checks.add(replies == ['552 Unrecognized key "ns/id/%s"' % ("F" * 40), '552 Unrecognized key "ns/name/nobody"',
+                           "551 Data not decodeable as hex"],
+               "GETINFO ns/id/ and ns/name/ of an unknown relay, ns/id/ of a malformed id: %s" % replies)
     # md/id/ and md/name/: the relay's microdescriptor from the proxy's tor directory, as stem parses it.
     md_id, md_name = c.get_microdescriptor(fp, None), c.get_microdescriptor(nick, None)
     checks.add(md_id is not None and md_id.ntor_onion_key and md_id.identifiers.get("ed25519") and

@@ -81,7 +81,7 @@ class DirRoutes {
   [[nodiscard]] Route tor_route_for(std::string_view path) const;
   [[nodiscard]] DirReply handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now);
   [[nodiscard]] DirReply handle_tor_keys(Route route, std::string_view path) const;
-  [[nodiscard]] DirReply handle_tor_consensus(std::string_view path, std::uint64_t now) const;
+  [[nodiscard]] DirReply handle_tor_consensus(Route route, std::string_view path, std::uint64_t now) const;
   [[nodiscard]] DirReply handle_tor_servers(Route route, std::string_view path) const;
   DirReply count(DirReply r);
 
