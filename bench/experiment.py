@@ -9,9 +9,15 @@ NAME is bench/experiments/NAME.json; FILE any experiment file of that form:
   {"title": "...", "spec": {conflux-net spec}, "mix": {bench/traffic.py mix},
    "compare": {"off": ARM, "on": ARM},
    "seeds": [{"what": "...", "class": "web", "metric": "ttlb", "stat": "median", "off": 11, "on": 6,
+              "source": "..."},
+             {"what": "...", "queue": "relay_queue", "where": "exit", "stat": "p99", "off": 0.001, "on": "< 0.2",
               "source": "..."}]}
+An arm of the mix may carry "relay_options" (torrc lines for every relay): then every arm of every round runs on
+a network of its own, started with them (bench/experiment_networks.py).
 Writes DIR (default run/experiments/NAME) with records.jsonl, throughput.jsonl, the PNGs, report.md and
-report.json (the numbers), and the network's directory under DIR/net (removed unless CONFLUX_SYSTEM_KEEP=1).
+report.json (the numbers), on an emulated network relays.jsonl (the relays' queue times, bench/relay_queues.py)
+and queue_cdf.png, and the network's directory DIR/net (DIR/net-ARM-ROUND for a network per arm; removed unless
+CONFLUX_SYSTEM_KEEP=1).
 An emulated network ("emulation" in the spec) needs root and /dev/net/tun: without them the command exits 77.
 Exit status: 0 when every download was intact, 1 otherwise, 2 usage, 77 cannot run here.
 """
@@ -33,6 +39,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "system"))
 import netload  # noqa: E402
 import traffic  # noqa: E402
 import experiment_plots  # noqa: E402
+import experiment_networks  # noqa: E402
+import relay_queues  # noqa: E402
+import queue_plots  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, ".."))
 
@@ -47,16 +56,6 @@ def load_experiment(name):
 
 def can_emulate():
     return os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
-
-
-def cpu_seconds(pid):
-    """utime + stime of a running process, in seconds; None when it is gone."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def quantile(xs, q):
@@ -107,9 +106,41 @@ def topology_lines(spec, net):
     return lines
 
 
-def report(exp, spec, net, table, records, cost, out_dir):
-    cmp_ = exp.get("compare", {})
-    off, on = cmp_.get("off"), cmp_.get("on")
+def seed_value(s, table, queues, arm):
+    """Ours for one seeds entry: a download statistic of a class ("all": every class together), or a relay
+    queue statistic ("queue": relay_queue | kernel_queue, "where": all | exit; stat median | p80 | p99 | le_10ms)."""
+    if "queue" in s:
+        return queues.get(arm, {}).get(s.get("where", "all"), {}).get(s["queue"], {}).get(s["stat"])
+    key = "%s_%s" % (s["metric"], "median" if s["stat"] == "median" else "p80")
+    return table.get(s["class"], {}).get(arm, {}).get(key)
+
+
+def seed_fmt(s, x):
+    if x is None or isinstance(x, str):
+        return x or "–"
+    if s.get("stat") == "le_10ms":
+        return "%.0f%%" % (100 * x)
+    return fmt(x * 1000, " ms") if "queue" in s else fmt(x)
+
+
+def seed_lines(exp, table, queues, records):
+    off, on = exp["compare"]["off"], exp["compare"]["on"]
+    if any(s.get("class") == "all" for s in exp["seeds"]):
+        table = dict(table, all=summarize([dict(r, **{"class": "all"}) for r in records])["all"])
+    lines = ["", "## Next to the seeds", "",
+             "| what | seeds: off | seeds: on | seeds: on/off | ours: %s | ours: %s | ours: on/off | source |" % (off, on),
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for s in exp["seeds"]:
+        a, b = seed_value(s, table, queues, off), seed_value(s, table, queues, on)
+        numbers = all(isinstance(x, (int, float)) for x in (s["off"], s["on"]))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            s["what"], seed_fmt(s, s["off"]), seed_fmt(s, s["on"]),
+            "%.2f" % (s["on"] / s["off"]) if numbers and s["off"] else "–", seed_fmt(s, a), seed_fmt(s, b),
+            "–" if a is None or b is None or a == 0 else "%.2f" % (b / a), s["source"]))
+    return lines
+
+
+def report(exp, spec, net, table, queues, records, cost, out_dir):
     lines = ["# %s" % exp.get("title", exp["name"]), "",
              "Command: `bench/experiment.py %s`; %d downloads, %d failed; wall %.0f s." % (
                  exp["name"], len(records), sum(1 for r in records if r["error"]), cost["wall_s"]), "",
@@ -123,52 +154,22 @@ def report(exp, spec, net, table, records, cost, out_dir):
             lines.append("| %s | %s | %d | %d | %s | %s | %s | %s |" % (
                 cls, arm, row["n"], row["failed"], fmt(row["ttfb_median"]), fmt(row["ttfb_p80"]),
                 fmt(row["ttlb_median"]), fmt(row["ttlb_p80"])))
-    if exp.get("seeds") and off and on:
-        lines += ["", "## Next to the seeds", "",
-                  "| what | seeds: %s | seeds: %s | seeds: on/off | ours: %s | ours: %s | ours: on/off | source |" % (
-                      "off", "on", off, on), "|---|---:|---:|---:|---:|---:|---:|---|"]
-        for s in exp["seeds"]:
-            key = "%s_%s" % (s["metric"], "median" if s["stat"] == "median" else "p80")
-            a = table.get(s["class"], {}).get(off, {}).get(key)
-            b = table.get(s["class"], {}).get(on, {}).get(key)
-            lines.append("| %s | %s | %s | %.2f | %s | %s | %s | %s |" % (
-                s["what"], fmt(s["off"]), fmt(s["on"]), s["on"] / s["off"], fmt(a), fmt(b),
-                "–" if a is None or b is None or a == 0 else "%.2f" % (b / a), s["source"]))
+    if queues:
+        lines += ["", "## Queue times in the relays (sampled cells, from their MetricsPorts)", ""] + \
+            relay_queues.report_lines(queues)
+    if exp.get("seeds") and exp.get("compare"):
+        lines += seed_lines(exp, table, queues, records)
     lines += ["", "## Cost, and the guards the proxies drew", "",
               "Network processes' CPU (user + system) during the run: %.1f s; the driver's: %.1f s; wall %.0f s; "
-              "load average before %s, after %s." % (cost["network_cpu_s"], cost["driver_cpu_s"], cost["wall_s"],
-                                                    cost["load_before"], cost["load_after"]),
+              "`up` %s s; load average before %s, after %s." % (
+                  cost["network_cpu_s"], cost["driver_cpu_s"], cost["wall_s"], ", ".join(map(str, cost["up_s"])),
+                  cost["load_before"], cost["load_after"]),
               ""] + ["- guards of %s: %s" % (p, ", ".join(g)) for p, g in cost["guards"].items()] + [
               "", "## Plots", ""]
-    for name in experiment_plots.OUTPUTS:
+    for name in experiment_plots.OUTPUTS + (queue_plots.OUTPUTS if queues else ()):
         lines.append("![%s](%s)" % (name, name))
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
-
-
-def proxy_guards(net):
-    """{proxy: ["relay2 (confirmed)", ...]} from each started proxy's guard-state: the clients of one proxy share
-    its guards, so an arm's single-path numbers depend on which relays its proxy drew."""
-    out = {}
-    for p in net["processes"]:
-        if p["role"] != "proxy" or not p.get("started"):
-            continue
-        try:
-            with open(os.path.join(p["data_dir"], "guard-state")) as f:
-                guards = json.load(f).get("guards", [])
-        except (OSError, ValueError):
-            continue  # a bridge user keeps no guard state: its bridges are its first hops
-        out[p["name"]] = ["%s%s" % (g.get("nickname", "?"), " (confirmed)" if g.get("confirmed_on") else "")
-                          for g in guards]
-    return out
-
-
-def network_cpu(net):
-    total = 0.0
-    for p in net["processes"]:
-        if p.get("started") and p.get("pid", 0) > 1:
-            total += cpu_seconds(p["pid"]) or 0.0
-    return total
 
 
 def run(exp, args):
@@ -182,38 +183,43 @@ def run(exp, args):
         spec["emulation"]["subnet"] = args.subnet
     out_dir = os.path.abspath(args.out or os.path.join(ROOT, "run", "experiments", exp["name"]))
     os.makedirs(out_dir, exist_ok=True)
-    netdir = os.path.join(out_dir, "net")
     net_bin = os.path.abspath(args.net_bin or os.path.join(args.bin_dir or os.path.join(ROOT, "build", "release"),
                                                            "tools", "conflux-net", "conflux-net"))
+    networks = experiment_networks.Networks(net_bin, os.path.join(out_dir, "net"), spec, args.bin_dir, mix, out_dir)
     load_before = open("/proc/loadavg").read().split()[0]
     # ctest's timeout sends SIGTERM: leave through the finally below, which takes the network down.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
-        net = netload.net_up(net_bin, netdir, spec, args.bin_dir)
-        print("network up in %.1f s (%d processes)" % (net["_up_seconds"], len(net["processes"])), flush=True)
-        cpu0 = network_cpu(net)
-        driver = traffic.Driver(net, mix, out_dir)
+        net = networks.up(mix["arms"][0])
+        print("network up in %.1f s (%d processes)%s" % (net["_up_seconds"], len(net["processes"]),
+                                                        "; one per arm and round" if networks.per_arm else ""),
+              flush=True)
+        driver = traffic.Driver(net, mix, out_dir, networks=networks)
         t0 = time.monotonic()
         driver.seconds = traffic.asyncio.run(driver.run())
         driver.write()
-        cost = {"wall_s": time.monotonic() - t0, "network_cpu_s": network_cpu(net) - cpu0,
-                "driver_cpu_s": resource.getrusage(resource.RUSAGE_SELF).ru_utime
-                + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
-                "load_before": load_before, "load_after": open("/proc/loadavg").read().split()[0],
-                "guards": proxy_guards(net)}
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        problem = netload.net_down(net_bin, netdir)
+        problem = networks.close()
         if problem:
             print("down: %s" % problem)
-    for p in experiment_plots.plot(out_dir):
+    cost = {"wall_s": time.monotonic() - t0, "network_cpu_s": networks.cpu_s,
+            "driver_cpu_s": resource.getrusage(resource.RUSAGE_SELF).ru_utime
+            + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
+            "load_before": load_before, "load_after": open("/proc/loadavg").read().split()[0],
+            "up_s": [round(x, 1) for x in networks.up_seconds], "guards": networks.guards}
+    networks.write()
+    for p in experiment_plots.plot(out_dir) + queue_plots.plot(out_dir):
         print("wrote %s" % p)
     table = summarize(driver.records)
-    report(exp, spec, net, table, driver.records, cost, out_dir)
+    queues = relay_queues.summarize(networks.relays)
+    report(exp, spec, net, table, queues, driver.records, cost, out_dir)
     with open(os.path.join(out_dir, "report.json"), "w") as f:
-        json.dump({"experiment": exp["name"], "mix": mix, "table": table, "cost": cost}, f, indent=1)
+        json.dump({"experiment": exp["name"], "mix": mix, "table": table, "queues": queues, "cost": cost,
+                   "networks": networks.dirs, "namespaces": networks.namespaces}, f, indent=1)
     if os.environ.get("CONFLUX_SYSTEM_KEEP") != "1":
-        shutil.rmtree(netdir, ignore_errors=True)
+        for d in networks.dirs:
+            shutil.rmtree(d, ignore_errors=True)
     print("report: %s" % os.path.join(out_dir, "report.md"))
     return driver.records
 

@@ -30,6 +30,9 @@ arm's "proxy"). A client keeps its own circuit (SOCKS username = client name and
 for fresh circuits. No download starts after the arm's time is up; the ones in flight finish (or time out).
 Every body is checked against network.json's SHA-256; a wrong or short body is an error record.
 
+An arm may also carry "relay_options" (torrc lines for every relay); bench/experiment.py then runs each arm on a
+network of its own with them (bench/experiment_networks.py); this command line refuses such a mix.
+
 A record: {"round", "arm", "proxy", "class", "client", "file", "size", "start" (s since the run began),
 "ttfb" (s to the HTTP response header, the circuit built on the way), "ttlb" (s to the last byte),
 "bytes", "new_circuit" (the first download of its SOCKS username: its TTFB includes building the circuit, or
@@ -100,15 +103,15 @@ def load_mix(mix, net):
 class Driver:
     """Runs a mix; collects records and per-second throughput."""
 
-    def __init__(self, net, mix, out_dir, progress=True):
-        self.net = net
+    def __init__(self, net, mix, out_dir, progress=True, networks=None):
         self.models, self.arms, self.clients = load_mix(mix, net)
         self.rounds = int(mix.get("rounds", 1))
         self.round_s = float(mix.get("round_s", 60))
         self.seed = int(mix.get("seed", 1))
-        self.host, self.port = netload.file_server_address(net)
-        self.files = netload.file_table(net)
-        self.proxies = netload.proxies(net)
+        self.set_network(net)
+        # Optional: enter(round, arm) -> network.json before an arm, leave(round, arm) after it
+        # (bench/experiment_networks.py: a network per arm when the arms change the relays).
+        self.networks = networks
         self.out_dir = out_dir
         self.records = []
         self.buckets = {}  # (arm, whole second since start) -> bytes
@@ -117,6 +120,12 @@ class Driver:
         self.fresh = 0
         self.users = set()  # SOCKS usernames used so far: a new one means a new circuit
         self.periods = []  # (arm, first second, last second): when each arm ran
+
+    def set_network(self, net):
+        self.net = net
+        self.host, self.port = netload.file_server_address(net)
+        self.files = netload.file_table(net)
+        self.proxies = netload.proxies(net)
 
     def socks(self, proxy_name):
         p = self.proxies[proxy_name]
@@ -200,7 +209,11 @@ class Driver:
         for rnd in range(1, self.rounds + 1):
             shift = (rnd - 1) % len(self.arms)
             for arm in self.arms[shift:] + self.arms[:shift]:
+                if self.networks:  # blocking, between arms: nothing else is running then
+                    self.set_network(self.networks.enter(rnd, arm))
                 await self.arm_round(rnd, arm, rng)
+                if self.networks:
+                    self.networks.leave(rnd, arm)
                 ok = sum(1 for r in self.records if r["arm"] == arm["name"] and r["round"] == rnd and not r["error"])
                 bad = sum(1 for r in self.records if r["arm"] == arm["name"] and r["round"] == rnd and r["error"])
                 if self.show_progress:
@@ -242,6 +255,9 @@ def main(argv):
         net = json.load(f)
     with open(args.mix) as f:
         mix = json.load(f)
+    if any(a.get("relay_options") for a in mix.get("arms", [])):
+        print("mix: arms with relay_options need a network each: run them with bench/experiment.py", file=sys.stderr)
+        return 2
     try:
         d = run(net, mix, args.out)
     except MixError as e:

@@ -18,8 +18,10 @@
 #include <cstring>
 #include <exception>
 
+#include "conflux/bytes/hex.hpp"
 #include "conflux/crypto/digest.hpp"
 #include "conflux/crypto/random.hpp"
+#include "conflux/dirnet/tor_authority_keys.hpp"
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "test_net_processes_client.hpp"
@@ -72,6 +74,7 @@ struct Node {
   fs::path data_dir;
   fs::path log_path;
   crypto::Ed25519Public identity{};
+  crypto::RsaFingerprint rsa_fingerprint{};
   crypto::X25519Public onion_key{};
   std::uint16_t or_port = 0;
   std::uint16_t dir_port = 0;
@@ -90,6 +93,7 @@ struct Network {
   std::map<std::size_t, std::vector<std::uint8_t>> files;  // size -> content
   std::map<std::size_t, std::unique_ptr<HttpServer>> servers;
   Node auth, guard, middle, exit;
+  crypto::RsaFingerprint v3ident{};  // the authority's, for tor's form of DirAuthority
 
   std::vector<Node*> nodes() { return {&auth, &guard, &middle, &exit}; }
 
@@ -110,8 +114,12 @@ struct Network {
       auto k = keys::load_or_create_relay_keys(n->data_dir, clock.unix_seconds());
       REQUIRE(k.has_value());
       n->identity = k->identity();
+      n->rsa_fingerprint = k->rsa_fingerprint();
       n->onion_key = k->onion_key().key.public_key();
     }
+    auto tk = dirnet::load_or_create_tor_authority_keys(auth.data_dir, clock.unix_seconds());
+    REQUIRE(tk.has_value());
+    v3ident = tk->v3ident();
     for (int attempt = 1; !start_all(); ++attempt) {
       REQUIRE(attempt < 3);
       for (auto* n : nodes()) n->proc.reset();
@@ -131,9 +139,9 @@ struct Network {
     guard.or_port = ports[2];
     middle.or_port = ports[3];
     exit.or_port = ports[4];
-    const std::string dir_authority = "DirAuthority auth orport=" + std::to_string(auth.or_port) + " 127.0.0.1:" +
-                                      std::to_string(auth.dir_port) + " " + keys::identity_base64(auth.identity) +
-                                      "\n";
+    const std::string dir_authority = "DirAuthority auth orport=" + std::to_string(auth.or_port) + " v3ident=" +
+                                      bytes::to_hex(v3ident, true) + " 127.0.0.1:" + std::to_string(auth.dir_port) +
+                                      " " + bytes::to_hex(auth.rsa_fingerprint, true) + "\n";
     std::string accept;
     for (const auto& [size, server] : servers)
       accept += "ExitPolicy accept 127.0.0.1:" + std::to_string(server->port()) + "\n";

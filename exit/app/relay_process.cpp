@@ -299,34 +299,25 @@ std::optional<dirnet::RelayInfo> RelayProcess::relay_info() const {
 
 bool RelayProcess::start_directory() {
   const auto& o = config_.options;
+  // Tor's form of DirAuthority (the configuration refuses ours): the
+  // authorities take tor's descriptor and serve tor's documents.
   std::vector<dirnet::AuthorityPeer> peers;
-  std::vector<crypto::Ed25519Public> authority_ids;
   std::vector<net::tcp::endpoint> authority_dirs;
-  const bool tor_form = !o.dir_authorities.empty() && o.dir_authorities.front().tor_form();
   for (const auto& a : o.dir_authorities) {
     net::tcp::endpoint ep(net::asio::ip::make_address(a.dir.addr.to_string()), a.dir.port);
     authority_dirs.push_back(ep);
     crypto::RsaFingerprint v3ident{};
     if (a.v3ident) std::copy(a.v3ident->begin(), a.v3ident->end(), v3ident.begin());
-    if (tor_form) {  // tor's authorities (or ours on tor's documents alone): they take tor's descriptor
-      peers.push_back({{}, ep, v3ident});
-      continue;
-    }
-    crypto::Ed25519Public id{};
-    std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
-    peers.push_back({id, ep, v3ident});
-    authority_ids.push_back(id);
+    peers.push_back({ep, v3ident});
   }
 
+  // An authority computes the body and signs tor's consensus alone.
   if (o.authoritative_directory) {
     dirnet::AuthorityOptions aopts;
     aopts.params = dirnet::authority_params(static_cast<std::uint64_t>(o.consensus_interval.count()),
                                             o.testing_tor_network);
     aopts.params.consensus_params = o.consensus_params;
-    // On tor's documents alone the JSON side has no peers: it only computes the body.
-    authority_ = std::make_unique<dirnet::AuthorityState>(
-        keys_, tor_form ? std::vector<crypto::Ed25519Public>{keys_.identity()} : authority_ids, aopts);
-    routes_.set_authority(authority_.get());
+    authority_ = std::make_unique<dirnet::AuthorityState>(aopts);
     routes_.set_tor_uploads(&authority_->tor_uploads());
     if (!start_tor_authority()) return false;
   }
@@ -355,15 +346,10 @@ bool RelayProcess::start_directory() {
     dirnet::AuthorityServiceOptions sopts;
     sopts.authorities = peers;
     sopts.tor = tor_authority_.get();
-    sopts.json_consensus = !tor_form;  // our form of DirAuthority: retiring (issue 15)
     authority_service_ = dirnet::AuthorityService::create(io_.get_executor(), clock_, *authority_, sopts,
                                                           dirnet::make_tls_probe(std::chrono::seconds(10)));
     routes_.on_new_relay = [svc = std::weak_ptr(authority_service_)](const crypto::Ed25519Public& id) {
       if (auto s = svc.lock()) s->probe_soon(id);
-    };
-    authority_service_->on_published = [](const dir::Consensus& c) {
-      log::write(log::Severity::Notice, "Published a consensus valid after " + std::to_string(c.body.valid_after) +
-                                            " listing " + std::to_string(c.body.routers.size()) + " relays");
     };
     authority_service_->on_tor_published = [](std::uint64_t va) {
       log::write(log::Severity::Notice, "Serving tor's microdesc consensus valid after " + std::to_string(va));
@@ -371,20 +357,19 @@ bool RelayProcess::start_directory() {
     authority_service_->start();
   }
 
-  if (!authority_ids.empty()) start_consensus_fetch(authority_ids, authority_dirs);
-  // A directory cache; an authority on tor's documents alone only takes the
-  // consensus parameters from what the authorities serve.
-  if (!o.authoritative_directory || tor_form) start_tor_mirror(authority_dirs, tor_form);
+  // A directory cache; an authority only takes the consensus parameters
+  // from what the authorities serve.
+  start_tor_mirror(authority_dirs);
   if (!start_begin_dir_listener()) return false;
 
-  start_publisher(authority_dirs, tor_form);
+  start_publisher(authority_dirs);
   return true;
 }
 
-// Our JSON descriptor to our authorities, or tor's to a tor network's
-// (every 18 hours, as tor's relays publish); tor's form is served at
-// /tor/server/authority either way.
-void RelayProcess::start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs, bool tor_form) {
+// Tor's server descriptor to the authorities (every 18 hours, as tor's
+// relays publish), served at /tor/server/authority too (a bridge's only
+// there).
+void RelayProcess::start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs) {
   auto info = relay_info();
   if (!info) {
     log::write(log::Severity::Warn, "No IPv4 address to advertise (set Address or an ORPort address): "
@@ -407,19 +392,13 @@ void RelayProcess::start_publisher(const std::vector<net::tcp::endpoint>& author
       return std::string();
     }
   };
-  if (tor_form) {
-    popts.build_tor = build_tor;
-    popts.republish = std::chrono::hours(18);
-  }
-  publisher_ = dirnet::DescriptorPublisher::create(io_.get_executor(), clock_, keys_, *info, popts);
+  popts.build_tor = build_tor;
+  popts.republish = std::chrono::hours(18);
+  publisher_ = dirnet::DescriptorPublisher::create(io_.get_executor(), clock_, *info, popts);
   publisher_->on_tor_answer = [](bool accepted, bool answered, const std::string& line) {
     log::write(accepted ? log::Severity::Notice : answered ? log::Severity::Warn : log::Severity::Info, line);
   };
   publisher_->on_answer = [this](const dirnet::DescriptorPublisher::Answer& a) { descriptor_status(a); };
-  publisher_->on_descriptor = [this, tor_form, build_tor](const std::string& text) {
-    if (config_.options.bridge_relay) routes_.set_self_descriptor(text);
-    if (!tor_form) (void)build_tor(clock_.unix_seconds());
-  };
   publisher_->start();
 }
 
@@ -435,22 +414,6 @@ void RelayProcess::descriptor_status(const dirnet::DescriptorPublisher::Answer& 
   } else if (a.status == 400) {
     control_->server_status("WARN", "BAD_SERVER_DESCRIPTOR " + dirauth + " REASON=" + control::quote_control_string(a.reason));
   }
-}
-
-void RelayProcess::start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities,
-                                         std::vector<net::tcp::endpoint> at) {
-  cc_params_in_use_ = cc_entries(config_.options.override_consensus_params);
-  dirnet::ConsensusQuery q;
-  q.sources = std::move(at);
-  q.authorities = std::move(authorities);
-  // A network that just started has no consensus for a while: ask again
-  // within seconds rather than backing off to a minute (tor's relays, too,
-  // keep trying their directory sources until they have one).
-  dirnet::FetcherOptions f;
-  f.retry_max = std::chrono::seconds(10);
-  consensus_ = dirnet::ConsensusFetcher::create(io_.get_executor(), clock_, std::move(q), f);
-  consensus_->on_consensus = [this](const dir::Consensus& c) { apply_consensus(c); };
-  consensus_->start();
 }
 
 void RelayProcess::apply_consensus(const dir::Consensus& c) {

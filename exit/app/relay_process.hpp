@@ -83,9 +83,10 @@ class RelayProcess {
   bool start_control();
   void start_transports();
   bool start_begin_dir_listener();
-  void start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs, bool apply_params);
-  void start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs, bool tor_form);
-  void start_consensus_fetch(std::vector<crypto::Ed25519Public> authorities, std::vector<net::tcp::endpoint> at);
+  void start_tor_mirror(const std::vector<net::tcp::endpoint>& authority_dirs);
+  void load_tor_mirror(const dirnet::ConsensusQuery& q);
+  void save_tor_mirror() const;
+  void start_publisher(const std::vector<net::tcp::endpoint>& authority_dirs);
   void descriptor_status(const dirnet::DescriptorPublisher::Answer& a);
   void apply_consensus(const dir::Consensus& c);
   [[nodiscard]] std::optional<dirnet::RelayInfo> relay_info() const;

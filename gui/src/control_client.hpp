@@ -9,9 +9,14 @@
 #include <deque>
 #include <functional>
 
-#include "conflux/gui/reply_reader.hpp"
+#include "conflux/control/reply_reader.hpp"
 
 namespace conflux::gui {
+
+// The controller's reading of replies is common/control's (conflux-net reads a stock tor relay's with it too).
+using control::ControlReplyMsg;
+using control::getinfo_value;
+using control::ReplyReader;
 
 class ControlClient : public QObject {
   Q_OBJECT

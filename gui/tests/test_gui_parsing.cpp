@@ -1,5 +1,6 @@
-// The pieces of conflux-gui without a window: control replies read in any
-// chunking, the proxy's status lines and events (docs/CONTROL.md formats),
+// The pieces of conflux-gui without a window: the proxy's status lines and
+// events (docs/CONTROL.md formats; the replies that carry them are read by
+// common/control's ReplyReader, tests/unit/test_control_reply_reader.cpp),
 // the SETCONF the app sends, the defaults torrc it writes (accepted by
 // conflux-proxy --verify-config) and the settings read back from a saved torrc.
 #include <QProcess>
@@ -7,7 +8,6 @@
 #include <QtTest>
 
 #include "conflux/gui/proxy_torrc.hpp"
-#include "conflux/gui/reply_reader.hpp"
 #include "conflux/gui/status_parsing.hpp"
 
 using namespace conflux::gui;
@@ -20,39 +20,6 @@ constexpr const char* kEd2 = "bb4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3
 class ParsingTest : public QObject {
   Q_OBJECT
  private slots:
-  void replies_in_any_chunks() {
-    const std::string bytes =
-        "250-version=0.4.9.0-conflux\r\n250+circuit-status=\r\n1 BUILT a,b\r\n..dot\r\n.\r\n250 OK\r\n"
-        "650 BW 10 20\r\n515 Authentication failed\r\n";
-    for (std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{7}, bytes.size()}) {
-      ReplyReader r;
-      std::vector<ControlReplyMsg> got;
-      for (std::size_t at = 0; at < bytes.size(); at += chunk)
-        for (auto& m : r.feed(std::string_view(bytes).substr(at, chunk))) got.push_back(std::move(m));
-      QVERIFY(r.ok());
-      QCOMPARE(got.size(), std::size_t{3});
-      QVERIFY(got[0].ok());
-      QCOMPARE(getinfo_value(got[0], "version"), std::string("0.4.9.0-conflux"));
-      QCOMPARE(getinfo_value(got[0], "circuit-status"), std::string("1 BUILT a,b\n.dot"));
-      QVERIFY(got[1].is_event());
-      QCOMPARE(got[1].lines.front().text, std::string("BW 10 20"));
-      QCOMPARE(got[2].code, 515);
-      QCOMPARE(got[2].status_text(), std::string("Authentication failed"));
-    }
-  }
-
-  void broken_replies_end_the_stream() {
-    ReplyReader a;
-    (void)a.feed("hello\r\n");
-    QVERIFY(!a.ok());
-    ReplyReader b;
-    (void)b.feed(std::string(ReplyReader::kMaxBuffered + 10, 'x'));
-    QVERIFY(!b.ok());
-    ReplyReader c;
-    (void)c.feed("250-a\r\n551 b\r\n");
-    QVERIFY(!c.ok());
-  }
-
   void bootstrap_phase() {
     const auto p = parse_bootstrap_phase("NOTICE BOOTSTRAP PROGRESS=50 TAG=loading_descriptors SUMMARY=\"Loading relay descriptors\"");
     QVERIFY(p.has_value());

@@ -1,9 +1,10 @@
-// conflux-gui's reading of its proxy's ControlPort (gui/core): the bytes a
+// conflux-gui's reading of its proxy's ControlPort (common/control's
+// ReplyReader, then gui/core's parsers): the bytes a
 // broken or hostile proxy could send. Input: [split seed][bytes...]. Checks:
 //  - ReplyReader in one piece and in pseudo-random pieces gives the same
 //    replies and the same error;
-//  - what comes out is no bigger than what went in, and every line of a
-//    reply has its code (a three-digit number);
+//  - what comes out is no bigger than what went in, and every reply has
+//    lines, a three-digit code, and is an event exactly when 650;
 //  - every reply's lines, and GETINFO values of it, through each parser the
 //    app applies to replies and events: a bootstrap phase's progress is
 //    0..100; a CIRC event's status is one of its words; a bridge test has its
@@ -13,51 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "conflux/gui/reply_reader.hpp"
 #include "conflux/gui/status_parsing.hpp"
+#include "reply_reader_runs.hpp"
 
 namespace {
 
+using namespace conflux::control;
+using namespace conflux::fuzz;
 using namespace conflux::gui;
-
-void check(bool ok) {
-  if (!ok) __builtin_trap();
-}
-
-struct Outcome {
-  std::vector<ControlReplyMsg> replies;
-  std::string error;
-};
-
-bool same(const Outcome& a, const Outcome& b) {
-  if (a.error != b.error || a.replies.size() != b.replies.size()) return false;
-  for (std::size_t i = 0; i < a.replies.size(); ++i) {
-    const auto& x = a.replies[i];
-    const auto& y = b.replies[i];
-    if (x.code != y.code || x.lines.size() != y.lines.size()) return false;
-    for (std::size_t j = 0; j < x.lines.size(); ++j)
-      if (x.lines[j].text != y.lines[j].text || x.lines[j].data != y.lines[j].data) return false;
-  }
-  return true;
-}
-
-Outcome read(std::string_view bytes, std::uint8_t seed) {
-  ReplyReader r;
-  Outcome out;
-  std::uint32_t lcg = seed;
-  while (!bytes.empty() && r.ok()) {
-    std::size_t n = bytes.size();
-    if (seed != 0) {
-      lcg = lcg * 1103515245u + 12345u;
-      n = std::min<std::size_t>(n, 1 + (lcg >> 16) % 16);
-    }
-    auto got = r.feed(bytes.substr(0, n));
-    bytes.remove_prefix(n);
-    out.replies.insert(out.replies.end(), got.begin(), got.end());
-  }
-  out.error = r.error();
-  return out;
-}
 
 void parse_text(std::string_view text) {
   if (auto p = parse_bootstrap_phase(text)) check(p->progress >= 0 && p->progress <= 100);
@@ -78,13 +42,11 @@ void parse_text(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
-  const Outcome whole = read(bytes, 0);
-  check(same(whole, read(bytes, data[0] | 1)));
+  const ReplyRun whole = read_replies_both_ways(data, size);
   std::size_t out_bytes = 0;
   for (const auto& reply : whole.replies) {
-    check(reply.code >= 0 && reply.code <= 999 && !reply.lines.empty());
+    out_bytes += checked_reply_bytes(reply);
     for (const auto& line : reply.lines) {
-      out_bytes += line.text.size() + line.data.size();
       parse_text(line.text);
       parse_text(line.data);
     }

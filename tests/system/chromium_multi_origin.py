@@ -16,7 +16,10 @@ into the page, which the test reads with --dump-dom (--virtual-time-budget
 makes the dump wait for the fetches). A control page whose manifest has one
 wrong hash must report "FAIL 59/60", so the page's check can fail. The
 proxy's received-bytes counter must rise by at least the resources' size per
-load, so the resources provably came through the proxy.
+load, so the resources provably came through the proxy. The proxy logs at
+info into DIR/proxy/info.log; neither of its logs may name an origin's
+address and port. On a failure the test prints the page's failure lines,
+chromium's stderr tail, the proxy's key counters and its info log's tail.
 
 Exit status: 0 all passed; 1 a check failed; 2 usage; 77 when Chromium is not
 installed (ctest reports the test as skipped).
@@ -105,28 +108,34 @@ def received(metrics_url):
 
 
 def load_page(report, chromium, net, tmp, url, name, want, total):
+    """One load of `url`; True when every check of it passed. A failed load prints the page's
+    failure lines and the tail of chromium's stderr."""
     socks, metrics_url = net["proxy"]["socks"], net["proxy"]["metrics"]
     before = received(metrics_url)
     started = time.monotonic()
     status, out, err = ctp.run_chromium(chromium, socks, os.path.join(tmp, "profile-" + name),
                                         ["--dump-dom", "--virtual-time-budget=%d" % VIRTUAL_TIME_BUDGET_MS], url)
     took = time.monotonic() - started
-    if not report.add(status == 0, "%s: chromium --dump-dom of %s exited %s in %.1f s" % (
-            name, url, "on timeout" if status is None else status, took)):
-        print(ctp.tail(err))
-        return
-    dom = out.decode("utf-8", "replace")
-    m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
-    text = m.group(1).strip() if m else "(no result element in the DOM)"
-    verdict = text.splitlines()[0] if text else ""
-    if not report.add(verdict == want, "%s: the page says %r (want %r)" % (name, verdict, want)):
-        print(netload.tail_text(text, 70))
-    # Chromium reuses its connections (6 per origin), so streams do not
-    # count requests; the bytes the proxy received do.
-    after = received(metrics_url)
-    report.add(after - before >= total, "%s: the proxy received %d bytes during the load (at least the resources' "
-               "%d): they came through it" % (name, after - before, total))
-    return verdict == want
+    ok = report.add(status == 0, "%s: chromium --dump-dom of %s exited %s in %.1f s" % (
+        name, url, "on timeout" if status is None else status, took))
+    if ok:
+        dom = (out or b"").decode("utf-8", "replace")
+        m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+        text = m.group(1).strip() if m else "(no result element in the DOM)"
+        verdict = text.splitlines()[0] if text else ""
+        if not report.add(verdict == want, "%s: the page says %r (want %r)" % (name, verdict, want)):
+            ok = False
+            print("    ---- %s: the page's failure lines ----" % name)
+            print(netload.tail_text(text, 70))
+        # Chromium reuses its connections (6 per origin), so streams do not
+        # count requests; the bytes the proxy received do.
+        after = received(metrics_url)
+        ok = report.add(after - before >= total, "%s: the proxy received %d bytes during the load (at least the "
+                        "resources' %d): they came through it" % (name, after - before, total)) and ok
+    if not ok:
+        print("    ---- %s: last lines of chromium's stderr ----" % name)
+        print(netload.tail_text(err or b"(none)", 40))
+    return ok
 
 
 def main(argv):
@@ -149,26 +158,25 @@ def main(argv):
     tmp = tempfile.mkdtemp(prefix="conflux-multi-origin-")
     netdir = os.path.join(tmp, "net")
     spec = {"bridges": [], "file_origins": ORIGINS, "files": [{"name": "16KiB.bin", "size": 16384}],
-            "proxies": [{"name": "proxy", "conflux": True}]}
+            "proxies": [netload.proxy_spec(netdir, "proxy", True)]}
     net = None
     try:
         net = netload.net_up(net_bin, netdir, spec, args.bin_dir)
         report.add(True, "conflux-net up with %d file origins in %.1f s" % (ORIGINS, net["_up_seconds"]))
         good, control, total = write_resources(net, os.path.join(netdir, "files"))
         print("      %d resources, %.1f MiB, on %s" % (RESOURCES, total / 2**20, ", ".join(net["file_origins"])))
-        ok = True
         for n in (1, 2):
-            ok = load_page(report, chromium, net, tmp, good, "load %d" % n, "PASS %d/%d" % (RESOURCES, RESOURCES), total) and ok
+            load_page(report, chromium, net, tmp, good, "load %d" % n, "PASS %d/%d" % (RESOURCES, RESOURCES), total)
         load_page(report, chromium, net, tmp, control, "control (one wrong hash in the manifest)",
                   "FAIL %d/%d" % (RESOURCES - 1, RESOURCES), total)
-        if not ok:
-            print("    ---- last lines of the proxy's log ----")
-            print(netload.tail_file(netload.proxies(net)["proxy"]["log"], 60))
+        netload.check_no_destinations(report, net, "proxy", [o.split("/")[2] for o in net["file_origins"]])
     except netload.NetError as e:
         report.add(False, str(e))
     except Exception as e:  # any surprise is a failed check, and the network still goes down
         report.add(False, "unexpected error: %s: %s" % (type(e).__name__, e))
     finally:
+        if net is not None and not report.ok():
+            netload.print_proxy_diagnostics(net, "proxy", 80)
         netload.tear_down(report, net_bin, netdir, tmp)
     return netload.summary(report, t0)
 

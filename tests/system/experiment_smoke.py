@@ -6,14 +6,17 @@ docs/EXPERIMENTS.md).
 
 Runs the smoke experiment (an emulated network of 3 relays, 2 bridges and two bridge-using proxies, Conflux
 off and on; web, bulk and probe clients for 5 s per arm, files of 8 to 64 KiB) in a private /24 of its own
-(10.203.X.0/24, X from this run's pid), then checks what it wrote:
+(10.203.X.0/24, X from this run's pid). The arms also set the relays' scheduler (Vanilla, KIST), so each arm
+runs on a network of its own (bench/experiment_networks.py). Then it checks what it wrote:
   1. experiment.py exited 0 (every download intact);
   2. records.jsonl: every record has every field with its type; every class of the mix has intact downloads
      in every arm, of its own files; bytes equal the file's size; 0 < TTFB <= TTLB; every probe download is
      on a new circuit and no two share a SOCKS username;
   3. throughput.jsonl counts exactly the bytes the records received;
-  4. the three PNGs are PNGs of the size their figures are drawn at; report.md has a row per class and arm;
-  5. the network's namespaces are gone, and no process's output has a sanitizer report.
+  4. the four PNGs are PNGs of the size their figures are drawn at; report.md has a row per class and arm;
+  5. relays.jsonl: in every arm every relay of the network answered its MetricsPort, runs the scheduler the
+     arm's relay_options name (conflux_relay_sched_policy), and the arm's relays sampled cells;
+  6. every network's namespaces are gone, and no process's output has a sanitizer report.
 Exit 0 when every check passed, 1 otherwise, 77 (skip) when not root, without /dev/net/tun or ip, without
 matplotlib, or when namespaces cannot be made. SIGTERM/SIGINT stop the experiment, which takes its network
 down; a run killed with SIGKILL leaves a directory whose network the next run takes down.
@@ -37,9 +40,11 @@ import netload  # noqa: E402
 EXPERIMENT = os.path.join(HERE, "..", "..", "bench", "experiment.py")
 SMOKE = os.path.join(HERE, "experiment_smoke.json")
 DIR_PREFIX = "cfxexpsmoke-"
-RUN_TIMEOUT_S = 100
-# Figure sizes (inches) x dpi in bench/experiment_plots.py: a CDF panel per class (3 here), 5 x 4 each.
-PNG_SIZES = {"ttfb_cdf.png": (1500, 400), "ttlb_cdf.png": (1500, 400), "throughput.png": (1000, 350)}
+RUN_TIMEOUT_S = 150  # two networks, one per arm: two `up`s of about 20 s each
+# Figure sizes (inches) x dpi in bench/experiment_plots.py and queue_plots.py: a CDF panel per class (3 here),
+# 5 x 4 each; the queue CDFs 10 x 4.
+PNG_SIZES = {"ttfb_cdf.png": (1500, 400), "ttlb_cdf.png": (1500, 400), "throughput.png": (1000, 350),
+             "queue_cdf.png": (1000, 400)}
 FIELDS = {"round": int, "arm": str, "proxy": str, "class": str, "client": str, "file": str, "size": int,
           "start": float, "ttfb": float, "ttlb": float, "bytes": int, "new_circuit": bool}
 
@@ -108,6 +113,22 @@ def check_outputs(out, exp):
     check(text and not missing, f"report.md has a row for each of {len(rows)} classes and arms (missing {missing})")
 
 
+def check_relays(out, exp):
+    """Each arm's relays run the scheduler its relay_options name: the arm's options reached the relays."""
+    path = os.path.join(out, "relays.jsonl")
+    lines = read_jsonl(path) if os.path.exists(path) else []
+    spec = exp["spec"]
+    want_relays = spec.get("authorities", 1) + spec["relays"] + len(spec["bridges"])
+    for arm in exp["mix"]["arms"]:
+        want = [o.split()[1] for o in arm["relay_options"] if o.startswith("Schedulers ")][0]
+        rows = [r for r in lines if r["arm"] == arm["name"]]
+        policies = sorted({r["policy"] for r in rows}, key=str)
+        sampled = sum(r["relay_queue"][-1][1] for r in rows if r["relay_queue"])
+        check(len(rows) == want_relays and policies == [want] and sampled > 0,
+              f"{arm['name']}: {len(rows)} of {want_relays} relays scraped, schedulers {policies} (want {want}), "
+              f"{sampled} cells sampled")
+
+
 def namespaces():
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30).stdout
     return {line.split()[0] for line in out.splitlines() if line.strip()}
@@ -174,15 +195,16 @@ def main():
         if os.path.exists(os.path.join(out, "records.jsonl")):
             check_records(out, exp)
             check_outputs(out, exp)
-        net_json = os.path.join(out, "net", "network.json")
-        ours = set(json.load(open(net_json)).get("namespaces", [])) if os.path.exists(net_json) else set()
+            check_relays(out, exp)
+        nets = sorted(glob.glob(os.path.join(out, "net*", "network.json")))
+        ours = set(ns for n in nets for ns in json.load(open(n)).get("namespaces", []))
         left = ours & namespaces()
-        check(ours and not left, f"the network's {len(ours)} namespaces are gone ({len(left)} left)")
-        if os.path.isdir(os.path.join(out, "net")):
-            found = netload.sanitizer_reports(os.path.join(out, "net"))
-            for name, text in found:
-                print(f"    ---- sanitizer report in {name}/output.log ----\n{text}")
-            check(not found, f"no sanitizer reports in the network's output logs ({len(found)} found)")
+        check(len(nets) == 2 and ours and not left,
+              f"{len(nets)} networks (one per arm), their {len(ours)} namespaces are gone ({len(left)} left)")
+        found = [f for n in nets for f in netload.sanitizer_reports(os.path.dirname(n))]
+        for name, text in found:
+            print(f"    ---- sanitizer report in {name}/output.log ----\n{text}")
+        check(nets and not found, f"no sanitizer reports in the networks' output logs ({len(found)} found)")
     finally:
         if CHECKS and all(CHECKS):
             shutil.rmtree(d, ignore_errors=True)

@@ -30,8 +30,12 @@ username is its own isolation group) and then:
    row (a hung pool would otherwise cost a timeout per group).
 
 Every wait is bounded (no progress for IDLE_TIMEOUT_S fails the request; a
-round ends at ROUND_TIMEOUT_S). On failure it prints each failed request
-(which, stage, bytes got, hash), the tail of the proxy's log, and exits 1.
+round ends at ROUND_TIMEOUT_S). The proxy logs at info into DIR/proxy/info.log
+(conflux-net's per-proxy "options"). On failure it prints each failed request
+(which, stage, bytes got, hash), the proxy's counters of SOCKS timeouts,
+stream retries, fallbacks from Conflux and evicted sets, the last 80 lines of
+its info log, and exits 1. At the end, neither of the proxy's logs may name
+the file server's address and port (destinations stay below info).
 The network is always stopped, and sanitizer reports in any process's
 output fail the test.
 
@@ -256,21 +260,7 @@ async def sequential_groups(net, socks, count, timeout_s):
 
 
 def proxy_logs(net, name):
-    p = netload.proxies(net)[name]
-    try:
-        values = netload.metrics("http://127.0.0.1:%d/metrics" % p["ports"]["metrics"])
-        print("    ---- the proxy's stream and Conflux metrics now (non-zero) ----")
-        for (metric, labels), v in sorted(values.items()):
-            per_set_noise = ("switches", "leg_cells", "rtt", "cwnd", "reorder_cells_max")
-            if v and (metric.startswith("conflux_proxy_conflux") or metric.startswith("conflux_proxy_stream")
-                      or metric == "conflux_proxy_circuits") and not any(n in metric for n in per_set_noise):
-                print("    | %s{%s} %g" % (metric, labels, v))
-    except OSError as e:
-        print("    (no metrics: %s)" % e)
-    print("    ---- last lines of %s ----" % p["log"])
-    print(netload.tail_file(p["log"], 60))
-    print("    ---- last lines of %s ----" % p["output"])
-    print(netload.tail_file(p["output"], 20))
+    netload.print_proxy_diagnostics(net, name, 80)
     for q in net["processes"]:
         if q["role"] == "exit":
             print("    ---- last lines of %s ----" % q["log"])
@@ -287,6 +277,7 @@ def load_test(report, net, args):
         round_timeout = min(ROUND_TIMEOUT_S, remaining(deadline))
         if not report.add(round_timeout >= 60, "round %d: %.0f s left of the test's %d s budget" % (
                 rnd, remaining(deadline), BUDGET_S)):
+            proxy_logs(net, "proxy")
             return
         before = netload.metrics(metrics_url)
         results, took, cancelled = asyncio.run(load_round(net, socks, rnd, args.groups, args.reuse_groups,
@@ -317,6 +308,7 @@ def load_test(report, net, args):
         round_timeout = min(ROUND_TIMEOUT_S, remaining(deadline))
         if not report.add(round_timeout >= 60, "crowd %d: %.0f s left of the test's %d s budget" % (
                 rnd, remaining(deadline), BUDGET_S)):
+            proxy_logs(net, "proxy")
             return
         results, took, cancelled = asyncio.run(crowd_round(net, socks, rnd, args.crowd, round_timeout))
         ok = [r for r in results if r.ok]
@@ -347,6 +339,8 @@ def load_test(report, net, args):
                 print("    first failure: " + first_bad.describe())
             print_failures(results, 10)
             proxy_logs(net, "proxy")
+    host, port = netload.file_server_address(net)
+    netload.check_no_destinations(report, net, "proxy", ["%s:%d" % (host, port)])
 
 
 def main(argv):
@@ -378,7 +372,8 @@ def main(argv):
     tmp = tempfile.mkdtemp(prefix="conflux-load-%s-" % args.proxy)
     netdir = os.path.join(tmp, "net")
     spec = {"bridges": [], "files": SPEC_FILES, "relay_options": args.relay_option,
-            "proxies": [{"name": "proxy", "conflux": args.proxy == "conflux"}]}
+            "proxies": [netload.proxy_spec(netdir, "proxy", args.proxy == "conflux")]}
+    net = None
     try:
         net = netload.net_up(net_bin, netdir, spec, args.bin_dir)
         report.add(True, "conflux-net up (proxy ConfluxEnabled %d) in %.1f s" % (
@@ -388,6 +383,8 @@ def main(argv):
         report.add(False, str(e))
     except Exception as e:  # any surprise is a failed check, and the network still goes down
         report.add(False, "unexpected error: %s: %s" % (type(e).__name__, e))
+        if net is not None:
+            proxy_logs(net, "proxy")
     finally:
         netload.tear_down(report, net_bin, netdir, tmp)
     return netload.summary(report, t0)

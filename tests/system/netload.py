@@ -182,6 +182,78 @@ def metric(values, name, label_part=""):
     return sum(v for (n, labels), v in values.items() if n == name and label_part in labels)
 
 
+# --- the proxy's info log and counters: what a failure prints (issue 14) ----------------------
+
+INFO_LOG_NAME = "info.log"
+# The counters that say why streams waited or failed, printed even when zero.
+KEY_METRICS = [("conflux_proxy_stream_socks_timeouts_total", "", "streams answered at SocksTimeout"),
+               ("conflux_proxy_stream_retries_total", "", "streams retried on another circuit"),
+               ("conflux_proxy_conflux_streams_fallback_total", "", "streams fallen back from Conflux"),
+               ("conflux_proxy_conflux_set_events_total", 'event="evicted"', "Conflux sets evicted")]
+_PER_SET_NOISE = ("switches", "leg_cells", "rtt", "cwnd", "reorder_cells_max")
+
+
+def info_log_path(netdir, name):
+    return os.path.join(netdir, name, INFO_LOG_NAME)
+
+
+def proxy_spec(netdir, name, conflux):
+    """A spec's proxy that also logs at info into DIR/NAME/info.log (conflux-net's per-proxy "options")."""
+    return {"name": name, "conflux": conflux, "options": ["Log info file " + info_log_path(netdir, name)]}
+
+
+def print_proxy_diagnostics(net, name="proxy", lines=80):
+    """The proxy's key counters and its other non-zero stream and Conflux counters, the last `lines`
+    of its info log (its notice log when it has none) and of its output."""
+    p = proxies(net)[name]
+    try:
+        values = metrics("http://127.0.0.1:%d/metrics" % p["ports"]["metrics"])
+        print("    ---- %s: why streams waited ----" % name)
+        for metric_name, labels, what in KEY_METRICS:
+            print("    | %s: %g" % (what, metric(values, metric_name, labels)))
+        print("    ---- %s: its stream and Conflux counters now (non-zero) ----" % name)
+        for (m, labels), v in sorted(values.items()):
+            if v and (m.startswith("conflux_proxy_conflux") or m.startswith("conflux_proxy_stream")
+                      or m == "conflux_proxy_circuits") and not any(n in m for n in _PER_SET_NOISE):
+                print("    | %s{%s} %g" % (m, labels, v))
+    except OSError as e:
+        print("    (no metrics from %s: %s)" % (name, e))
+    info = os.path.join(os.path.dirname(p["log"]), INFO_LOG_NAME)
+    log = info if os.path.exists(info) else p["log"]
+    print("    ---- last lines of %s ----" % log)
+    print(tail_file(log, lines))
+    print("    ---- last lines of %s ----" % p["output"])
+    print(tail_file(p["output"], 20))
+
+
+def lines_naming(path, needles, limit=5):
+    """Up to `limit` lines of the log at `path` that contain any of `needles` (a destination the
+    proxy must not log above debug: the house rule)."""
+    found = []
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                if any(n in line for n in needles):
+                    found.append(line)
+                    if len(found) >= limit:
+                        break
+    except OSError:
+        pass
+    return found
+
+
+def check_no_destinations(report, net, name, destinations):
+    """Fails a check when the proxy's notice or info log names one of `destinations` ("host:port")."""
+    p = proxies(net)[name]
+    info = os.path.join(os.path.dirname(p["log"]), INFO_LOG_NAME)
+    report.add(os.path.isfile(info) and os.path.getsize(info) > 0, "%s has the proxy's info log" % info)
+    for log in (p["log"], info):
+        found = lines_naming(log, destinations)
+        if not report.add(not found, "%s names no destination (%s)" % (log, ", ".join(destinations))):
+            print(tail_text("\n".join(found), 5))
+
+
 # --- memory ----------------------------------------------------------------------------------
 
 def rss_kib(pid):

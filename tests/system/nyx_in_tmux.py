@@ -44,7 +44,7 @@ if not shutil.which("nyx") or not shutil.which("tmux"):
     sys.exit(77)
 
 import netload  # noqa: E402
-from control_stem import Checks, Controller, read_control_port, start_proxy_with, wait_for  # noqa: E402  (77 without stem)
+from control_stem_net import Checks, Controller, read_control_port, start_proxy_with, wait_for  # noqa: E402  (77 without stem)
 
 COLUMNS, ROWS = 132, 42
 PAGE_WAIT_S = 60  # nyx's first screen under ASan on 2 busy cores

@@ -82,7 +82,8 @@ TEST_CASE("relay options: a full configuration", "[config][relay]") {
               "ExitRelay 1\n"
               "ExitPolicy accept *:80, accept *:443\nExitPolicy reject *:*\n"
               "ExitPolicyRejectPrivate 0\nIPv6Exit 1\nBridgeRelay 0\nAuthoritativeDirectory 1\n"
-              "DirAuthority auth1 orport=9001 127.0.0.1:9030 " + kAuthId + "\n"
+              "DirAuthority auth1 orport=9001 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:9030 "
+              "1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n"
               "BandwidthRate 100 KBytes\nBandwidthBurst 1 MB\n"
               "MaxCircuitsPerChannel 10\nMaxChannels 20\n"
               "ContactInfo ops <ops at example dot org>\n"
@@ -243,8 +244,9 @@ TEST_CASE("relay options: required options and cross-option rules", "[config][re
     CHECK(bad("AuthoritativeDirectory 1\nDirPort 9030\nBridgeRelay 1\n").message.find("BridgeRelay") !=
           std::string::npos);
     CHECK(bad("AuthoritativeDirectory 1\n").message.find("DirPort") != std::string::npos);
-    auto dup = bad(std::string("DirAuthority a 127.0.0.1:1 ") + kAuthId + "\nDirAuthority b 127.0.0.1:2 " + kAuthId +
-                   "\n");
+    const std::string fp = " 127.0.0.1:1 1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n";
+    auto dup = bad("DirAuthority a v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232" + fp +
+                   "DirAuthority b v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232" + fp);
     CHECK(dup.line == 4);
     // A relay publishes to tor-form authorities; an authority of ours takes that form too
     // (it then signs tor's consensus alone; whether the line names it is checked at start).
@@ -252,6 +254,23 @@ TEST_CASE("relay options: required options and cross-option rules", "[config][re
                                  "1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n";
     CHECK(ok(tor_auth).dir_authorities.at(0).tor_form());
     CHECK(ok("AuthoritativeDirectory 1\nDirPort 9030\n" + tor_auth).dir_authorities.at(0).tor_form());
+  }
+  SECTION("our form of DirAuthority is refused, at its file and line, at an authority or not") {
+    for (const std::string role : {"AuthoritativeDirectory 1\nDirPort 9030\n", "Nickname x\nDirPort 9030\n"}) {
+      auto ours = build(kBase + role + "DirAuthority a 127.0.0.1:1 " + kAuthId + "\n");
+      REQUIRE_FALSE(ours);
+      REQUIRE(ours.error().size() == 1);
+      CHECK(ours.error()[0].file == "torrc");
+      CHECK(ours.error()[0].line == 5);
+      CHECK(ours.error()[0].message == std::string("Invalid DirAuthority line 'a 127.0.0.1:1 ") + kAuthId +
+                                           "': conflux-relay takes tor's form only (v3ident=HEX40 "
+                                           "ADDRESS:DIRPORT RSA_FINGERPRINT); our form with an Ed25519 identity retired");
+      // Ours with a v3ident is ours too.
+      auto hybrid = build(kBase + role + "DirAuthority a v3ident=" + std::string(40, 'A') + " 127.0.0.1:1 " +
+                          kAuthId + "\n");
+      REQUIRE_FALSE(hybrid);
+      CHECK(hybrid.error()[0].line == 5);
+    }
   }
   SECTION("warnings: low rate, bridge without authorities is fine, non-exit IPv6Exit, public MetricsPort") {
     auto o = ok("BridgeRelay 1\nBandwidthRate 50 KB\nBandwidthBurst 50 KB\nIPv6Exit 1\nMetricsPort 0.0.0.0:9035\n");

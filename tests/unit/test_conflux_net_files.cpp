@@ -101,6 +101,13 @@ TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
   CHECK(x.find("Nickname") == std::string::npos);
   CHECK(x.find("ORPort") == std::string::npos);
 
+  // A proxy's own options come last, after what conflux-net writes (a second Log line adds a log).
+  auto logged = proxy;
+  logged.options = {"Log info file /n/proxy/info.log"};
+  const auto lx = render_torrc(logged, in);
+  CHECK(lx.ends_with("ConfluxEnabled 1\nLog info file /n/proxy/info.log\n"));
+  CHECK(has_line(lx, "Log notice file /n/proxy/notice.log"));
+
   ProcessPlan bproxy{"proxy-bridges", Role::Proxy, false, "", true, false, {0, 0, 9052, 9053, 0}};
   const auto y = render_torrc(bproxy, in);
   CHECK(has_line(y, "UseBridges 1"));
@@ -355,6 +362,13 @@ TEST_CASE("authorities, relays, exits and proxies get tor's DirAuthority lines; 
   CHECK(render_torrc(bridge, in).find("DirAuthority") == std::string::npos);
   // Bridges by RSA fingerprint; a transport bridge's own line as given.
   in.bridges = {{6001, "", kBridgeFp}, {6004, "Bridge obfs4 127.0.0.1:6006 " + kBridgeFp + " cert=x", kBridgeFp}};
+  // A proxy's own options come last, after what conflux-net writes (a second Log line adds a log).
+  auto logged = proxy;
+  logged.options = {"Log info file /n/proxy/info.log"};
+  const auto lx = render_torrc(logged, in);
+  CHECK(lx.ends_with("ConfluxEnabled 1\nLog info file /n/proxy/info.log\n"));
+  CHECK(has_line(lx, "Log notice file /n/proxy/notice.log"));
+
   ProcessPlan bproxy{"proxy-bridges", Role::Proxy, false, "", true, true, {0, 0, 9052, 9053, 0}};
   const auto y = render_torrc(bproxy, in);
   CHECK(has_line(y, "Bridge 127.0.0.1:6001 " + kBridgeFp));

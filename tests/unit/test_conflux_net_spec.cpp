@@ -51,7 +51,8 @@ TEST_CASE("a spec overrides only the fields it has, and round-trips", "[conflux_
     "relay_bandwidth_rate": "2 MBytes",
     "exit_policy": ["accept *:443"],
     "bridges": [{"name": "slow", "bandwidth_rate": "50 KBytes"}],
-    "proxies": [{"name": "p1"}, {"name": "p2", "use_bridges": true, "conflux": false, "start": false}],
+    "proxies": [{"name": "p1"}, {"name": "p2", "use_bridges": true, "conflux": false, "start": false,
+                 "options": ["Log info file /tmp/p2-info.log"]}],
     "files": [{"name": "a.bin", "size": 10}, {"name": "b.bin", "size": "2 KB"}],
     "file_seed": 7, "file_origins": 6
   })");
@@ -66,7 +67,7 @@ TEST_CASE("a spec overrides only the fields it has, and round-trips", "[conflux_
   CHECK(r->bridges[0] == BridgeSpec{"slow", "50 KBytes"});
   REQUIRE(r->proxies.size() == 2);
   CHECK(r->proxies[0] == ProxySpec{"p1", true, false, true});
-  CHECK(r->proxies[1] == ProxySpec{"p2", false, true, false});
+  CHECK(r->proxies[1] == ProxySpec{"p2", false, true, false, {"Log info file /tmp/p2-info.log"}});
   REQUIRE(r->files.size() == 2);
   CHECK(r->files[1].size == 2048);
   CHECK(r->file_seed == 7);
@@ -121,6 +122,11 @@ TEST_CASE("spec errors name the line and the field", "[conflux_net][spec]") {
   SECTION("an unknown field in an element") {
     const auto e = error_of(R"({"proxies": [{"name": "p", "bridges": true}]})");
     CHECK(e.pointer == "/proxies/0/bridges");
+  }
+  SECTION("a proxy's option that is not a string, named by its whole pointer") {
+    CHECK(error_of(R"({"proxies": [{"name": "p", "options": ["Log info stdout", 3]}]})").pointer ==
+          "/proxies/0/options/1");
+    CHECK(error_of(R"({"proxies": [{"name": "p", "options": "Log info stdout"}]})").pointer == "/proxies/0/options");
   }
   SECTION("not an object") { CHECK(error_of("[1, 2]").pointer == "/"); }
   SECTION("a number no type holds (found by fuzz_conflux_net)") {

@@ -298,4 +298,12 @@ TEST_CASE("GETINFO: exact keys, prefixes, data blocks, and one unknown key fails
   CHECK(names.find("address -- Our address.\r\n") != std::string::npos);
   CHECK(names.find("ns/id/* -- Router status by <identity>.\r\n") != std::string::npos);
   CHECK(names.find("info/names -- ") != std::string::npos);
+  // A prefix with a check of its argument: the check's message is a 551,
+  // before the provider is asked (tor's helper failing with an errmsg).
+  info.add_prefix(
+      "md/id/", "Microdescriptor by <identity>.", [](std::string_view) { return std::optional<std::string>(); },
+      ControlInfo::Missing::Unrecognized,
+      [](std::string_view id) { return id.size() == 2 ? std::nullopt : std::optional<std::string>("Bad id"); });
+  CHECK(info.getinfo("md/id/ABC").reply == "551 Bad id\r\n");
+  CHECK(info.getinfo("md/id/AB").reply == "552 Unrecognized key \"md/id/AB\"\r\n");
 }

@@ -92,3 +92,32 @@ TEST_CASE("controlnet: an unknown md key fails the whole GETINFO, known keys bes
   CHECK(rig.info.getinfo("md/all md/id/" + std::string(40, 'A')).reply ==
         "552 Unrecognized key \"md/id/" + std::string(40, 'A') + "\"\r\n");
 }
+
+// Issue 17: ns/id/ and ns/name/ as tor's getinfo_helper_networkstatus and
+// handle_control_getinfo answer them.
+TEST_CASE("controlnet: ns/id and ns/name of a relay not listed are 552, a malformed id 551", "[control][controlnet][ns]") {
+  controlnet::NetworkStatusInfo ns;
+  control::ControlInfo info;
+  ns.install(info);
+  const std::string unknown_fp(40, 'F');
+  // No consensus yet: every ns/ key is empty, as tor's (even a malformed id).
+  CHECK(info.getinfo("ns/id/" + unknown_fp).reply == "250-ns/id/" + unknown_fp + "=\r\n250 OK\r\n");
+  CHECK(info.getinfo("ns/id/nothex").reply == "250-ns/id/nothex=\r\n250 OK\r\n");
+  CHECK(info.getinfo("ns/name/relayA").reply == "250-ns/name/relayA=\r\n250 OK\r\n");
+
+  dir::ConsensusBody body;
+  body.routers = {relay("relayA", 0x0A, true)};
+  ns.update(body, nullptr);
+  const std::string fp_a = "0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A";
+  CHECK(info.getinfo("ns/id/$" + fp_a).reply.rfind("250+ns/id/$" + fp_a + "=\r\nr relayA ", 0) == 0);
+  CHECK(info.getinfo("ns/id/" + fp_a).reply.rfind("250+ns/id/" + fp_a + "=\r\nr relayA ", 0) == 0);
+  CHECK(info.getinfo("ns/name/relayA").reply.rfind("250+ns/name/relayA=\r\nr relayA ", 0) == 0);
+  // Not listed: 552 with tor's default message.
+  CHECK(info.getinfo("ns/id/" + unknown_fp).reply == "552 Unrecognized key \"ns/id/" + unknown_fp + "\"\r\n");
+  CHECK(info.getinfo("ns/id/$" + unknown_fp).reply == "552 Unrecognized key \"ns/id/$" + unknown_fp + "\"\r\n");
+  CHECK(info.getinfo("ns/name/nobody").reply == "552 Unrecognized key \"ns/name/nobody\"\r\n");
+  // Not 40 hex digits: tor's helper fails with its message, 551, and the whole command with it.
+  CHECK(info.getinfo("ns/id/nothex").reply == "551 Data not decodeable as hex\r\n");
+  CHECK(info.getinfo("ns/id/" + fp_a.substr(1)).reply == "551 Data not decodeable as hex\r\n");
+  CHECK(info.getinfo("ns/name/relayA ns/id/$XYZ").reply == "551 Data not decodeable as hex\r\n");
+}

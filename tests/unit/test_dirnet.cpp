@@ -1,12 +1,13 @@
 // The directory over real sockets on 127.0.0.1, in one process: three
 // authorities, four relays (with TLS listeners on their ORPorts, so the
-// default probe has something to reach) and a bridge. Runs until a
-// consensus that 2 of 3 authorities signed lists the relays with their
-// flags, then fetches it as a client would; fetches and checks the bridge's
-// self descriptor; and throws garbage, forgeries, oversized and idle
-// connections at a DirPort, which keeps serving. Then three authorities on
-// tor's documents alone (tor-form DirAuthority lines): they sign tor's
-// consensus only, and one whose view differed adopts the majority's.
+// default probe has something to reach) and a bridge. Runs until tor's
+// consensus, signed by 2 of 3 authorities, lists the relays (which upload
+// tor's server descriptor) with their flags, then fetches it as a client
+// would; fetches and checks the bridge's tor descriptor from the bridge;
+// and throws garbage, forgeries, oversized and idle
+// connections at a DirPort, which keeps serving. Then three authorities
+// given stock tor descriptors: one whose view differed adopts the
+// majority's consensus, in both flavors.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <chrono>
@@ -20,6 +21,7 @@
 #include "conflux/dir/paths.hpp"
 #include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
+#include "conflux/dir/tor_server_descriptor_make.hpp"
 #include "conflux/dirnet/authority_service.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
 #include "conflux/dirnet/descriptor_publisher.hpp"
@@ -129,11 +131,37 @@ RelayInfo relay_info(std::uint8_t n, std::uint16_t or_port, std::string policy) 
   return i;
 }
 
+const crypto::RsaPrivateKey& tap_key() {
+  static const auto k = crypto::RsaPrivateKey::generate(1024);
+  return k;
+}
+
+// The relay's tor server descriptor, as conflux-relay writes it: an exit
+// here allows 80 and 443 ("accept 80,443"), the others nothing.
+std::string tor_descriptor(const RelayInfo& info, const keys::RelayKeys& k, std::uint64_t now) {
+  dir::TorDescriptorFacts f;
+  f.nickname = info.nickname;
+  f.ipv4 = info.ipv4;
+  f.or_port = info.or_port;
+  f.platform = "conflux " + info.version + " on Linux";
+  f.protocols = info.protocols;
+  f.published = now;
+  f.bandwidth_rate = info.bandwidth.rate;
+  f.bandwidth_burst = info.bandwidth.burst;
+  f.bandwidth_observed = info.bandwidth.observed;
+  if (info.exit_policy == "accept 80,443") f.exit_policy = {"accept *:80", "accept *:443", "reject *:*"};
+  const dir::TorDescriptorKeys keys{k.rsa_identity(),       k.identity(),         k.signing_key(),
+                                    k.signing_cert_bytes(), k.onion_key().key,    tap_key(),
+                                    k.signing_cert_expires_at()};
+  return dir::make_tor_server_descriptor(f, keys);
+}
+
 struct Authority {
-  keys::RelayKeys keys;
+  std::optional<TorAuthorityKeys> tor_keys;
   DirRoutes routes;
   std::shared_ptr<DirServer> server;
   std::unique_ptr<AuthorityState> state;
+  std::unique_ptr<TorAuthorityState> tor;
   std::shared_ptr<AuthorityService> service;
 };
 
@@ -143,36 +171,57 @@ struct Relay {
   std::shared_ptr<DescriptorPublisher> publisher;
 };
 
+// Authorities as tor-form DirAuthority lines give them: peers named by
+// v3ident and DirPort, each signing tor's consensus.
 struct Network : Loop {
+  test::procs::TempDir tmp;
   std::deque<Authority> auths;
   std::deque<Relay> relays;
   std::vector<AuthorityPeer> peers;
-  std::vector<crypto::Ed25519Public> auth_ids;
+  std::vector<dir::TorVoter> voters;
+  std::vector<crypto::RsaFingerprint> v3idents;
   std::vector<tcp::endpoint> auth_dirs;
 
   explicit Network(int n = 3, ReachabilityProbe probe = {}) {
     const std::uint64_t now = clock.unix_seconds();
     for (int i = 0; i < n; ++i) {
-      auto& a = auths.emplace_back(Authority{keys::RelayKeys::generate(now), {}, {}, {}, {}});
+      auto& a = auths.emplace_back();
+      auto k = load_or_create_tor_authority_keys(tmp.path() / ("a" + std::to_string(i)), now);
+      REQUIRE(k);
+      a.tor_keys.emplace(std::move(*k));
       a.server = std::move(DirServer::create(io.get_executor(), kLoopback, a.routes, clock).value());
-      peers.push_back({a.keys.identity(), a.server->local_endpoint()});
-      auth_ids.push_back(a.keys.identity());
-      auth_dirs.push_back(a.server->local_endpoint());
+      const auto ep = a.server->local_endpoint();
+      peers.push_back({ep, a.tor_keys->v3ident()});
+      voters.push_back({"auth" + std::to_string(i), a.tor_keys->v3ident(), "127.0.0.1", ep.port(), 0, "x@conflux.invalid"});
+      v3idents.push_back(a.tor_keys->v3ident());
+      auth_dirs.push_back(ep);
     }
     for (auto& a : auths) {
       AuthorityOptions opt;
       opt.params = authority_params(kInterval, true);
-      a.state = std::make_unique<AuthorityState>(a.keys, auth_ids, opt);
-      a.routes.set_authority(a.state.get());
+      a.state = std::make_unique<AuthorityState>(opt);
+      a.tor = std::make_unique<TorAuthorityState>(*a.tor_keys, voters);
+      a.routes.set_tor_uploads(&a.state->tor_uploads());
+      a.routes.set_tor_authority(a.tor.get());
       AuthorityServiceOptions so;
       so.authorities = peers;
       so.tick = 50ms;
       so.signature_retry = 100ms;
+      so.tor = a.tor.get();
       a.service = AuthorityService::create(io.get_executor(), clock, *a.state, so, probe);  // empty: TLS probe
       a.routes.on_new_relay = [svc = a.service.get()](const crypto::Ed25519Public& id) { svc->probe_soon(id); };
       a.server->start();
       a.service->start();
     }
+  }
+
+  // What authority `a` serves now as tor's microdesc consensus, parsed.
+  std::optional<dir::TorConsensus> served(std::size_t a) {
+    auto text = auths[a].tor->consensus(clock.unix_seconds());
+    if (!text) return std::nullopt;
+    auto c = dir::parse_tor_consensus(*text);
+    if (!c) return std::nullopt;
+    return std::move(*c);
   }
 
   Relay& add_relay(std::uint8_t n, std::string policy, bool bridge, DirRoutes* bridge_routes = nullptr) {
@@ -183,9 +232,12 @@ struct Network : Loop {
     PublisherOptions po;
     po.authorities = auth_dirs;  // a bridge has them too, and must not use them
     po.retry_initial = 100ms;
-    r.publisher = DescriptorPublisher::create(io.get_executor(), clock, r.keys, info, po);
+    po.build_tor = [info, &k = r.keys](std::uint64_t now) { return tor_descriptor(info, k, now); };
+    r.publisher = DescriptorPublisher::create(io.get_executor(), clock, info, po);
     if (bridge_routes != nullptr)
-      r.publisher->on_descriptor = [bridge_routes](const std::string& t) { bridge_routes->set_self_descriptor(t); };
+      r.publisher->on_descriptor = [bridge_routes, &k = r.keys](const std::string& t) {
+        bridge_routes->set_tor_self_descriptor(t, bytes::to_hex(k.rsa_fingerprint(), true));
+      };
     r.publisher->start();
     return r;
   }
@@ -205,9 +257,15 @@ bool lists(const dir::Consensus& c, const crypto::Ed25519Public& id) {
   return false;
 }
 
+const dir::TorRouterStatus* entry_of(const dir::TorConsensus& c, const keys::RelayKeys& k) {
+  for (const auto& r : c.routers)
+    if (r.identity == k.rsa_fingerprint()) return &r;
+  return nullptr;
+}
+
 }  // namespace
 
-TEST_CASE("three authorities publish a majority-signed consensus of the relays that uploaded", "[dirnet]") {
+TEST_CASE("three authorities publish tor's consensus, majority-signed, of the relays that uploaded", "[dirnet]") {
   Network net;
   for (std::uint8_t i = 1; i <= 4; ++i) net.add_relay(i, i == 1 ? "accept 80,443" : "reject 1-65535", false);
 
@@ -220,51 +278,52 @@ TEST_CASE("three authorities publish a majority-signed consensus of the relays t
   // all four. Waiting for one only is a race: the client below picks an
   // authority at random, and another may still serve the previous period's
   // consensus, valid and signed, from before the relays uploaded.
-  const dir::Consensus* found = nullptr;
+  std::optional<dir::TorConsensus> found;
   REQUIRE(net.run_until(
       [&] {
-        found = nullptr;
-        for (auto& a : net.auths) {
-          const dir::Consensus* c = a.state->published(net.clock.unix_seconds());
-          if (c == nullptr || c->signatures.size() < 2 || c->body.routers.size() != 4) return false;
-          if (found == nullptr) found = c;
+        found.reset();
+        for (std::size_t a = 0; a < net.auths.size(); ++a) {
+          auto c = net.served(a);
+          if (!c || c->signatures.size() < 2 || c->routers.size() != 4) return false;
+          if (!found) found = std::move(c);
         }
         return true;
       },
       25s));
   const std::uint64_t now = net.clock.unix_seconds();
-  auto counted = dir::verify_consensus(*found, net.auth_ids, now);
+  auto certs = dir::parse_key_certs(net.auths[0].tor->key_certs());
+  REQUIRE(certs);
+  auto counted = dir::verify_tor_consensus(*found, *certs, net.v3idents, now);
   REQUIRE(counted);
   CHECK(*counted >= 2);
   for (std::size_t i = 0; i < 4; ++i) {
-    const auto& id = net.relays[i].keys.identity();
-    const dir::RouterEntry* e = nullptr;
-    for (const auto& r : found->body.routers)
-      if (r.identity == id) e = &r;
+    const dir::TorRouterStatus* e = entry_of(*found, net.relays[i].keys);
     REQUIRE(e != nullptr);
-    CHECK(e->flags.running);
-    CHECK(e->flags.valid);
-    CHECK(e->flags.fast);
-    CHECK(e->flags.stable);
-    CHECK(e->flags.guard);
-    CHECK(e->flags.exit == (i == 0));
+    for (const char* f : {"Running", "Valid", "Fast", "Stable", "Guard"}) CHECK(e->has_flag(f));
+    CHECK(e->has_flag("Exit") == (i == 0));
     CHECK(e->bandwidth == 1000);  // KB/s from min(rate, observed)
     CHECK(e->or_port == net.relays[i].or_port->acceptor.local_endpoint().port());
   }
-  CHECK_FALSE(lists(*found, bridge.keys.identity()));
+  CHECK(entry_of(*found, bridge.keys) == nullptr);
   CHECK(bridge.publisher->upload_attempts() == 0);
   for (std::size_t i = 0; i < 4; ++i) CHECK(net.relays[i].publisher->uploads_accepted() == 3);
 
-  // A client fetches and verifies it (authorities tried in random order).
-  ConsensusQuery q{net.auth_dirs, net.auth_ids, {}, {}};
-  auto fetched = net.await(fetch_consensus(q, net.clock));
+  // A client fetches and verifies it (authorities tried in random order),
+  // with the certificates and microdescriptors it names.
+  ConsensusQuery q;
+  q.sources = net.auth_dirs;
+  q.tor_authorities = net.v3idents;
+  TorDirCache cache;
+  auto fetched = net.await(fetch_tor_consensus(q, net.clock, 0, cache));
   REQUIRE(fetched);
   CHECK(fetched->body.routers.size() == 4);
   CHECK_FALSE(lists(*fetched, bridge.keys.identity()));
+  CHECK(lists(*fetched, net.relays[0].keys.identity()));
   // With the wrong authority set it does not verify.
   ConsensusQuery strangers = q;
-  strangers.authorities = {keys::RelayKeys::generate(now).identity(), keys::RelayKeys::generate(now).identity()};
-  auto refused = net.await(fetch_consensus(strangers, net.clock));
+  strangers.tor_authorities = {crypto::RsaFingerprint{}, crypto::RsaFingerprint{1}};
+  TorDirCache stranger_cache;
+  auto refused = net.await(fetch_tor_consensus(strangers, net.clock, 0, stranger_cache));
   REQUIRE_FALSE(refused);
   CHECK(refused.error() == FetchErrc::Invalid);
 
@@ -277,47 +336,54 @@ TEST_CASE("three authorities publish a majority-signed consensus of the relays t
   CHECK(seen_va[1] > seen_va[0]);
   fetcher->stop();
 
-  // The bridge's descriptor comes from the bridge, verified against its identity.
+  // The bridge's tor descriptor comes from the bridge, at tor's path for a relay's own.
   const tcp::endpoint bridge_dir = bridge_server->local_endpoint();
-  auto bd = net.await(fetch_bridge_descriptor(bridge_dir, bridge.keys.identity(), net.clock));
+  const HttpLimits limits{5000ms, 8192, 1 << 20};
+  auto bd = net.await(http_get(bridge_dir, "/tor/server/authority", limits));
   REQUIRE(bd);
-  CHECK(bd->is_bridge);
-  CHECK(bd->identity == bridge.keys.identity());
-  CHECK(bd->platform == "conflux 0.1.0-test");
-  auto wrong = net.await(fetch_bridge_descriptor(bridge_dir, net.relays[0].keys.identity(), net.clock));
-  REQUIRE_FALSE(wrong);
-  CHECK(wrong.error() == FetchErrc::Invalid);
-  // A relay's DirPort (here: an authority's) has no self descriptor.
-  auto none = net.await(fetch_bridge_descriptor(net.auth_dirs[0], bridge.keys.identity(), net.clock));
-  REQUIRE_FALSE(none);
-  CHECK(none.error() == FetchErrc::NotFound);
+  REQUIRE(bd->status == 200);
+  auto bridge_desc = dir::parse_tor_server_descriptor(bd->body, net.clock.unix_seconds());
+  REQUIRE(bridge_desc);
+  CHECK(bridge_desc->ed25519_identity == bridge.keys.identity());
+  CHECK(bridge_desc->rsa_identity == bridge.keys.rsa_fingerprint());
+  // The JSON self descriptor retired.
+  auto json_self = net.await(http_get(bridge_dir, std::string(dir::kSelfDescriptor), limits));
+  REQUIRE(json_self);
+  CHECK(json_self->status == 404);
 
   // Garbage and forgeries get 400 and the DirPort keeps serving.
   const tcp::endpoint a0 = net.auth_dirs[0];
-  const HttpLimits limits{5000ms, 8192, dir::kMaxConsensusSize};
-  auto garbage = net.await(http_post(a0, std::string(dir::kDescriptorUpload), "\x01\x02 not a descriptor", limits));
+  auto garbage = net.await(http_post(a0, "/tor/", "\x01\x02 not a descriptor", limits, "text/plain"));
   REQUIRE(garbage);
   CHECK(garbage->status == 400);
   auto raw = net.await(raw_exchange(a0, std::string(300, '\xff') + "\r\n\r\n"));
   CHECK(raw.rfind("HTTP/1.1 400", 0) == 0);
-  auto forged = dir::parse_descriptor(net.relays[1].publisher->descriptor_text()).value();
-  forged.exit_policy = "accept 1-65535";  // claims to be an exit, after signing
-  auto refused_upload = net.await(http_post(a0, std::string(dir::kDescriptorUpload), dir::encode_descriptor(forged), limits));
+  std::string forged = net.relays[1].publisher->descriptor_text();
+  const auto at = forged.find("\nreject *:*\n");
+  REQUIRE(at != std::string::npos);
+  forged.replace(at, 12, "\naccept *:*\n");  // claims to be an exit, after signing
+  auto refused_upload = net.await(http_post(a0, "/tor/", forged, limits, "text/plain"));
   REQUIRE(refused_upload);
   CHECK(refused_upload->status == 400);
-  CHECK(refused_upload->body.find("bad signature") != std::string::npos);
-  // The bridge's own descriptor is not accepted by an authority either.
-  auto bridge_upload = net.await(http_post(a0, std::string(dir::kDescriptorUpload), bridge.publisher->descriptor_text(), limits));
-  REQUIRE(bridge_upload);
-  CHECK(bridge_upload->status == 400);
-  CHECK(bridge_upload->body.find("bridge descriptor") != std::string::npos);
-  auto still = net.await(http_get(a0, std::string(dir::kConsensus), limits));
-  REQUIRE(still);
-  CHECK(still->status == 200);
-  auto relisted = dir::parse_consensus(still->body);
-  REQUIRE(relisted);
-  CHECK_FALSE(lists(*relisted, bridge.keys.identity()));
-  for (const auto& r : relisted->body.routers) CHECK(r.exit_policy != "accept 1-65535");
+  // Our JSON descriptor's upload path retired.
+  auto json_upload = net.await(http_post(a0, "/conflux/v1/descriptor", "{}", limits));
+  REQUIRE(json_upload);
+  CHECK(json_upload->status == 404);
+
+  // What the authorities list next still has neither the bridge nor the
+  // forged policy.
+  const std::uint64_t later = net.clock.unix_seconds() + kInterval;
+  std::optional<dir::TorConsensus> relisted;
+  REQUIRE(net.run_until(
+      [&] {
+        relisted = net.served(0);
+        return relisted && relisted->valid_after >= later - later % kInterval;
+      },
+      10s));
+  CHECK(relisted->routers.size() == 4);
+  CHECK(entry_of(*relisted, bridge.keys) == nullptr);
+  REQUIRE(entry_of(*relisted, net.relays[1].keys) != nullptr);
+  CHECK_FALSE(entry_of(*relisted, net.relays[1].keys)->has_flag("Exit"));
   bridge_server->stop();
 }
 
@@ -326,9 +392,9 @@ TEST_CASE("a DirPort bounds paths, methods, sizes, connections and time", "[dirn
   const auto k = keys::RelayKeys::generate(loop.clock.unix_seconds());
   AuthorityOptions opt;
   opt.params = authority_params(kInterval, true);
-  AuthorityState state(k, {k.identity()}, opt);
+  AuthorityState state(opt);
   DirRoutes routes;
-  routes.set_authority(&state);
+  routes.set_tor_uploads(&state.tor_uploads());
   DirServerLimits lim;
   lim.max_connections = 2;
   lim.max_header = 1024;
@@ -341,33 +407,30 @@ TEST_CASE("a DirPort bounds paths, methods, sizes, connections and time", "[dirn
   auto r = loop.await(http_get(at, "/robots.txt", hl));
   REQUIRE(r);
   CHECK(r->status == 404);
-  r = loop.await(http_get(at, std::string(dir::kDescriptorUpload), hl));
+  r = loop.await(http_get(at, "/tor/", hl));
   REQUIRE(r);
   CHECK(r->status == 405);
   r = loop.await(http_get(at, std::string(dir::kConsensus), hl));
   REQUIRE(r);
-  CHECK(r->status == 404);  // nothing published yet
+  CHECK(r->status == 404);  // the JSON consensus retired at the authority
   // A body above the path's cap: refused from its Content-Length, unread.
-  r = loop.await(http_post(at, std::string(dir::kDescriptorUpload), std::string(dir::kMaxUploadBody + 1, '{'), hl));
-  REQUIRE(r);
-  CHECK(r->status == 413);
-  r = loop.await(http_post(at, std::string(dir::kConsensusSignature), std::string(5000, 'x'), hl));
+  r = loop.await(http_post(at, "/tor/", std::string(kMaxTorUploadBody + 1, 'r'), hl, "text/plain"));
   REQUIRE(r);
   CHECK(r->status == 413);
   // Chunked, so the cap is found while reading.
-  std::string chunked = "POST /conflux/v1/consensus-signature HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
-  for (int i = 0; i < 6; ++i) chunked += "400\r\n" + std::string(0x400, 'y') + "\r\n";
+  std::string chunked = "POST /tor/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 72; ++i) chunked += "400\r\n" + std::string(0x400, 'y') + "\r\n";
   chunked += "0\r\n\r\n";
   CHECK(loop.await(raw_exchange(at, chunked)).rfind("HTTP/1.1 413", 0) == 0);
   // A header above the cap.
   CHECK(loop.await(raw_exchange(at, "GET / HTTP/1.1\r\nX: " + std::string(2000, 'a') + "\r\n\r\n"))
             .rfind("HTTP/1.1 431", 0) == 0);
   // Expect: 100-continue is honoured.
-  const auto desc = dir::encode_descriptor(make_relay_descriptor(relay_info(1, 9001, "reject 1-65535"), k, loop.clock.unix_seconds()));
-  auto cont = loop.await(raw_exchange(at, "POST /conflux/v1/descriptor HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+  const auto desc = tor_descriptor(relay_info(1, 9001, "reject 1-65535"), k, loop.clock.unix_seconds());
+  auto cont = loop.await(raw_exchange(at, "POST /tor/ HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
                                           "Content-Length: " + std::to_string(desc.size()) + "\r\n\r\n" + desc));
   CHECK(cont.rfind("HTTP/1.1 100 Continue", 0) == 0);
-  CHECK(cont.find("HTTP/1.1 200 OK") != std::string::npos);
+  CHECK(cont.find("HTTP/1.1 200 Descriptor accepted") != std::string::npos);
 
   // Two idle connections fill the server; a third is closed at once; the
   // idle ones are closed at the deadline, and then it serves again.
@@ -404,19 +467,21 @@ TEST_CASE("the reachability probe is pluggable, a lone authority is its own majo
   std::vector<std::uint64_t> built;
   net.auths[0].service->on_built = [&](std::uint64_t va) { built.push_back(va); };
 
-  const dir::Consensus* c = nullptr;
+  std::optional<dir::TorConsensus> c;
   REQUIRE(net.run_until(
       [&] {
-        c = net.auths[0].state->published(net.clock.unix_seconds());
-        return c != nullptr && c->body.routers.size() == 2;
+        c = net.served(0);
+        return c && c->routers.size() == 2;
       },
       15s));
   CHECK(c->signatures.size() == 1);
-  CHECK(dir::verify_consensus(*c, net.auth_ids, net.clock.unix_seconds()));
-  CHECK_FALSE(lists(*c, net.relays[1].keys.identity()));
-  CHECK(lists(*c, net.relays[0].keys.identity()));
-  CHECK(lists(*c, net.relays[2].keys.identity()));
-  for (const auto& r : c->body.routers) CHECK(r.flags.exit);
+  auto certs = dir::parse_key_certs(net.auths[0].tor->key_certs());
+  REQUIRE(certs);
+  CHECK(dir::verify_tor_consensus(*c, *certs, net.v3idents, net.clock.unix_seconds()));
+  CHECK(entry_of(*c, net.relays[1].keys) == nullptr);
+  CHECK(entry_of(*c, net.relays[0].keys) != nullptr);
+  CHECK(entry_of(*c, net.relays[2].keys) != nullptr);
+  for (const auto& r : c->routers) CHECK(r.has_flag("Exit"));
   CHECK(probed >= 3);
   CHECK(net.auths[0].service->probes_run() >= 3);
   REQUIRE_FALSE(built.empty());
@@ -426,7 +491,6 @@ TEST_CASE("the reachability probe is pluggable, a lone authority is its own majo
 namespace {
 
 struct TorOnlyAuthority {
-  keys::RelayKeys keys;
   std::optional<TorAuthorityKeys> tor_keys;
   DirRoutes routes;
   std::shared_ptr<DirServer> server;
@@ -435,8 +499,7 @@ struct TorOnlyAuthority {
   std::shared_ptr<AuthorityService> service;
 };
 
-// Three authorities configured as tor-form DirAuthority lines give them:
-// peers named by v3ident and DirPort, no Ed25519 peers.
+// Three authorities as in Network, at the stock descriptors' time.
 struct TorOnlyNetwork {
   asio::io_context io;
   StockTimeClock clock;
@@ -448,21 +511,20 @@ struct TorOnlyNetwork {
   TorOnlyNetwork() {
     const std::uint64_t made = kStockPublished - 3600;
     for (int i = 0; i < 3; ++i) {
-      auto& a = auths.emplace_back(TorOnlyAuthority{keys::RelayKeys::generate(made), {}, {}, {}, {}, {}, {}});
+      auto& a = auths.emplace_back();
       auto k = load_or_create_tor_authority_keys(tmp.path() / ("a" + std::to_string(i)), made);
       REQUIRE(k);
       a.tor_keys.emplace(std::move(*k));
       a.server = std::move(DirServer::create(io.get_executor(), kLoopback, a.routes, clock).value());
       const auto ep = a.server->local_endpoint();
-      peers.push_back({{}, ep, a.tor_keys->v3ident()});
+      peers.push_back({ep, a.tor_keys->v3ident()});
       voters.push_back({"auth" + std::to_string(i), a.tor_keys->v3ident(), "127.0.0.1", ep.port(), 0, "x@conflux.invalid"});
     }
     for (auto& a : auths) {
       AuthorityOptions opt;
       opt.params = authority_params(4, true);
-      a.state = std::make_unique<AuthorityState>(a.keys, std::vector<crypto::Ed25519Public>{a.keys.identity()}, opt);
+      a.state = std::make_unique<AuthorityState>(opt);
       a.tor = std::make_unique<TorAuthorityState>(*a.tor_keys, voters);
-      a.routes.set_authority(a.state.get());
       a.routes.set_tor_uploads(&a.state->tor_uploads());
       a.routes.set_tor_authority(a.tor.get());
     }
@@ -475,7 +537,6 @@ struct TorOnlyNetwork {
       so.tick = 50ms;
       so.signature_retry = 100ms;
       so.tor = a.tor.get();
-      so.json_consensus = false;
       a.service = AuthorityService::create(io.get_executor(), clock, *a.state, so,
                                            [](const ProbeTarget&) -> net::awaitable<bool> { co_return true; });
       a.server->start();
@@ -493,7 +554,7 @@ struct TorOnlyNetwork {
 
 }  // namespace
 
-TEST_CASE("on tor's documents alone the authorities sign tor's consensus; one that differed adopts the majority's",
+TEST_CASE("authorities given stock descriptors sign tor's consensus; one that differed adopts the majority's",
           "[dirnet][tor]") {
   TorOnlyNetwork net;
   const auto descs = stock_descriptors();
@@ -536,11 +597,8 @@ TEST_CASE("on tor's documents alone the authorities sign tor's consensus; one th
   // Its microdescriptors came along: every "m" is served by auth2 too.
   for (const auto& r : c->routers)
     CHECK_FALSE(net.auths[2].tor->microdescs({bytes::base64_encode(r.microdesc_digest)}).empty());
-  // Nothing of ours was signed or served: no JSON consensus, no JSON signature sent.
-  for (auto& a : net.auths) {
-    CHECK(a.state->published(now) == nullptr);
-    CHECK(a.routes.handle(HttpMethod::Get, std::string(dir::kConsensus), "", now).status == 404);
-  }
+  // No JSON consensus is served.
+  for (auto& a : net.auths) CHECK(a.routes.handle(HttpMethod::Get, std::string(dir::kConsensus), "", now).status == 404);
   // Only tor's signatures travelled: at most auth0's and auth1's to each
   // other, one per flavor (a 409 for another or a not yet built document
   // is not counted).

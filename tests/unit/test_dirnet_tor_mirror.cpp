@@ -2,8 +2,11 @@
 // at tor's paths from a TorDirMirror filled with documents a stock tor
 // 0.4.9 network served (tests/data/tor), as tor's dircache.c answers; the
 // resource lists of tor's URLs (dir/tor_dir_url.hpp).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -16,6 +19,8 @@
 #include "conflux/dir/tor_microdesc.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
 #include "conflux/dirnet/tor_dir_mirror.hpp"
+#include "conflux/net/asio.hpp"
+#include "conflux/net/clock.hpp"
 
 using namespace conflux;
 using namespace conflux::dirnet;
@@ -122,7 +127,6 @@ TEST_CASE("tor dir mirror: the consensus as tor's caches serve it", "[dirnet][to
   const auto plain = get(routes, kConsensus, now);
   REQUIRE(plain.status == 200);
   CHECK(plain.body == cache.consensus_text);
-  CHECK_FALSE(plain.json);
   // What a 0.4.9 client asks for: its authorities' v3ident prefixes and ".z".
   std::string signers;
   for (const auto& s : c.signatures) signers += (signers.empty() ? "" : "+") + bytes::to_hex(s.v3ident, true);
@@ -198,4 +202,274 @@ TEST_CASE("tor dir mirror: microdescriptors of this consensus and the previous o
   broken.consensus_text = "junk\n";
   CHECK_FALSE(m.update(broken));
   CHECK(get(routes, kConsensus, m.valid_after()).body == third.consensus_text);
+}
+
+namespace {
+
+const std::string kNsConsensus(dir::kTorConsensusNs);
+
+// The cache after a directory cache's round with the ns flavour too: the
+// stock network's ns consensus and the server descriptors it names.
+TorDirCache stock_cache_with_ns() {
+  TorDirCache c = stock_cache();
+  c.ns_consensus_text = read_data("consensus-ns.txt");
+  const auto ns = parsed(c.ns_consensus_text);
+  auto descs = dir::parse_tor_server_descriptors(read_data("server-descriptors.txt"), ns.valid_after);
+  REQUIRE(descs);
+  for (auto& d : *descs) c.server_descriptors.emplace(d.router_digest, d);
+  return c;
+}
+
+std::string hex(const crypto::RsaFingerprint& f) { return bytes::to_hex(f, true); }
+
+}  // namespace
+
+TEST_CASE("tor dir mirror: the ns consensus as tor's caches serve it", "[dirnet][tor][mirror][ns]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  REQUIRE(m.update(stock_cache()));  // the microdesc flavour alone: no ns yet
+  const std::uint64_t now = m.valid_after() + 10;
+  CHECK_FALSE(m.has_ns_consensus());
+  CHECK(get(routes, kNsConsensus, now).body == "Not found\n");
+  CHECK(get(routes, kNsConsensus, now).status == 404);
+
+  const TorDirCache cache = stock_cache_with_ns();
+  REQUIRE(m.update(cache));
+  const auto ns = parsed(cache.ns_consensus_text);
+  CHECK(ns.flavor == dir::ConsensusFlavor::Ns);
+  CHECK(m.ns_valid_after() == ns.valid_after);
+  const auto plain = get(routes, kNsConsensus + ".z", now);
+  REQUIRE(plain.status == 200);
+  CHECK(plain.body == cache.ns_consensus_text);
+  // The other flavour is still the microdesc one.
+  CHECK(get(routes, kConsensus, now).body == cache.consensus_text);
+  // What a stock relay or client asks for: v3ident prefixes, as for the microdesc one.
+  CHECK(get(routes, kNsConsensus + "/7AF6249E+DB8EB34B+0000.z", now).body == cache.ns_consensus_text);
+  CHECK(get(routes, kNsConsensus + "/0000+1111+7AF6.z", now).body ==
+        "Consensus not signed by sufficient number of requested authorities\n");
+  CHECK(get(routes, kNsConsensus + "/nothex", now).body == "Couldn't parse request\n");
+  CHECK(get(routes, kNsConsensus, ns.valid_until + 86401).body == "Consensus is too old\n");
+  CHECK(get(routes, kNsConsensus, ns.valid_after - 86401).body == "Consensus is too new\n");
+}
+
+TEST_CASE("tor dir mirror: server descriptors by digest, fingerprint and all", "[dirnet][tor][mirror][ns]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  const TorDirCache cache = stock_cache_with_ns();
+  REQUIRE(m.update(cache));
+  const auto ns = parsed(cache.ns_consensus_text);
+  REQUIRE(ns.routers.size() == 9);
+  REQUIRE(cache.server_descriptors.size() == 9);  // every r line's digest is a stock descriptor's
+  CHECK(m.descriptor_count() == 9);
+
+  // One by tor's digest, as the r line names it: exactly that descriptor.
+  const auto& r0 = ns.routers[0];
+  const auto one = get(routes, std::string(dir::kTorServerDPrefix) + hex(r0.descriptor_digest) + ".z", 0);
+  REQUIRE(one.status == 200);
+  CHECK(one.body == cache.server_descriptors.at(r0.descriptor_digest).text);
+  // Every one, as a stock relay asks (hex digests joined by '+').
+  std::string all_digests;
+  for (const auto& r : ns.routers) all_digests += (all_digests.empty() ? "" : "+") + hex(r.descriptor_digest);
+  auto every = dir::parse_tor_server_descriptors(
+      get(routes, std::string(dir::kTorServerDPrefix) + all_digests, 0).body, ns.valid_after);
+  REQUIRE(every);
+  CHECK(every->size() == 9);
+  // By RSA fingerprint, and all.
+  const auto by_fp = get(routes, std::string(dir::kTorServerFpPrefix) + hex(r0.identity), 0);
+  CHECK(by_fp.body == one.body);
+  auto all = dir::parse_tor_server_descriptors(get(routes, std::string(dir::kTorServerAll), 0).body, ns.valid_after);
+  REQUIRE(all);
+  CHECK(all->size() == 9);
+  // Unknown: tor's "Servers unavailable"; malformed: 400.
+  const auto unknown = get(routes, std::string(dir::kTorServerDPrefix) + std::string(40, '0'), 0);
+  CHECK(unknown.status == 404);
+  CHECK(unknown.body == "Servers unavailable\n");
+  CHECK(get(routes, std::string(dir::kTorServerFpPrefix) + std::string(40, '1'), 0).status == 404);
+  CHECK(get(routes, std::string(dir::kTorServerDPrefix) + "XYZ", 0).status == 400);
+}
+
+TEST_CASE("tor dir mirror: a cache's own descriptor by fingerprint beside the ones it holds",
+          "[dirnet][tor][mirror][ns]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  const TorDirCache cache = stock_cache_with_ns();
+  REQUIRE(m.update(cache));
+  const auto ns = parsed(cache.ns_consensus_text);
+  const std::string own_fp(40, 'C');
+  routes.set_tor_self_descriptor("router ours\n", own_fp);
+  const std::string other = hex(ns.routers[1].identity);
+  const auto both = get(routes, std::string(dir::kTorServerFpPrefix) + other + "+" + own_fp, 0);
+  REQUIRE(both.status == 200);
+  CHECK(both.body == "router ours\n" + cache.server_descriptors.at(ns.routers[1].descriptor_digest).text);
+  CHECK(get(routes, std::string(dir::kTorServerFpPrefix) + own_fp, 0).body == "router ours\n");
+  CHECK(get(routes, "/tor/server/authority.z", 0).body == "router ours\n");
+}
+
+TEST_CASE("tor dir mirror: server descriptors of this ns consensus and the previous one", "[dirnet][tor][mirror][ns]") {
+  TorDirMirror m;
+  DirRoutes routes;
+  routes.set_tor_mirror(&m);
+  const TorDirCache cache = stock_cache_with_ns();
+  REQUIRE(m.update(cache));
+  const auto ns = parsed(cache.ns_consensus_text);
+  const auto first = ns.routers[0].descriptor_digest;
+  const std::string path = std::string(dir::kTorServerDPrefix) + hex(first);
+
+  // A newer ns consensus whose descriptors lack the first: still served
+  // (a client on the old consensus asks for it), then dropped.
+  TorDirCache next = cache;
+  const auto at = next.ns_consensus_text.find("valid-after 2026-11-26 00:46:40");
+  REQUIRE(at != std::string::npos);
+  next.ns_consensus_text.replace(at, 31, "valid-after 2026-11-26 00:46:41");
+  next.server_descriptors.erase(first);
+  REQUIRE(m.update(next));
+  CHECK(m.ns_valid_after() == ns.valid_after + 1);
+  CHECK(m.descriptor_count() == 9);
+  CHECK(get(routes, path, 0).status == 200);
+  CHECK(dir::parse_tor_server_descriptors(get(routes, std::string(dir::kTorServerAll), 0).body, ns.valid_after)->size() ==
+        8);
+  TorDirCache third = next;
+  third.ns_consensus_text.replace(at, 31, "valid-after 2026-11-26 00:46:42");
+  REQUIRE(m.update(third));
+  CHECK(m.descriptor_count() == 8);
+  CHECK(get(routes, path, 0).body == "Servers unavailable\n");
+  // An ns text that does not parse, or is the microdesc flavour, changes nothing of it.
+  TorDirCache broken = third;
+  broken.ns_consensus_text = cache.consensus_text;
+  REQUIRE(m.update(broken));
+  CHECK(get(routes, kNsConsensus, m.ns_valid_after()).body == third.ns_consensus_text);
+}
+
+namespace {
+
+// The stock network's time, inside its consensuses' validity (README).
+struct StockClock final : net::Clock {
+  std::uint64_t at = 0;
+  [[nodiscard]] Monotonic::time_point now() const override { return Monotonic::now(); }
+  [[nodiscard]] std::uint64_t unix_seconds() const override { return at; }
+};
+
+// A cache's fetch of the ns flavour from one source, without sockets: the
+// source is a DirRoutes over a mirror of the stock network (a DirSource is
+// what BEGIN_DIR gives the fetcher), counting what it was asked.
+struct NsFetchRig {
+  TorDirMirror upstream_mirror;
+  DirRoutes upstream;
+  StockClock clock;
+  ConsensusQuery query;
+  std::vector<std::string> asked;
+  std::function<void(DirReply&, const std::string&)> tamper;
+  NsFetchRig() {
+    REQUIRE(upstream_mirror.update(stock_cache_with_ns()));
+    upstream.set_tor_mirror(&upstream_mirror);
+    clock.at = upstream_mirror.ns_valid_after() + 10;
+    for (const char* v3 : {"DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5", "7AF6249EA0F2AA3F059B541F5ACAF7148B77BA83",
+                           "AEFA54DAC3D02F2EEE8617F12D7F283D80703D62"}) {
+      auto id = dir::parse_fp_list(v3);
+      REQUIRE(id);
+      query.tor_authorities.push_back(id->front());
+    }
+    query.fetch_ns = true;
+    query.begin_dir_sources = [this] {
+      DirSource s;
+      s.name = "upstream";
+      s.get = [this](std::string target, HttpLimits) -> net::awaitable<Result<HttpResponse, std::string>> {
+        asked.push_back(target);
+        DirReply r = upstream.handle(HttpMethod::Get, target, "", clock.at);
+        if (tamper) tamper(r, target);
+        co_return HttpResponse{r.status, r.body, {}};
+      };
+      return std::vector<DirSource>{s};
+    };
+  }
+  Result<std::uint64_t, FetchErrc> fetch(std::uint64_t at_least, TorDirCache& cache) {
+    net::asio::io_context io;
+    std::optional<Result<std::uint64_t, FetchErrc>> out;
+    net::asio::co_spawn(
+        io,
+        [](NsFetchRig& rig, std::uint64_t least, TorDirCache& c,
+           std::optional<Result<std::uint64_t, FetchErrc>>& slot) -> net::awaitable<void> {
+          slot.emplace(co_await fetch_tor_ns(rig.query, rig.clock, least, c));
+        }(*this, at_least, cache, out),
+        net::asio::detached);
+    io.run();
+    REQUIRE(out);
+    return *out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tor ns fetch: the ns consensus, the certificates it needs and every descriptor it names",
+          "[dirnet][tor][mirror][ns]") {
+  NsFetchRig rig;
+  TorDirCache cache;  // nothing held: the certificates come from the source too
+  const std::uint64_t va = rig.upstream_mirror.ns_valid_after();
+  auto got = rig.fetch(va, cache);
+  REQUIRE(got);
+  CHECK(*got == va);
+  CHECK(cache.ns_consensus_text == read_data("consensus-ns.txt"));
+  CHECK(cache.ns_source == "upstream");
+  CHECK(cache.server_descriptors.size() == 9);
+  CHECK(cache.certs.size() == 3);  // every signer's, not only a majority's
+  // One request for the consensus, one for the certificates, one batch of nine descriptors.
+  REQUIRE(rig.asked.size() == 3);
+  CHECK(rig.asked[0] == std::string(dir::kTorConsensusNs));
+  CHECK(rig.asked[1] == std::string(dir::kTorKeysAll));
+  CHECK(rig.asked[2].starts_with(std::string(dir::kTorServerDPrefix)));
+  CHECK(std::count(rig.asked[2].begin(), rig.asked[2].end(), '+') == 8);
+  // Held and new enough: nothing is asked.
+  rig.asked.clear();
+  CHECK(*rig.fetch(va, cache) == va);
+  CHECK(rig.asked.empty());
+  // A newer one wanted than any source has: NotNewer, the held one kept.
+  auto newer = rig.fetch(va + 20, cache);
+  REQUIRE_FALSE(newer);
+  CHECK(newer.error() == FetchErrc::NotNewer);
+  CHECK(cache.ns_consensus_text == read_data("consensus-ns.txt"));
+}
+
+TEST_CASE("tor ns fetch: the wrong flavour, an unsigned text and a forged descriptor are refused",
+          "[dirnet][tor][mirror][ns]") {
+  {
+    NsFetchRig rig;  // the microdesc flavour at the ns path
+    rig.tamper = [](DirReply& r, const std::string& target) {
+      if (target == dir::kTorConsensusNs) r.body = read_data("consensus-microdesc.txt");
+    };
+    TorDirCache cache;
+    auto got = rig.fetch(0, cache);
+    REQUIRE_FALSE(got);
+    CHECK(got.error() == FetchErrc::Invalid);
+    CHECK(cache.ns_consensus_text.empty());
+  }
+  {
+    NsFetchRig rig;  // one byte of a signed line changed: no signature verifies
+    rig.tamper = [](DirReply& r, const std::string& target) {
+      if (target != dir::kTorConsensusNs) return;
+      const auto at = r.body.find("Bandwidth=");
+      REQUIRE(at != std::string::npos);
+      r.body[at + 10] = r.body[at + 10] == '9' ? '8' : '9';
+    };
+    TorDirCache cache;
+    auto got = rig.fetch(0, cache);
+    REQUIRE_FALSE(got);
+    CHECK(got.error() == FetchErrc::Invalid);
+  }
+  {
+    NsFetchRig rig;  // a descriptor altered in the batch: the batch is dropped, the consensus kept
+    rig.tamper = [](DirReply& r, const std::string& target) {
+      if (!target.starts_with(dir::kTorServerDPrefix)) return;
+      const auto at = r.body.find("\nuptime ");
+      REQUIRE(at != std::string::npos);
+      r.body.insert(at + 8, "1");
+    };
+    TorDirCache cache;
+    auto got = rig.fetch(0, cache);
+    REQUIRE(got);
+    CHECK(cache.server_descriptors.empty());
+    CHECK_FALSE(cache.ns_consensus_text.empty());
+  }
 }

@@ -9,8 +9,7 @@
 #include <cstdio>
 #include <regex>
 
-#include "conflux/dir/descriptor.hpp"
-#include "conflux/dir/paths.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/net/socket_info.hpp"
 #include "test_net_processes_client.hpp"
@@ -144,7 +143,7 @@ TEST_CASE("relay process: MetricsPort scrapes follow a BEGIN_DIR over a one-hop 
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while (status.find(" 200 ") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
     const StreamId id{++streams};
-    HttpFetch fetch(circ, id, std::string(dir::kSelfDescriptor));
+    HttpFetch fetch(circ, id, "/tor/server/authority");
     REQUIRE(circ.send(HopNum{1}, id, cell::BeginDirMsg{}));
     REQUIRE(run_until(b.io, [&] {
       fetch.pump();
@@ -165,10 +164,9 @@ TEST_CASE("relay process: MetricsPort scrapes follow a BEGIN_DIR over a one-hop 
   }
   INFO(status);
   REQUIRE(status.find(" 200 ") != std::string::npos);
-  const auto desc = dir::parse_and_verify_descriptor(body, b.clock.unix_seconds());
+  const auto desc = dir::parse_tor_server_descriptor(body, b.clock.unix_seconds());
   REQUIRE(desc.has_value());
-  CHECK(desc->identity == b.identity);
-  CHECK(desc->is_bridge);
+  CHECK(desc->ed25519_identity == b.identity);
 
   m = b.scrape();
   CHECK(sample(m, "conflux_relay_circuits") == 1.0);

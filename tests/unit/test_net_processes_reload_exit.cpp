@@ -6,6 +6,7 @@
 #include <csignal>
 
 #include "conflux/keys/relay_keys.hpp"
+#include "one_hop_client.hpp"
 #include "test_exit_streams_support.hpp"
 #include "test_net_processes_client.hpp"
 #include "test_net_processes_support.hpp"
@@ -122,13 +123,8 @@ TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and 
   REQUIRE(run_until(io, [&] { return logged(log_a, " is up as ") || !proc.running(); }, 30s));
   REQUIRE(proc.running());
 
-  Client client(io, clock);
-  client.connect({kLoopback, port}, k->identity());
-  REQUIRE(run_until(io, [&] { return client.opened(); }, 10s));
-  auto& circ = client.new_circuit();
-  REQUIRE(circ.create_fast());
-  REQUIRE(run_until(io, [&] { return circ.hops() == 1 || circ.state() == net::ClientCircuit::State::Closed; }, 10s));
-  REQUIRE(circ.hops() == 1);
+  OneHopClient client(io, clock, {kLoopback, port}, k->identity());
+  auto& circ = client.circuit();
 
   // Before: the policy refuses everything, and nameserver A knows no names.
   auto before = begin_stream(io, circ, StreamId{1}, "127.0.0.1", echo.port());
@@ -187,13 +183,8 @@ TEST_CASE("relay process: SETCONF applies ExitPolicy, BandwidthRate/Burst and Lo
     return *r;
   };
 
-  Client client(io, clock);
-  client.connect({kLoopback, ports[0]}, k->identity());
-  REQUIRE(run_until(io, [&] { return client.opened(); }, 10s));
-  auto& circ = client.new_circuit();
-  REQUIRE(circ.create_fast());
-  REQUIRE(run_until(io, [&] { return circ.hops() == 1 || circ.state() == net::ClientCircuit::State::Closed; }, 10s));
-  REQUIRE(circ.hops() == 1);
+  OneHopClient client(io, clock, {kLoopback, ports[0]}, k->identity());
+  auto& circ = client.circuit();
   auto before = begin_stream(io, circ, StreamId{1}, "127.0.0.1", echo.port());
   REQUIRE(std::holds_alternative<cell::EndReason>(before));
   CHECK(std::get<cell::EndReason>(before) == cell::EndReason::ExitPolicy);
@@ -255,13 +246,8 @@ TEST_CASE("relay process: SETCONF applies ServerDNSResolvConfFile and ServerDNSA
     REQUIRE(r.has_value());
     return *r;
   };
-  Client client(io, clock);
-  client.connect({kLoopback, ports[0]}, k->identity());
-  REQUIRE(run_until(io, [&] { return client.opened(); }, 10s));
-  auto& circ = client.new_circuit();
-  REQUIRE(circ.create_fast());
-  REQUIRE(run_until(io, [&] { return circ.hops() == 1 || circ.state() == net::ClientCircuit::State::Closed; }, 10s));
-  REQUIRE(circ.hops() == 1);
+  OneHopClient client(io, clock, {kLoopback, ports[0]}, k->identity());
+  auto& circ = client.circuit();
 
   // Nameserver A knows no name: the failure is cached, as tor's.
   auto before = begin_stream(io, circ, StreamId{1}, "echo.test", echo.port());

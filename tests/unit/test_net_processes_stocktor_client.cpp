@@ -14,7 +14,8 @@
 //    download's circuit is a linked leg (GETINFO circuit-status).
 // Second case: a stock tor relay joins such a network (it uploads its
 // descriptor to our authorities, which list it), and a stock client's
-// circuit goes through it.
+// circuit goes through it. Third case: our relay's directory cache serves
+// tor's ns flavour, to a stock client with UseMicrodescriptors 0.
 // One setting works around what our directory does not give yet: the exits
 // also accept ports 80 and 443 (our authorities vote Exit only then). tor
 // uses its guards as it would anywhere: it samples them among V2Dir relays,
@@ -547,6 +548,127 @@ TEST_CASE("a stock tor relay joins our network through our authorities and carri
 
   tor.stop();
   relay.stop();
+  net.down();
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
+// Issue 16: our relays' directory caches serve tor's ns flavour. A relay
+// of ours keeps (DataDirectory/cached-consensus, cached-descriptors), byte
+// for byte, the ns consensus our authorities signed and every server
+// descriptor it names, as an authority serves them (what stock relays, and
+// clients with UseMicrodescriptors 0, ask a cache for). Then a stock client
+// whose only directory source is that relay (its bridge: a bridge user asks
+// nobody else; over BEGIN_DIR, as our relays here have no DirPort) and
+// which wants the ns flavour loads its whole directory from it: the ns
+// consensus with all three signatures checked, and every descriptor.
+TEST_CASE("a stock tor client on the ns flavour bootstraps from our relay's directory cache", "[stocktor][dir][ns]") {
+  if (!fs::exists(kTor)) {
+    WARN("no " << kTor << ": nothing to test against");
+    return;
+  }
+  std::string tmpl = (fs::temp_directory_path() / "conflux-stocktor-ns-XXXXXX").string();
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  const fs::path root = tmpl;
+  write_text(root / "spec.json", R"({"proxies": [], "authorities": 3, "relays": 3, "exits": 1,
+      "consensus_interval": 20, "exit_policy": ["accept *:80", "accept *:443"]})");
+  Network net;
+  net.dir = root / "net";
+  const int up = run({CONFLUX_NET_BINARY, "up", "--dir", net.dir.string(), "--spec", (root / "spec.json").string()},
+                     root / "up.out");
+  INFO(read_text(root / "up.out"));
+  net.up = true;
+  auto decoded = netspec::decode_network(read_text(net.dir / netspec::kNetworkFileName));
+  REQUIRE(decoded);
+  const netspec::NetworkInfo& info = *decoded;
+  REQUIRE(up == 0);
+  std::vector<crypto::RsaFingerprint> trusted;
+  std::string dir_authorities;
+  for (const auto& l : info.tor_dir_authorities) {
+    trusted.push_back(v3ident_of(l));
+    dir_authorities += l + "\n";
+  }
+  const netspec::ProcessRecord* auth = nullptr;
+  const netspec::ProcessRecord* cache = nullptr;
+  for (const auto& p : info.processes) {
+    if (p.name == "auth1") auth = &p;
+    if (p.name == "relay1") cache = &p;
+  }
+  REQUIRE(auth != nullptr);
+  REQUIRE(cache != nullptr);
+  REQUIRE(auth->ports.dir_port != 0);
+  REQUIRE(cache->rsa_fingerprint.size() == 40);
+  const fs::path cache_data = cache->data_dir;
+
+  // The same ns consensus at the authority and at our cache, signed by all
+  // three and listing every relay (the cache may lag a round: ask again).
+  std::string at_auth, at_cache;
+  std::optional<dir::TorConsensus> ns;
+  for (auto until = std::chrono::steady_clock::now() + 120s; !ns && std::chrono::steady_clock::now() < until;) {
+    at_auth = http_get_or_empty(auth->ports.dir_port, "/tor/status-vote/current/consensus");
+    at_cache = read_text(cache_data / "cached-consensus");
+    auto certs = dir::parse_key_certs(http_get(auth->ports.dir_port, "/tor/keys/all"));
+    auto c = dir::parse_tor_consensus(at_cache);
+    if (!at_cache.empty() && at_cache == at_auth && certs && c && c->flavor == dir::ConsensusFlavor::Ns &&
+        c->routers.size() == 6) {
+      auto ok = dir::verify_tor_consensus(*c, *certs, trusted, static_cast<std::uint64_t>(std::time(nullptr)), 5);
+      if (ok && *ok == 3) ns = std::move(*c);
+    }
+    if (!ns) std::this_thread::sleep_for(1s);
+  }
+  INFO("authority's ns consensus:\n" << at_auth.substr(0, 600) << "\ncache's:\n" << at_cache.substr(0, 600));
+  REQUIRE(ns);
+  // Every descriptor it names, byte for byte as the authority serves it.
+  const std::string held = read_text(cache_data / "cached-descriptors");
+  for (const auto& r : ns->routers) {
+    const std::string from_auth = http_get(auth->ports.dir_port, "/tor/server/d/" + bytes::to_hex(r.descriptor_digest, true));
+    CHECK(from_auth.find("router " + r.nickname + " ") == 0);
+    CHECK(held.find(from_auth) != std::string::npos);
+  }
+  CHECK(read_text(cache->log).find("Directory cache: serving the ns consensus valid after") != std::string::npos);
+
+  // The stock client: our relay its bridge (so its only directory source,
+  // over BEGIN_DIR), the ns flavour. tor 0.4.9 loads that directory but
+  // builds no circuit with UseBridges and UseMicrodescriptors 0 together:
+  // router_can_choose_node refuses every first hop then (a bridge's
+  // descriptor has the bridge purpose, the others the general one, and with
+  // UseBridges it wants the first, then the second), so its log says "Not
+  // enough acceptable routers (0/3 direct ...)" and it stays at 75%. That
+  // is as far as a stock client can go on the ns flavour through a bridge.
+  const fs::path data = private_dir(root / "tor-data");
+  write_text(root / "torrc", dir_authorities + "DataDirectory " + data.string() +
+                                 "\nSocksPort 127.0.0.1:auto\nTestingTorNetwork 1\nClientUseIPv6 0\nConfluxEnabled 0\n"
+                                 "UseMicrodescriptors 0\nUseBridges 1\nBridge 127.0.0.1:" +
+                                 std::to_string(cache->ports.or_port) + " " + cache->rsa_fingerprint +
+                                 "\nLog notice file " + (root / "tor-notice.log").string() + "\nLog info file " +
+                                 (root / "tor-info.log").string() + "\n");
+  TorProcess tor;
+  tor.pid = start_tor(root / "torrc", root / "tor.out");
+  const std::string at_port = "127.0.0.1:" + std::to_string(cache->ports.or_port);
+  const std::string all_descs = "Received 5/5 router descriptors requested from " + at_port;  // the 6 but the bridge
+  const std::string info_log = wait_for(root / "tor-info.log", all_descs, 180s);
+  const std::string notice = read_text(root / "tor-notice.log");
+  INFO("tor's notices:\n" << notice);
+  CHECK(notice.find("Bootstrapped 75% (enough_dirinfo)") != std::string::npos);
+  CHECK(notice.find("Received http status code") == std::string::npos);  // nothing it asked our relay was refused
+  CHECK(info_log.find(all_descs) != std::string::npos);
+  {
+    // Its consensus is the ns flavour, from our relay, every signature checked.
+    const std::string from = "Received consensus directory (body size ";
+    const auto at = info_log.find(from);
+    REQUIRE(at != std::string::npos);
+    const std::string line = info_log.substr(at, info_log.find('\n', at) - at);
+    INFO(line);
+    CHECK(line.find("from server " + at_port) != std::string::npos);
+    CHECK(info_log.find("This ns one has 3 (") != std::string::npos);
+    CHECK_FALSE(fs::exists(data / "cached-microdesc-consensus"));
+    auto kept = dir::parse_tor_consensus(read_text(data / "cached-consensus"));
+    REQUIRE(kept);
+    CHECK(kept->flavor == dir::ConsensusFlavor::Ns);
+    CHECK(kept->routers.size() == 6);
+  }
+
+  tor.stop();
   net.down();
   std::error_code ec;
   fs::remove_all(root, ec);

@@ -249,6 +249,22 @@ TEST_CASE("our relay as a directory cache: V2Dir, a stock client's guard, its di
   REQUIRE(wait_for([&] {
     return procs::read_text(ours.log()).find("Directory cache: serving the microdesc consensus") != std::string::npos;
   }, 120s));
+  // The ns flavour too, from the stock authorities, for the same period,
+  // with the server descriptor of every relay it lists.
+  std::string ns_count, listed;
+  REQUIRE(wait_for([&] {
+    const std::string log = procs::read_text(ours.log());
+    const std::regex md_line(R"(serving the microdesc consensus valid after (\d+) with (\d+) microdescriptors)");
+    const std::regex ns_line(R"(serving the ns consensus valid after (\d+) with the server descriptors of (\d+) of its (\d+) relays)");
+    std::string md_va, ns_va;
+    for (std::sregex_iterator it(log.begin(), log.end(), md_line), end; it != end; ++it)
+      md_va = (*it)[1];
+    for (std::sregex_iterator it(log.begin(), log.end(), ns_line), end; it != end; ++it)
+      ns_va = (*it)[1], ns_count = (*it)[2], listed = (*it)[3];
+    return !ns_va.empty() && ns_va == md_va;
+  }, 120s));
+  CHECK(ns_count == listed);
+  CHECK(listed != "0");
 
   for (const std::string nick : {"auth0", "auth1", "auth2"}) {
     TorControl auth(net.relay(nick).control_port, net.relay(nick).cookie_path);

@@ -3,6 +3,7 @@
 // circuit; too many BEGINs on one circuit are answered END RESOURCELIMIT
 // (defense 2) or close the circuit (defense 3); a relay (an authenticated
 // peer) is never counted as a client.
+#include "one_hop_client.hpp"
 #include "test_net_relay_support.hpp"
 
 using namespace conflux;
@@ -14,13 +15,6 @@ net::ChannelManagerConfig with_dos(const proto::DosParams& p) {
   net::ChannelManagerConfig c;
   c.dos = p;
   return c;
-}
-
-std::unique_ptr<net::ClientCircuit> fast(boost::asio::io_context& io, TestClient& client) {
-  auto circ = client.new_circuit();
-  REQUIRE(circ->create_fast());
-  REQUIRE(run_until(io, [&] { return circ->hops() == 1 || circ->state() == net::ClientCircuit::State::Closed; }));
-  return circ;
 }
 
 // The messages for `stream` that came back, waiting until `n` arrived.
@@ -49,24 +43,18 @@ TEST_CASE("a marked client's CREATE_FAST is answered DESTROY RESOURCELIMIT", "[n
   p.cc_rate = 1;
   p.cc_min_connections = 1;
   TestRelay relay(io, clock, with_dos(p));
-  TestClient client(io, clock);
-  client.connect(relay, relay.keys.identity());
-  REQUIRE(run_until(io, [&] { return client.opened; }));
+  OneHopClient client(io, clock, relay.endpoint, relay.keys.identity());  // the first circuit
 
-  std::vector<std::unique_ptr<net::ClientCircuit>> circuits;
-  for (int i = 0; i < 3; ++i) {
-    circuits.push_back(fast(io, client));
-    CHECK(circuits.back()->hops() == 1);
-  }
+  for (int i = 0; i < 2; ++i) CHECK(client.fast_circuit().hops() == 1);
   // The 4th takes the last token: the address is marked, the cell refused.
-  circuits.push_back(fast(io, client));
-  CHECK(circuits.back()->hops() == 0);
-  CHECK(circuits.back()->destroyed() == cell::DestroyReason::ResourceLimit);
+  auto& fourth = client.fast_circuit();
+  CHECK(fourth.hops() == 0);
+  CHECK(fourth.destroyed() == cell::DestroyReason::ResourceLimit);
   CHECK(relay.counters().circuits == 3);
   CHECK(relay.counters().dos.marked_address == 1);
   CHECK(relay.counters().dos.circuit_rejected == 1);
   // The channel stays: its open circuits still work.
-  CHECK(client.link->is_open());
+  CHECK(client.link().is_open());
 }
 
 TEST_CASE("too many BEGINs on a circuit: END RESOURCELIMIT, or the circuit closes", "[net][relay][dos]") {
@@ -77,14 +65,11 @@ TEST_CASE("too many BEGINs on a circuit: END RESOURCELIMIT, or the circuit close
   p.stream_rate = 1;
   p.stream_burst = 2;
   TestRelay relay(io, clock, with_dos(p));
-  TestClient client(io, clock);
-  client.connect(relay, relay.keys.identity());
-  REQUIRE(run_until(io, [&] { return client.opened; }));
+  OneHopClient client(io, clock, relay.endpoint, relay.keys.identity());
 
-  auto circ = fast(io, client);
-  REQUIRE(circ->hops() == 1);
-  for (std::uint16_t s = 1; s <= 3; ++s) REQUIRE(circ->send(HopNum{1}, StreamId{s}, begin()));
-  auto got = answers(io, *circ, 3);
+  auto& circ = client.circuit();
+  for (std::uint16_t s = 1; s <= 3; ++s) REQUIRE(circ.send(HopNum{1}, StreamId{s}, begin()));
+  auto got = answers(io, circ, 3);
   REQUIRE(got.size() == 3);
   CHECK(std::holds_alternative<cell::ConnectedMsg>(got[0]));
   CHECK(std::holds_alternative<cell::ConnectedMsg>(got[1]));
@@ -96,11 +81,11 @@ TEST_CASE("too many BEGINs on a circuit: END RESOURCELIMIT, or the circuit close
   // Defense 3 (SIGHUP in a real relay): the circuit goes.
   p.stream_defense = proto::DosStreamDefense::CloseCircuit;
   relay.manager->set_dos_params(p);
-  auto second = fast(io, client);
-  REQUIRE(second->hops() == 1);
-  for (std::uint16_t s = 1; s <= 3; ++s) REQUIRE(second->send(HopNum{1}, StreamId{s}, begin()));
-  REQUIRE(run_until(io, [&] { return second->destroyed().has_value(); }));
-  CHECK(*second->destroyed() == cell::DestroyReason::ResourceLimit);
+  auto& second = client.fast_circuit();
+  REQUIRE(second.hops() == 1);
+  for (std::uint16_t s = 1; s <= 3; ++s) REQUIRE(second.send(HopNum{1}, StreamId{s}, begin()));
+  REQUIRE(run_until(io, [&] { return second.destroyed().has_value(); }));
+  CHECK(*second.destroyed() == cell::DestroyReason::ResourceLimit);
   CHECK(relay.exit.begins.size() == 4);
 }
 
@@ -178,23 +163,21 @@ TEST_CASE("MaxMemInQueues counts the exit's stream buffers and closes the circui
   HoldingExit exit;
   exit.out = relay.manager.get();
   relay.manager->set_exit_handler(&exit);
-  TestClient client(io, clock);
-  client.connect(relay, relay.keys.identity());
-  REQUIRE(run_until(io, [&] { return client.opened; }));
-  auto older = fast(io, client);
-  auto newer = fast(io, client);
-  REQUIRE(newer->hops() == 1);
-  REQUIRE(older->send(HopNum{1}, StreamId{1}, begin()));
-  REQUIRE(newer->send(HopNum{1}, StreamId{1}, begin()));
+  OneHopClient client(io, clock, relay.endpoint, relay.keys.identity());
+  auto& older = client.circuit();
+  auto& newer = client.fast_circuit();
+  REQUIRE(newer.hops() == 1);
+  REQUIRE(older.send(HopNum{1}, StreamId{1}, begin()));
+  REQUIRE(newer.send(HopNum{1}, StreamId{1}, begin()));
   REQUIRE(run_until(io, [&] { return exit.begins.size() == 2; }));
   const auto t = clock.now();
   exit.held[exit.begins[0].first] = {exit.begins[0].first, 600 * 1024, t - std::chrono::seconds(5)};
   exit.held[exit.begins[1].first] = {exit.begins[1].first, 500 * 1024, t - std::chrono::seconds(1)};
   // The next cell the relay handles runs the check: 1.1 MB > 1 MB.
-  REQUIRE(newer->send(HopNum{1}, StreamId{1}, cell::DataMsg{std::vector<std::uint8_t>(10, 1)}));
-  REQUIRE(run_until(io, [&] { return older->destroyed().has_value(); }));
-  CHECK(*older->destroyed() == cell::DestroyReason::ResourceLimit);
-  CHECK_FALSE(newer->destroyed());
+  REQUIRE(newer.send(HopNum{1}, StreamId{1}, cell::DataMsg{std::vector<std::uint8_t>(10, 1)}));
+  REQUIRE(run_until(io, [&] { return older.destroyed().has_value(); }));
+  CHECK(*older.destroyed() == cell::DestroyReason::ResourceLimit);
+  CHECK_FALSE(newer.destroyed());
   const auto c = relay.counters();
   CHECK(c.oom_runs == 1);
   CHECK(c.oom_circuits_killed == 1);
@@ -229,11 +212,9 @@ TEST_CASE("MaxMemInQueues closes a Conflux set through the exit when its reorder
   VirtualHoldingExit exit;
   exit.out = relay.manager.get();
   relay.manager->set_exit_handler(&exit);
-  TestClient client(io, clock);
-  client.connect(relay, relay.keys.identity());
-  REQUIRE(run_until(io, [&] { return client.opened; }));
-  auto circ = fast(io, client);
-  REQUIRE(circ->send(HopNum{1}, StreamId{1}, begin()));
+  OneHopClient client(io, clock, relay.endpoint, relay.keys.identity());
+  auto& circ = client.circuit();
+  REQUIRE(circ.send(HopNum{1}, StreamId{1}, begin()));
   REQUIRE(run_until(io, [&] { return exit.begins.size() == 1; }));
   // Idle, every channel buffer is empty: nothing leaks into the count.
   run_until(io, [] { return false; }, 100ms);
@@ -241,12 +222,12 @@ TEST_CASE("MaxMemInQueues closes a Conflux set through the exit when its reorder
   const auto t = clock.now();
   exit.held[exit.begins[0].first] = {exit.begins[0].first, 300 * 1024, t - std::chrono::seconds(1)};
   exit.held[VirtualHoldingExit::kSet] = {VirtualHoldingExit::kSet, 800 * 1024, t - std::chrono::seconds(5)};
-  REQUIRE(circ->send(HopNum{1}, StreamId{1}, cell::DataMsg{std::vector<std::uint8_t>(10, 1)}));
+  REQUIRE(circ.send(HopNum{1}, StreamId{1}, cell::DataMsg{std::vector<std::uint8_t>(10, 1)}));
   REQUIRE(run_until(io, [&] { return !exit.closed_for_memory.empty(); }));
   CHECK(exit.closed_for_memory == std::vector<proto::CircuitHandle>{VirtualHoldingExit::kSet});
   // 300 KiB left is under 90% of 1 MiB: the plain circuit stays.
   run_until(io, [] { return false; }, 200ms);
-  CHECK_FALSE(circ->destroyed());
+  CHECK_FALSE(circ.destroyed());
   const auto c = relay.counters();
   CHECK(c.oom_runs == 1);
   CHECK(c.oom_circuits_killed == 1);

@@ -91,8 +91,11 @@ TEST_CASE("with UseBridges the proxy reaches the network through a bridge it fet
       CHECK((*it)[1] == "bridge1m");
     CHECK(circuits >= 1);
   }
-  SECTION("the slow bridge works too, named by its Ed25519 identity (our form)") {
-    TestProxy proxy(net, "slow-bridge", "UseBridges 1\n" + net.bridge_line("bridge100k", false) + "\n");
+  // (A Bridge line naming one of our bridges by its Ed25519 identity no longer
+  // works: bridges serve tor's descriptor only since the JSON directory
+  // retired at the relay, issue 15; the proxy's refusal of that form is next.)
+  SECTION("the slow bridge works too") {
+    TestProxy proxy(net, "slow-bridge", "UseBridges 1\n" + net.bridge_line("bridge100k") + "\n");
     REQUIRE(proxy.bootstrapped());
     auto f = curl_fetch("--socks5-hostname", proxy.socks(), net.file_url("320KiB.bin"));
     CHECK(f.curl_status == 0);

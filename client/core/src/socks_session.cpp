@@ -62,7 +62,8 @@ struct Session {
 
 // Issue 14: a stream whose bytes stop while its carrier works. While one
 // direction has waited kStallReportAfter without moving a byte, its state
-// goes to the debug log, again every kStallReportAfter.
+// goes to the info log, again every kStallReportAfter: a load test that
+// fails under load keeps an info log, and the state names no address.
 class StallReport {
  public:
   static constexpr auto kStallReportAfter = std::chrono::seconds(10);
@@ -73,7 +74,7 @@ class StallReport {
     if (now - last_ < kStallReportAfter) return;
     last_ = now;
     const auto idle = std::chrono::duration_cast<std::chrono::seconds>(now - since_).count();
-    net::emit(ctx_.log, net::LogLevel::Debug,
+    net::emit(ctx_.log, net::LogLevel::Info,
               std::string(direction_) + " stalled for " + std::to_string(idle) + " s: " + st.describe());
   }
 
@@ -296,6 +297,12 @@ net::awaitable<std::optional<socks::Request>> read_request(net::tcp::socket& soc
 // tor's DisableNetwork 1 closes every stream not yet answered.
 bool network_off(const SocksContext& ctx) { return ctx.network_disabled != nullptr && *ctx.network_disabled; }
 
+// Why a stream waits longer than one attempt: at info, as it names no address.
+void log_detached(SocksContext& ctx, const ClientStream& st, const std::string& carrier, const std::string& why) {
+  net::emit(ctx.log, net::LogLevel::Info,
+            "Stream " + std::to_string(st.id().value()) + " detached from " + carrier + ": " + why + "; trying again");
+}
+
 }  // namespace
 
 net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation) {
@@ -332,8 +339,9 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
     pool.claim(*circ, needs.isolation);
     const std::uint64_t circ_id = circ->control_circuit_id();
     report(resolving ? "SENTRESOLVE" : "SENTCONNECT", circ_id);
+    const std::string carrier = circ->name();  // `circ` may be gone when the attempt ends
     net::emit(ctx.log, net::LogLevel::Info,
-              "Stream " + std::to_string(stream->id().value()) + " attached to " + circ->name() + " (attempt " + std::to_string(attempt + 1) + ")");
+              "Stream " + std::to_string(stream->id().value()) + " attached to " + carrier + " (attempt " + std::to_string(attempt + 1) + ")");
     const auto exit_id = circ->exit_identity();
     const auto attempt_deadline = std::min(deadline, ctx.clock.now() + ctx.limits.attempt_timeout);
     while (!stream->connected() && !stream->resolved() && !stream->peer_end() && !stream->failed() &&
@@ -349,7 +357,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
       last_end = *end;
       ++ctx.counters.end_reasons[static_cast<std::size_t>(*end) & 31u];
       if (!worth_retrying(*end)) break;
-      failure = "the exit refused the stream";
+      failure = "the exit refused the stream (" + std::string(reason_text(*end)) + ")";
       // Tor's rule: do not ask an exit that refused again for this stream.
       needs.avoid_exits.insert(exit_id);
     } else if (stream->circuit_gone()) {
@@ -363,6 +371,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
       stream->close(cell::EndReason::Timeout);
     }
     ++ctx.counters.stream_retries;
+    log_detached(ctx, *stream, carrier, failure);
     report("DETACHED", circ_id, last_end ? reason_text(*last_end) : "TIMEOUT");
   }
 

@@ -11,8 +11,8 @@ void ControlInfo::add(std::string key, std::string help, Provider provider, Miss
   exact_[std::move(key)] = Entry{std::move(help), std::move(provider), missing};
 }
 
-void ControlInfo::add_prefix(std::string prefix, std::string help, Provider provider, Missing missing) {
-  prefixes_[std::move(prefix)] = Entry{std::move(help), std::move(provider), missing};
+void ControlInfo::add_prefix(std::string prefix, std::string help, Provider provider, Missing missing, Check check) {
+  prefixes_[std::move(prefix)] = Entry{std::move(help), std::move(provider), missing, std::move(check)};
 }
 
 // nullopt: no such key. A Found without a value: a known key without one now.
@@ -20,8 +20,12 @@ std::optional<ControlInfo::Found> ControlInfo::lookup(std::string_view key) cons
   if (key == "info/names") return Found{names()};
   if (auto it = exact_.find(key); it != exact_.end()) return Found{it->second.provider(key), it->second.missing};
   for (const auto& [prefix, entry] : prefixes_)
-    if (key.size() > prefix.size() && key.starts_with(prefix))
-      return Found{entry.provider(key.substr(prefix.size())), entry.missing};
+    if (key.size() > prefix.size() && key.starts_with(prefix)) {
+      const auto arg = key.substr(prefix.size());
+      if (entry.check)
+        if (auto why = entry.check(arg)) return Found{std::nullopt, entry.missing, std::move(why)};
+      return Found{entry.provider(arg), entry.missing};
+    }
   return std::nullopt;
 }
 
@@ -32,6 +36,7 @@ ControlAnswer ControlInfo::getinfo(std::string_view args) const {
   for (const auto& a : *parsed) {
     const std::string key = a.key ? *a.key + "=" + a.value : a.value;
     auto v = lookup(key);
+    if (v && v->error) return {control_line(551, *v->error), false};
     if (!v || (!v->value && v->missing == Missing::Unrecognized))
       return {control_line(552, "Unrecognized key \"" + key + "\""), false};
     if (!v->value) return {control_line(551, "Unable to answer \"" + key + "\" now"), false};

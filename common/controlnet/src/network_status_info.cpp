@@ -11,13 +11,24 @@ void NetworkStatusInfo::install(control::ControlInfo& info) {
   using V = std::optional<std::string>;
   info.add("ns/all", "Brief summary of router status (v2 directory format)",
            [this](std::string_view) { return V(body_ ? dir::control_router_statuses(*body_) : std::string()); });
-  info.add_prefix("ns/id/", "Brief summary of router status by ID (v2 directory format).", [this](std::string_view fp) {
-    return body_ ? dir::control_router_status_by_id(*body_, fp) : V(std::string());
-  });
-  info.add_prefix("ns/name/", "Brief summary of router status by nickname (v2 directory format).",
-                  [this](std::string_view nick) {
-                    return body_ ? dir::control_router_status_by_name(*body_, nick) : V(std::string());
-                  });
+  // As tor's getinfo_helper_networkstatus: with no consensus every ns/ key
+  // is empty; a relay it does not list leaves the answer empty without an
+  // error, which handle_control_getinfo answers 552 Unrecognized key; an
+  // id that is not 40 hex digits ('$' optional) fails with its message, 551.
+  constexpr auto unknown = control::ControlInfo::Missing::Unrecognized;
+  info.add_prefix(
+      "ns/id/", "Brief summary of router status by ID (v2 directory format).",
+      [this](std::string_view fp) { return body_ ? dir::control_router_status_by_id(*body_, fp) : V(std::string()); },
+      unknown,
+      [this](std::string_view fp) -> V {
+        if (fp.starts_with('$')) fp.remove_prefix(1);
+        if (!body_ || dir::parse_hex_fingerprint(fp)) return std::nullopt;
+        return "Data not decodeable as hex";
+      });
+  info.add_prefix(
+      "ns/name/", "Brief summary of router status by nickname (v2 directory format).",
+      [this](std::string_view nick) { return body_ ? dir::control_router_status_by_name(*body_, nick) : V(std::string()); },
+      unknown);
 }
 
 void NetworkStatusInfo::install_microdescs(control::ControlInfo& info, MicrodescText text_of) {

@@ -94,38 +94,25 @@ awaitable<void> AuthorityService::loop() {
 }
 
 bool AuthorityService::is_self(const AuthorityPeer& peer) const {
-  if (!options_.json_consensus && options_.tor != nullptr) return peer.v3ident == options_.tor->v3ident();
-  return peer.identity == state_.identity();
+  return options_.tor != nullptr && peer.v3ident == options_.tor->v3ident();
 }
 
-// Step 2 and 3: the body for VA, our signatures on it, one POST per peer
-// and document.
+// Step 2 and 3: the body for VA, tor's documents written from it and our
+// signatures on them, one POST per peer and flavor.
 void AuthorityService::build_and_send(std::uint64_t va) {
-  std::string text, tor_text, ns_text;
-  if (options_.json_consensus) {
-    text = dir::encode_detached_signature(state_.build(va, clock_.unix_seconds()));
-  } else {
-    (void)state_.compute(va);
-  }
-  // The same body in tor's format, signed with the RSA signing key.
-  if (options_.tor != nullptr && state_.current()) {
-    tor_text = options_.tor->build(state_.current()->body, clock_.unix_seconds());
-    ns_text = options_.tor->build_ns(state_.current()->body, state_.tor_uploads().router_digests(),
-                                     clock_.unix_seconds());
-  }
+  const dir::ConsensusBody& body = state_.compute(va);
+  TorAuthorityState* tor = options_.tor;
+  if (tor == nullptr) return;
+  const std::uint64_t now = clock_.unix_seconds();
+  const std::string md_text = tor->build(body, now);
+  const std::string ns_text = tor->build_ns(body, state_.tor_uploads().router_digests(), now);
   for (const AuthorityPeer& peer : options_.authorities) {
     if (is_self(peer)) continue;
-    if (!text.empty())
-      asio::co_spawn(ex_, send_signature(peer, std::string(dir::kConsensusSignature), text, va), asio::detached);
-    for (const std::string* t : {&tor_text, &ns_text})
+    for (const std::string* t : {&md_text, &ns_text})
       if (!t->empty())
         asio::co_spawn(ex_, send_signature(peer, std::string(dir::kTorConsensusSignature), *t, va), asio::detached);
   }
-  if (options_.json_consensus) {
-    asio::co_spawn(ex_, catch_up(va), asio::detached);
-  } else if (options_.tor != nullptr) {
-    asio::co_spawn(ex_, catch_up_tor(va), asio::detached);
-  }
+  asio::co_spawn(ex_, catch_up_tor(va), asio::detached);
 }
 
 awaitable<void> AuthorityService::probe_all() {
@@ -170,28 +157,7 @@ awaitable<void> AuthorityService::send_signature(AuthorityPeer peer, std::string
   }
 }
 
-awaitable<void> AuthorityService::catch_up(std::uint64_t va) {
-  auto self = shared_from_this();
-  asio::steady_timer timer(ex_);
-  timer.expires_after(std::chrono::milliseconds(state_.options().params.interval * 1000 / 2));
-  co_await timer.async_wait(use_nothrow);
-  if (stopped_ || state_.current_valid_after() != va) co_return;
-  const dir::Consensus* held = state_.published(clock_.unix_seconds());
-  if (held != nullptr && held->body.valid_after >= va) co_return;
-
-  ConsensusQuery query;
-  query.check = options_.fetch_check;
-  for (const AuthorityPeer& peer : options_.authorities) {
-    query.authorities.push_back(peer.identity);
-    if (peer.identity != state_.identity()) query.sources.push_back(peer.dir);
-  }
-  query.http.timeout = options_.http.timeout;
-  auto got = co_await fetch_consensus(std::move(query), clock_, held != nullptr ? held->body.valid_after : 0);
-  if (stopped_ || !got) co_return;
-  if (state_.adopt(std::move(*got), clock_.unix_seconds())) check_published();
-}
-
-// Step 4 on tor's document alone: from mid-interval, an authority that
+// Step 4: from mid-interval, an authority that
 // serves nothing for VA fetches the others' consensus (with their
 // certificates and the microdescriptors) and serves it if a majority of the
 // voters signed it; asked again every eighth of an interval until then.
@@ -243,12 +209,6 @@ void AuthorityService::check_published() {
     tor_published_va_ = options_.tor->published_valid_after();
     if (on_tor_published) on_tor_published(tor_published_va_);
   }
-  const dir::Consensus* p = state_.published(clock_.unix_seconds());
-  if (p == nullptr) return;
-  if (published_va_ == p->body.valid_after && published_signatures_ == p->signatures.size()) return;
-  published_va_ = p->body.valid_after;
-  published_signatures_ = p->signatures.size();
-  if (on_published) on_published(*p);
 }
 
 }  // namespace conflux::dirnet

@@ -1,21 +1,8 @@
 #include "conflux/dirnet/authority_state.hpp"
 
-#include <algorithm>
 #include <utility>
 
-#include "conflux/dir/signing_cert.hpp"
-#include "conflux/keys/relay_keys.hpp"
-
 namespace conflux::dirnet {
-namespace {
-
-// The order compute_router_entries uses to pick one descriptor per relay.
-bool newer_than(const dir::Descriptor& a, const std::array<std::uint8_t, 32>& a_digest, const dir::Descriptor& b) {
-  if (a.published != b.published) return a.published > b.published;
-  return a_digest > dir::descriptor_digest(b);
-}
-
-}  // namespace
 
 dir::AuthorityParams authority_params(std::uint64_t interval_seconds, bool testing_network) {
   dir::AuthorityParams p;
@@ -24,187 +11,30 @@ dir::AuthorityParams authority_params(std::uint64_t interval_seconds, bool testi
   return p;
 }
 
-AuthorityState::AuthorityState(const keys::RelayKeys& keys, std::vector<crypto::Ed25519Public> authorities,
-                               AuthorityOptions options)
-    : keys_(keys), authorities_(std::move(authorities)), options_(std::move(options)) {
-  std::sort(authorities_.begin(), authorities_.end());
-  authorities_.erase(std::unique(authorities_.begin(), authorities_.end()), authorities_.end());
-}
-
-const crypto::Ed25519Public& AuthorityState::identity() const noexcept { return keys_.identity(); }
-
-UploadOutcome AuthorityState::upload(std::string_view text, std::uint64_t now) {
-  UploadOutcome out;
-  auto d = dir::accept_upload(text, now, options_.params.descriptor_check);
-  if (!d) {
-    out.error = d.error();
-    return out;
-  }
-  out.identity = d->identity;
-  auto it = relays_.find(d->identity);
-  if (it == relays_.end()) {
-    if (relays_.size() >= options_.max_relays) {
-      out.status = UploadStatus::Full;
-      return out;
-    }
-    relays_.emplace(d->identity, Held{{std::move(*d)}, {}});
-    out.status = UploadStatus::Accepted;
-    out.new_identity = true;
-    return out;
-  }
-  auto& held = it->second.descriptors;
-  const auto digest = dir::descriptor_digest(*d);
-  if (!newer_than(*d, digest, held.back())) {
-    out.status = UploadStatus::Kept;
-    return out;
-  }
-  if (held.back().published < d->published) {
-    // The old newest stays as the previous one, for a VA before d->published.
-    dir::Descriptor prev = std::move(held.back());
-    held.clear();
-    held.push_back(std::move(prev));
-    held.push_back(std::move(*d));
-  } else {
-    held.back() = std::move(*d);  // same time, larger digest: what the body rules pick anyway
-  }
-  out.status = UploadStatus::Accepted;
-  return out;
-}
+AuthorityState::AuthorityState(AuthorityOptions options) : options_(std::move(options)) {}
 
 void AuthorityState::observe(const crypto::Ed25519Public& identity, std::uint64_t now, bool reachable) {
-  auto it = relays_.find(identity);
-  if (it == relays_.end()) {
-    tor_uploads_.observe(identity, now, reachable);
-    return;
-  }
-  it->second.history = dir::observe(it->second.history, now, reachable);
+  tor_uploads_.observe(identity, now, reachable);
 }
 
-std::vector<dir::Descriptor> AuthorityState::relays() const {
-  std::vector<dir::Descriptor> out;
-  out.reserve(relays_.size());
-  for (const auto& [id, held] : relays_) out.push_back(held.descriptors.back());
-  return out;
-}
-
-std::vector<ProbeTarget> AuthorityState::probe_targets() const {
-  std::vector<ProbeTarget> out = tor_uploads_.probe_targets();
-  out.reserve(out.size() + relays_.size());
-  for (const auto& [id, held] : relays_) {
-    const dir::Descriptor& d = held.descriptors.back();
-    out.push_back({id, d.ipv4, d.or_port});
-  }
-  return out;
-}
+std::vector<ProbeTarget> AuthorityState::probe_targets() const { return tor_uploads_.probe_targets(); }
 
 void AuthorityState::expire(std::uint64_t now) {
-  const std::uint64_t max_age = options_.params.descriptor_check.max_age;
-  for (auto it = relays_.begin(); it != relays_.end();) {
-    auto& v = it->second.descriptors;
-    // Only the time window: the certificate and signature were checked on
-    // upload, and the body rules check them again at each VA.
-    std::erase_if(v, [&](const dir::Descriptor& d) { return d.published + max_age < now; });
-    it = v.empty() ? relays_.erase(it) : std::next(it);
-  }
-  tor_uploads_.expire(now, max_age);
+  tor_uploads_.expire(now, options_.params.descriptor_check.max_age);
 }
 
 const dir::ConsensusBody& AuthorityState::compute(std::uint64_t va) {
-  current_ = dir::Consensus{make_body_at(va), {}};
-  current_digest_ = dir::consensus_body_digest(current_->body);
-  return current_->body;
+  current_ = make_body_at(va);
+  return *current_;
 }
 
 dir::ConsensusBody AuthorityState::make_body_at(std::uint64_t va) const {
-  std::vector<dir::RelayRecord> records;
-  records.reserve(relays_.size());
-  for (const auto& [id, held] : relays_) {
-    for (auto d = held.descriptors.rbegin(); d != held.descriptors.rend(); ++d) {
-      if (d->published <= va) {
-        records.push_back(dir::RelayRecord{*d, held.history});
-        break;
-      }
-    }
-  }
-  const std::vector<dir::TorRelayRecord> tor_records = tor_uploads_.records_at(va);
-  return dir::make_body(records, tor_records, va, options_.params);
-}
-
-dir::DetachedSignature AuthorityState::build(std::uint64_t va, std::uint64_t now) {
-  dir::ConsensusBody body = make_body_at(va);
-  dir::DetachedSignature own = dir::sign_body(body, keys_.identity(), keys_.signing_cert_bytes(), keys_.signing_key());
-  current_ = dir::Consensus{std::move(body), {own.signature}};
-  current_digest_ = own.digest;
-  for (auto it = early_.begin(); it != early_.end();) {
-    if (it->second.digest == current_digest_) {
-      (void)dir::add_signature(*current_, it->second, authorities_, now);
-      it = early_.erase(it);
-    } else {
-      ++it;  // perhaps for a later VA (a peer whose clock is ahead): bounded by |authorities|
-    }
-  }
-  try_publish(now);
-  return own;
-}
-
-SignatureStatus AuthorityState::add_signature(std::string_view text, std::uint64_t now) {
-  auto s = dir::parse_detached_signature(text);
-  if (!s) return SignatureStatus::Invalid;
-  const auto& who = s->signature.identity;
-  if (who == keys_.identity() || !std::binary_search(authorities_.begin(), authorities_.end(), who))
-    return SignatureStatus::Invalid;
-  if (current_ && s->digest == current_digest_) {
-    if (!dir::add_signature(*current_, *s, authorities_, now)) return SignatureStatus::Invalid;
-    try_publish(now);
-    return SignatureStatus::Added;
-  }
-  // Not verifiable without the body; the certificate at least must be this
-  // authority's, so a stranger cannot fill the slot with junk.
-  if (!dir::verify_signing_cert(s->signature.signing_cert, who, now)) return SignatureStatus::Invalid;
-  early_[who] = std::move(*s);
-  return SignatureStatus::OtherBody;
-}
-
-bool AuthorityState::adopt(dir::Consensus c, std::uint64_t now) {
-  if (!dir::verify_consensus(c, authorities_, now, options_.consensus_check)) return false;
-  if (current_ && dir::consensus_body_digest(c.body) == current_digest_) {
-    // The same body we computed: its signatures are ours to count too.
-    for (const auto& sig : c.signatures)
-      (void)dir::add_signature(*current_, dir::DetachedSignature{current_digest_, sig}, authorities_, now);
-    try_publish(now);
-    return true;
-  }
-  if (published_ && published_->body.valid_after >= c.body.valid_after) return false;
-  published_ = std::move(c);
-  published_text_ = dir::encode_consensus(*published_);
-  return true;
-}
-
-void AuthorityState::try_publish(std::uint64_t now) {
-  if (!current_ || !dir::verify_consensus(*current_, authorities_, now, options_.consensus_check)) return;
-  if (published_ && published_->body.valid_after > current_->body.valid_after) return;
-  published_ = *current_;
-  published_text_ = dir::encode_consensus(*published_);
+  return dir::make_body({}, tor_uploads_.records_at(va), va, options_.params);
 }
 
 std::optional<std::uint64_t> AuthorityState::current_valid_after() const {
   if (!current_) return std::nullopt;
-  return current_->body.valid_after;
-}
-
-const dir::Consensus* AuthorityState::published(std::uint64_t now) const {
-  if (!published_ || now > published_->body.valid_until + options_.consensus_check.allowed_skew) return nullptr;
-  return &*published_;
-}
-
-std::optional<std::string> AuthorityState::published_text(std::uint64_t now) const {
-  if (published(now) == nullptr) return std::nullopt;
-  return published_text_;
-}
-
-std::optional<std::string> AuthorityState::current_body_text() const {
-  if (!current_) return std::nullopt;
-  return dir::encode_consensus_body(current_->body);
+  return current_->valid_after;
 }
 
 }  // namespace conflux::dirnet

@@ -125,6 +125,8 @@ awaitable<void> ConsensusFetcher::run() {
       ++fetched_;
       backoff = options_.retry_initial;
       if (on_consensus) on_consensus(*consensus_);
+      if (query_.fetch_ns && tor_cache_) co_await follow_ns(consensus_->body.valid_after);
+      if (stopped_) co_return;
       const auto& b = consensus_->body;
       const std::uint64_t now = clock_.unix_seconds();
       const std::uint64_t interval = b.fresh_until - b.valid_after;
@@ -138,6 +140,29 @@ awaitable<void> ConsensusFetcher::run() {
     }
     timer_.expires_after(wait);
     co_await timer_.async_wait(use_nothrow);
+  }
+}
+
+// The ns flavour follows each microdesc consensus. Authorities publish both
+// together (ours sign them in one round), so a source that just served the
+// microdesc one may lack the ns one for a moment: a few tries, 2 s apart;
+// after that the held one stays served until the next round.
+awaitable<void> ConsensusFetcher::follow_ns(std::uint64_t valid_after) {
+  constexpr int kTries = 5;
+  for (int attempt = 0; attempt < kTries && !stopped_; ++attempt) {
+    if (attempt > 0) {
+      timer_.expires_after(std::chrono::seconds(2));
+      co_await timer_.async_wait(use_nothrow);
+      if (stopped_) co_return;
+    }
+    auto got = co_await fetch_tor_ns(query_, clock_, valid_after, *tor_cache_);
+    if (stopped_) co_return;
+    if (!got) continue;
+    if (*got != ns_valid_after_) {
+      ns_valid_after_ = *got;
+      if (on_ns) on_ns();
+    }
+    co_return;
   }
 }
 

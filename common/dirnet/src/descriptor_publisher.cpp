@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "conflux/dir/paths.hpp"
-#include "conflux/keys/relay_keys.hpp"
 
 namespace conflux::dirnet {
 namespace asio = net::asio;
@@ -25,37 +23,14 @@ std::string tor_answer(const tcp::endpoint& to, const HttpResult<HttpResponse>& 
 
 }  // namespace
 
-dir::Descriptor make_relay_descriptor(const RelayInfo& info, const keys::RelayKeys& keys, std::uint64_t now) {
-  dir::Descriptor d;
-  d.nickname = info.nickname;
-  d.identity = keys.identity();
-  d.signing_cert = keys.signing_cert_bytes();
-  d.ntor_onion_key = keys.onion_key().key.public_key();
-  d.ipv4 = info.ipv4;
-  d.ipv6 = info.ipv6;
-  d.or_port = info.or_port;
-  d.dir_port = info.dir_port;
-  d.bandwidth = info.bandwidth;
-  d.exit_policy = info.exit_policy;
-  d.family = info.family;
-  d.platform = "conflux " + info.version;
-  d.protocols = info.protocols;
-  d.published = now;
-  d.is_bridge = info.bridge;
-  // v2: the RSA identity travels with the descriptor, proven by its
-  // signature, so the consensus can name the relay by its tor fingerprint.
-  return dir::sign_descriptor(std::move(d), keys.signing_key(), keys.rsa_identity());
-}
-
 std::shared_ptr<DescriptorPublisher> DescriptorPublisher::create(asio::any_io_executor ex, const net::Clock& clock,
-                                                                 const keys::RelayKeys& keys, RelayInfo info,
-                                                                 PublisherOptions options) {
-  return std::make_shared<DescriptorPublisher>(std::move(ex), clock, keys, std::move(info), std::move(options));
+                                                                 RelayInfo info, PublisherOptions options) {
+  return std::make_shared<DescriptorPublisher>(std::move(ex), clock, std::move(info), std::move(options));
 }
 
-DescriptorPublisher::DescriptorPublisher(asio::any_io_executor ex, const net::Clock& clock,
-                                         const keys::RelayKeys& keys, RelayInfo info, PublisherOptions options)
-    : ex_(ex), clock_(clock), keys_(keys), info_(std::move(info)), options_(std::move(options)), timer_(ex) {}
+DescriptorPublisher::DescriptorPublisher(asio::any_io_executor ex, const net::Clock& clock, RelayInfo info,
+                                         PublisherOptions options)
+    : ex_(ex), clock_(clock), info_(std::move(info)), options_(std::move(options)), timer_(ex) {}
 
 void DescriptorPublisher::start() {
   if (started_) return;
@@ -98,7 +73,7 @@ void DescriptorPublisher::note_answer(const tcp::endpoint& to, const HttpResult<
 
 void DescriptorPublisher::rebuild() {
   const std::uint64_t now = clock_.unix_seconds();
-  text_ = options_.build_tor ? options_.build_tor(now) : dir::encode_descriptor(make_relay_descriptor(info_, keys_, now));
+  text_ = options_.build_tor ? options_.build_tor(now) : std::string();
   ++generation_;
   if (on_descriptor) on_descriptor(text_);
 }
@@ -107,7 +82,7 @@ awaitable<void> DescriptorPublisher::loop() {
   auto self = shared_from_this();
   while (!stopped_) {
     rebuild();
-    if (!info_.bridge) {
+    if (!info_.bridge && !text_.empty()) {
       for (const auto& to : options_.authorities) asio::co_spawn(ex_, upload(to, text_, generation_), asio::detached);
     }
     timer_.expires_after(options_.republish);
@@ -121,13 +96,12 @@ awaitable<void> DescriptorPublisher::upload(tcp::endpoint to, std::string text, 
   asio::steady_timer retry(ex_);
   while (!stopped_ && generation == generation_) {
     ++attempts_;
-    // Named first: GCC 12 mishandles temporaries of a conditional inside co_await.
-    const bool tor = static_cast<bool>(options_.build_tor);
-    std::string target(tor ? kTorUpload : dir::kDescriptorUpload);
-    std::string content_type(tor ? "text/plain" : "");
+    // Named first: GCC 12 mishandles some temporaries inside co_await.
+    std::string target(kTorUpload);
+    std::string content_type("text/plain");
     auto res = co_await http_post(to, std::move(target), text, options_.http, std::move(content_type));
     if (stopped_) co_return;
-    if (tor && on_tor_answer) on_tor_answer(res && res->status == 200, res.has_value(), tor_answer(to, res));
+    if (on_tor_answer) on_tor_answer(res && res->status == 200, res.has_value(), tor_answer(to, res));
     note_answer(to, res);
     if (res && res->status == 200) {
       ++accepted_;

@@ -6,7 +6,6 @@
 #include "conflux/dir/paths.hpp"
 #include "conflux/dir/tor_dir_url.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
-#include "conflux/dirnet/authority_state.hpp"
 #include "conflux/dirnet/tor_descriptor_store.hpp"
 
 namespace conflux::dirnet {
@@ -57,13 +56,6 @@ DirReply document_reply(std::string body) {
 
 DirRoutes::Route DirRoutes::route_for(std::string_view path) const {
   if (auto t = tor_route_for(path); t != Route::None) return t;
-  if (authority_ != nullptr) {
-    if (path == dir::kDescriptorUpload) return Route::Upload;
-    if (path == dir::kConsensus) return Route::Consensus;
-    if (path == dir::kConsensusSignature) return Route::Signature;
-    if (path == dir::kConsensusBody) return Route::Body;
-  }
-  if (!self_descriptor_.empty() && path == dir::kSelfDescriptor) return Route::Self;
   if (uploads_ != nullptr && path == dir::kTorUpload) return Route::TorUpload;
   if (uploads_ != nullptr && path == dir::kTorServerAll) return Route::TorServerAll;
   if (!tor_self_.empty() && (path == kTorServerAuthority || (path.starts_with(dir::kTorServerFpPrefix) &&
@@ -81,14 +73,12 @@ RouteCheck DirRoutes::check(HttpMethod method, std::string_view target) const {
     c.early = text_reply(404, "not found");
     return c;
   }
-  const bool post = r == Route::Upload || r == Route::Signature || r == Route::TorSignature || r == Route::TorUpload;
+  const bool post = r == Route::TorSignature || r == Route::TorUpload;
   if (method != (post ? HttpMethod::Post : HttpMethod::Get)) {
     c.early = text_reply(405, "method not allowed");
     return c;
   }
-  c.body_limit = r == Route::Upload         ? dir::kMaxUploadBody
-                 : r == Route::Signature    ? dir::kMaxSignatureBody
-                 : r == Route::TorSignature ? dir::kMaxTorSignatureBody
+  c.body_limit = r == Route::TorSignature ? dir::kMaxTorSignatureBody
                  : r == Route::TorUpload    ? kMaxTorUploadBody
                                             : 0;
   return c;
@@ -106,52 +96,8 @@ DirReply DirRoutes::handle(HttpMethod method, std::string_view target, std::stri
   if (c.early) return count(std::move(*c.early));
   if (body.size() > c.body_limit) return count(text_reply(413, "body too large"));
   DirReply ok;
-  ok.json = true;
   switch (route_for(path_of(target))) {
-    case Route::Upload: {
-      UploadOutcome up = authority_->upload(body, now);
-      switch (up.status) {
-        case UploadStatus::Accepted:
-          if (up.new_identity && on_new_relay) on_new_relay(up.identity);
-          return count(text_reply(200, "accepted"));
-        case UploadStatus::Kept:
-          return count(text_reply(200, "not newer; kept the one held"));
-        case UploadStatus::Full:
-          return count(text_reply(503, "too many relays"));
-        case UploadStatus::Rejected:
-          break;
-      }
-      std::string why = "descriptor rejected: ";
-      why += up.error ? dir::to_string(up.error->code) : "invalid";
-      return count(text_reply(400, why));
-    }
-    case Route::Consensus: {
-      auto text = authority_->published_text(now);
-      if (!text) return count(text_reply(404, "no consensus yet"));
-      ok.body = std::move(*text);
-      return count(std::move(ok));
-    }
-    case Route::Signature:
-      switch (authority_->add_signature(body, now)) {
-        case SignatureStatus::Added:
-          return count(text_reply(200, "signature added"));
-        case SignatureStatus::OtherBody:
-          return count(text_reply(409, "signature for another body"));
-        case SignatureStatus::Invalid:
-          return count(text_reply(400, "signature rejected"));
-      }
-      break;
-    case Route::Body: {
-      auto text = authority_->current_body_text();
-      if (!text) return count(text_reply(404, "no body yet"));
-      ok.body = std::move(*text);
-      return count(std::move(ok));
-    }
-    case Route::Self:
-      ok.body = self_descriptor_;
-      return count(std::move(ok));
     case Route::TorSelf:
-      ok.json = false;
       ok.body = tor_self_;
       return count(std::move(ok));
     case Route::None:

@@ -1,6 +1,9 @@
 // DirRoutes for tor's paths: key certificates, both consensus flavors,
 // microdescriptors and server descriptors, from an authority's TorAuthorityState or a directory
 // cache's TorDirMirror, and the authorities' tor-format signature exchange.
+#include <algorithm>
+
+#include "conflux/bytes/hex.hpp"
 #include "conflux/dir/paths.hpp"
 #include "conflux/dir/tor_dir_url.hpp"
 #include "conflux/dirnet/dir_routes.hpp"
@@ -27,9 +30,14 @@ DirRoutes::Route DirRoutes::tor_route_for(std::string_view path) const {
   if (path == dir::kTorConsensusMicrodesc ||
       (path.starts_with(dir::kTorConsensusMicrodesc) && path[dir::kTorConsensusMicrodesc.size()] == '/'))
     return Route::TorConsensus;
-  if (tor_ != nullptr && (path == dir::kTorConsensusNs || (path.starts_with(dir::kTorConsensusNs) &&
-                                                            path[dir::kTorConsensusNs.size()] == '/')))
+  if (path == dir::kTorConsensusNs ||
+      (path.starts_with(dir::kTorConsensusNs) && path[dir::kTorConsensusNs.size()] == '/'))
     return Route::TorConsensusNs;
+  if (mirror_ != nullptr && tor_ == nullptr) {  // a cache: the descriptors its ns consensus names
+    if (path == dir::kTorServerAll) return Route::TorServerAll;
+    if (path.starts_with(dir::kTorServerDPrefix)) return Route::TorServerD;
+    if (path.starts_with(dir::kTorServerFpPrefix)) return Route::TorServerFp;
+  }
   if (path.starts_with(dir::kTorMicrodescPrefix)) return Route::TorMicro;
   if (path == dir::kTorConsensusSignature && tor_ != nullptr) return Route::TorSignature;
   return Route::None;
@@ -61,27 +69,43 @@ DirReply DirRoutes::handle_tor_keys(Route route, std::string_view path) const {
   return text_reply(404, "Not found");
 }
 
-DirReply DirRoutes::handle_tor_consensus(std::string_view path, std::uint64_t now) const {
+DirReply DirRoutes::handle_tor_consensus(Route route, std::string_view path, std::uint64_t now) const {
+  const bool ns = route == Route::TorConsensusNs;
+  const std::size_t base = ns ? dir::kTorConsensusNs.size() : dir::kTorConsensusMicrodesc.size();
   std::vector<std::string> wanted;
-  if (path.size() > dir::kTorConsensusMicrodesc.size()) {
-    auto w = dir::parse_authority_prefixes(path.substr(dir::kTorConsensusMicrodesc.size() + 1));
+  if (path.size() > base) {
+    auto w = dir::parse_authority_prefixes(path.substr(base + 1));
     if (!w) return text_reply(404, "Couldn't parse request");
     wanted = std::move(*w);
   }
-  if (tor_ == nullptr) return mirror_->consensus(now, wanted);
-  auto text = tor_->consensus(now);
+  if (tor_ == nullptr) return ns ? mirror_->ns_consensus(now, wanted) : mirror_->consensus(now, wanted);
+  auto text = ns ? tor_->ns_consensus(now) : tor_->consensus(now);
   if (!text) return text_reply(404, "no consensus yet");
   return document_reply(std::move(*text));
 }
 
-// tor's descriptors uploaded to an authority: by tor's digest, as the ns
-// consensus names them (a directory cache fetches those), or by RSA
-// fingerprint. "Servers unavailable" when none is held, as tor answers.
+// tor's descriptors, uploaded to an authority or held by a cache: by tor's
+// digest, as the ns consensus names them (a directory cache fetches those),
+// or by RSA fingerprint (a cache's own descriptor is its newest one).
+// "Servers unavailable" when none is held, as tor answers.
 DirReply DirRoutes::handle_tor_servers(Route route, std::string_view path) const {
   const auto prefix = route == Route::TorServerD ? dir::kTorServerDPrefix : dir::kTorServerFpPrefix;
   auto keys = dir::parse_fp_list(path.substr(prefix.size()));
   if (!keys) return text_reply(400, "bad digest");
-  std::string found = route == Route::TorServerD ? uploads_->by_digest(*keys) : uploads_->by_fingerprint(*keys);
+  std::string found;
+  if (uploads_ != nullptr) {
+    found = route == Route::TorServerD ? uploads_->by_digest(*keys) : uploads_->by_fingerprint(*keys);
+  } else if (route == Route::TorServerD) {
+    found = mirror_->descriptors_by_digest(*keys);
+  } else {
+    const auto own = std::find_if(keys->begin(), keys->end(),
+                                  [&](const crypto::RsaFingerprint& k) { return bytes::to_hex(k, true) == tor_self_fp_; });
+    if (own != keys->end() && !tor_self_.empty()) {
+      found = tor_self_;
+      keys->erase(own);
+    }
+    found += mirror_->descriptors_by_fingerprint(*keys);
+  }
   if (found.empty()) return text_reply(404, "Servers unavailable");
   return document_reply(std::move(found));
 }
@@ -94,12 +118,8 @@ DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_v
     case Route::TorKeysFpSk:
       return handle_tor_keys(route, path);
     case Route::TorConsensus:
-      return handle_tor_consensus(path, now);
-    case Route::TorConsensusNs: {
-      auto text = tor_->ns_consensus(now);
-      if (!text) return text_reply(404, "no consensus yet");
-      return document_reply(std::move(*text));
-    }
+    case Route::TorConsensusNs:
+      return handle_tor_consensus(route, path, now);
     case Route::TorServerD:
     case Route::TorServerFp:
       return handle_tor_servers(route, path);
@@ -119,7 +139,7 @@ DirReply DirRoutes::handle_tor(Route route, std::string_view path, std::string_v
       return r;
     }
     case Route::TorServerAll: {
-      std::string all = uploads_->all();
+      std::string all = uploads_ != nullptr ? uploads_->all() : mirror_->all_descriptors();
       if (all.empty()) return text_reply(404, "Not found");
       return document_reply(std::move(all));
     }

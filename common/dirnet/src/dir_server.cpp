@@ -46,7 +46,7 @@ awaitable<void> send_reply(beast::tcp_stream& stream, DirReply reply) {
   res.result(reply.status);
   if (!reply.reason.empty()) res.reason(reply.reason);
   if (reply.descriptor_not_new) res.set("X-Descriptor-Not-New", "Yes");
-  res.set(http::field::content_type, reply.json ? "application/json" : "text/plain");
+  res.set(http::field::content_type, "text/plain");
   res.keep_alive(false);
   res.body() = std::move(reply.body);
   res.prepare_payload();

@@ -8,6 +8,7 @@
 #include "conflux/crypto/random.hpp"
 #include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dir/tor_to_consensus.hpp"
+#include "tor_fetch_common.hpp"
 
 namespace conflux::dirnet {
 namespace asio = net::asio;
@@ -19,11 +20,24 @@ constexpr std::string_view kMicrodescConsensus = "/tor/status-vote/current/conse
 constexpr std::string_view kAllKeys = "/tor/keys/all";
 constexpr std::string_view kMicrodescs = "/tor/micro/d/";
 
+}  // namespace
+
+namespace detail {
+namespace {
+
+void shuffle(std::vector<DirSource>& v) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[crypto::random_uniform(i)]);
+}
+
+}  // namespace
+
 HttpLimits limits_for(const ConsensusQuery& q, std::size_t max_body) {
   HttpLimits l = q.http;
   l.max_body = max_body;
   return l;
 }
+
+namespace {
 
 // A DirPort as a source: a plain HTTP GET.
 DirSource dir_port(tcp::endpoint at) {
@@ -35,6 +49,19 @@ DirSource dir_port(tcp::endpoint at) {
     co_return std::move(*res);
   };
   return s;
+}
+
+}  // namespace
+
+std::vector<DirSource> sources_of(const ConsensusQuery& query) {
+  std::vector<DirSource> sources;
+  if (query.begin_dir_sources) sources = query.begin_dir_sources();
+  shuffle(sources);
+  std::vector<DirSource> dir_ports;
+  for (const auto& at : query.sources) dir_ports.push_back(dir_port(at));
+  shuffle(dir_ports);
+  sources.insert(sources.end(), dir_ports.begin(), dir_ports.end());
+  return sources;
 }
 
 awaitable<Result<std::string, FetchErrc>> get(const DirSource& from, std::string target, HttpLimits limits) {
@@ -63,6 +90,22 @@ awaitable<void> refresh_certs(const ConsensusQuery& q, const DirSource& from, st
   }
 }
 
+bool lacks_signer_cert(const dir::TorConsensus& c, const ConsensusQuery& q, const TorDirCache& cache) {
+  return std::any_of(c.signatures.begin(), c.signatures.end(), [&](const dir::TorConsensusSignature& s) {
+    const bool trusted =
+        std::find(q.tor_authorities.begin(), q.tor_authorities.end(), s.v3ident) != q.tor_authorities.end();
+    return trusted && std::none_of(cache.certs.begin(), cache.certs.end(), [&](const dir::AuthorityKeyCert& k) {
+             return k.v3ident() == s.v3ident && k.signing_key_digest() == s.signing_key_digest;
+           });
+  });
+}
+
+}  // namespace detail
+
+namespace {
+using detail::get;
+using detail::limits_for;
+
 // The microdescriptors of `c` the cache lacks, fetched from `from` in
 // batches; the cache then holds exactly the consensus's ones it could get.
 awaitable<void> refresh_microdescs(const ConsensusQuery& q, const DirSource& from, const dir::TorConsensus& c,
@@ -86,10 +129,6 @@ awaitable<void> refresh_microdescs(const ConsensusQuery& q, const DirSource& fro
   }
 }
 
-void shuffle(std::vector<DirSource>& v) {
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[crypto::random_uniform(i)]);
-}
-
 dir::Consensus converted(const dir::TorConsensus& c, const TorDirCache& cache) {
   std::vector<dir::TorMicrodesc> mds;
   mds.reserve(cache.microdescs.size());
@@ -109,10 +148,11 @@ awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q
   const std::uint64_t now = clock.unix_seconds();
   auto verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
   if (!verified && verified.error().code == dir::DirErrc::NotEnoughSignatures) {
-    co_await refresh_certs(q, source, now, cache);
+    co_await detail::refresh_certs(q, source, now, cache);
     verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
   }
   if (!verified) co_return Unexpected{FetchErrc::Invalid};
+  if (q.fetch_ns && detail::lacks_signer_cert(*c, q, cache)) co_await detail::refresh_certs(q, source, now, cache);
   co_await refresh_microdescs(q, source, *c, cache);
   cache.consensus_text = std::move(*body);
   cache.consensus_source = source.name;
@@ -124,14 +164,7 @@ awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q
 awaitable<Result<dir::Consensus, FetchErrc>> fetch_tor_consensus(const ConsensusQuery& query,
                                                                 const net::Clock& clock, std::uint64_t newer_than,
                                                                 TorDirCache& cache) {
-  // BEGIN_DIR sources first, in random order, then the DirPorts in random order.
-  std::vector<DirSource> sources;
-  if (query.begin_dir_sources) sources = query.begin_dir_sources();
-  shuffle(sources);
-  std::vector<DirSource> dir_ports;
-  for (const auto& at : query.sources) dir_ports.push_back(dir_port(at));
-  shuffle(dir_ports);
-  sources.insert(sources.end(), dir_ports.begin(), dir_ports.end());
+  const std::vector<DirSource> sources = detail::sources_of(query);
   FetchErrc worst = FetchErrc::NoSource;
   for (const auto& source : sources) {
     auto got = co_await from_source(query, source, clock, newer_than, cache);
@@ -146,8 +179,34 @@ TorDirFiles files_of(const TorDirCache& cache) {
   for (const auto& c : cache.certs) f.certs += c.text;
   f.consensus = cache.consensus_text;
   for (const auto& [d, md] : cache.microdescs) f.microdescs += md.text;
+  f.ns_consensus = cache.ns_consensus_text;
+  for (const auto& [d, desc] : cache.server_descriptors) f.descriptors += desc.text;
   return f;
 }
+
+namespace {
+
+// The ns half of load_tor_files, checked as fetch_tor_ns checks it; the
+// descriptors kept are those the ns consensus names.
+void load_ns_files(const ConsensusQuery& query, const TorDirFiles& files, std::uint64_t now, TorDirCache& into) {
+  into.ns_consensus_text.clear();
+  into.server_descriptors.clear();
+  if (files.ns_consensus.empty()) return;
+  auto ns = dir::parse_tor_consensus(files.ns_consensus);
+  if (!ns || ns->flavor != dir::ConsensusFlavor::Ns ||
+      !dir::verify_tor_consensus(*ns, into.certs, query.tor_authorities, now, query.check.allowed_skew))
+    return;
+  into.ns_consensus_text = files.ns_consensus;
+  into.ns_source = "the cache";
+  auto descs = dir::parse_tor_server_descriptors(files.descriptors, now);
+  if (!descs) return;
+  std::set<crypto::RsaFingerprint> named;
+  for (const auto& r : ns->routers) named.insert(r.descriptor_digest);
+  for (auto& d : *descs)
+    if (named.contains(d.router_digest)) into.server_descriptors.insert_or_assign(d.router_digest, std::move(d));
+}
+
+}  // namespace
 
 std::optional<dir::Consensus> load_tor_files(const ConsensusQuery& query, const TorDirFiles& files, std::uint64_t now,
                                              TorDirCache& into) {
@@ -162,6 +221,7 @@ std::optional<dir::Consensus> load_tor_files(const ConsensusQuery& query, const 
   for (auto& md : *mds) into.microdescs.emplace(md.digest, std::move(md));
   into.consensus_text = files.consensus;
   into.consensus_source = "the cache";
+  load_ns_files(query, files, now, into);
   return converted(*c, into);
 }
 

@@ -1,12 +1,14 @@
 #include "stock_tor_control.hpp"
 
+#include <array>
+#include <deque>
 #include <fstream>
 #include <iterator>
 
-#include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
 
 #include "conflux/bytes/hex.hpp"
+#include "conflux/control/reply_reader.hpp"
 
 namespace conflux::netapp {
 
@@ -16,37 +18,39 @@ namespace {
 
 constexpr std::size_t kMaxReply = 64 * 1024;  // an ns/id entry is a few hundred bytes
 
-// One reply: lines up to the final "NNN text" (skipping a "NNN+" data block
-// up to its "." line). Returns the final line, or nullopt when the
-// connection failed or the reply is too long.
-asio::awaitable<std::optional<std::string>> read_reply(net::tcp::socket& s, std::string& buf) {
-  bool in_data = false;
-  for (;;) {
-    const auto eol = buf.find("\r\n");
-    if (eol == std::string::npos) {
-      if (buf.size() > kMaxReply) co_return std::nullopt;
-      auto [ec, n] = co_await asio::async_read_until(s, asio::dynamic_buffer(buf, kMaxReply + 2), "\r\n",
-                                                     net::use_nothrow);
-      if (ec) co_return std::nullopt;
-      continue;
-    }
-    std::string line = buf.substr(0, eol);
-    buf.erase(0, eol + 2);
-    if (in_data) {
-      in_data = line != ".";
-    } else if (line.size() >= 4 && line[3] == '+') {
-      in_data = true;
-    } else if (line.size() >= 4 && line[3] == ' ') {
-      co_return line;
+// Commands and their replies on one connection, the replies read with
+// common/control's ReplyReader.
+class Exchange {
+ public:
+  explicit Exchange(net::tcp::socket& s) : s_(s) {}
+
+  // `command`'s reply; nullopt when the connection failed, the relay broke
+  // the protocol, or the reply went past kMaxReply bytes.
+  asio::awaitable<std::optional<control::ControlReplyMsg>> operator()(std::string command) {
+    auto [ec, n] = co_await asio::async_write(s_, asio::buffer(command), net::use_nothrow);
+    if (ec) co_return std::nullopt;
+    std::size_t read = 0;
+    std::array<char, 4096> buf{};
+    for (;;) {
+      // Asynchronous events were not asked for, but a relay may send them.
+      while (!ready_.empty()) {
+        auto reply = std::move(ready_.front());
+        ready_.pop_front();
+        if (!reply.is_event()) co_return reply;
+      }
+      if (!reader_.ok() || read > kMaxReply) co_return std::nullopt;
+      auto [rec, got] = co_await s_.async_read_some(asio::buffer(buf), net::use_nothrow);
+      if (rec) co_return std::nullopt;
+      read += got;
+      for (auto& r : reader_.feed({buf.data(), got})) ready_.push_back(std::move(r));
     }
   }
-}
 
-asio::awaitable<std::optional<std::string>> exchange(net::tcp::socket& s, std::string& buf, std::string command) {
-  auto [ec, n] = co_await asio::async_write(s, asio::buffer(command), net::use_nothrow);
-  if (ec) co_return std::nullopt;
-  co_return co_await read_reply(s, buf);
-}
+ private:
+  net::tcp::socket& s_;
+  control::ReplyReader reader_;
+  std::deque<control::ControlReplyMsg> ready_;
+};
 
 }  // namespace
 
@@ -65,16 +69,16 @@ asio::awaitable<std::optional<std::string>> stock_tor_unknown_relay(net::tcp::en
   });
   auto [cec] = co_await s.async_connect(control, net::use_nothrow);
   if (cec) co_return "control port: " + cec.message();
-  std::string buf;
+  Exchange exchange(s);
   const std::string auth = "AUTHENTICATE " +
                            bytes::to_hex({reinterpret_cast<const std::uint8_t*>(secret.data()), secret.size()}) + "\r\n";
-  auto a = co_await exchange(s, buf, auth);
-  if (!a || !a->starts_with("250")) co_return "control port: authentication failed";
+  auto a = co_await exchange(auth);
+  if (!a || !a->ok()) co_return "control port: authentication failed";
   for (const auto& fp : relays) {
     const std::string hex = bytes::to_hex(fp, true);
-    auto r = co_await exchange(s, buf, "GETINFO ns/id/" + hex + "\r\n");
+    auto r = co_await exchange("GETINFO ns/id/" + hex + "\r\n");
     if (!r) co_return "control port: no answer";
-    if (!r->starts_with("250")) co_return "its consensus does not list $" + hex + " yet";
+    if (!r->ok()) co_return "its consensus does not list $" + hex + " yet";
   }
   co_return std::nullopt;
 }

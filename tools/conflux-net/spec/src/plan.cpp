@@ -32,7 +32,10 @@ std::vector<ProcessPlan> plan_processes(const NetSpec& spec) {
     plan.push_back({"exit" + std::to_string(i), Role::Exit, true, spec.relay_bandwidth_rate, false, true, {}});
   for (const auto& b : spec.bridges)
     plan.push_back({b.name, Role::Bridge, true, b.bandwidth_rate, false, true, {}, b.transport});
-  for (const auto& x : spec.proxies) plan.push_back({x.name, Role::Proxy, x.start, {}, x.use_bridges, x.conflux, {}});
+  for (const auto& x : spec.proxies) {
+    plan.push_back({x.name, Role::Proxy, x.start, {}, x.use_bridges, x.conflux, {}});
+    plan.back().options = x.options;
+  }
   for (auto& p : plan) p.stock_tor = runs_stock_tor(spec, p.name);
   if (!spec.emulation) return plan;
   const auto subnet = parse_subnet24(spec.emulation->subnet).value_or(0);

@@ -312,10 +312,10 @@ Check read_emulation(const Context& cx, const Json& j, std::optional<EmulationSp
 // An array field; `each` reads one element at its pointer.
 template <class T, class F>
 Check read_array(const Context& cx, const Json& obj, std::string_view key, std::size_t max, std::vector<T>& out,
-                 F each) {
+                 F each, std::string_view parent = "") {
   auto it = obj.find(key);
   if (it == obj.end()) return std::nullopt;
-  const auto p = "/" + std::string(key);
+  const auto p = std::string(parent) + "/" + std::string(key);
   if (!it->is_array()) return cx.error(p, "expected an array");
   if (it->size() > max) return cx.error(p, "at most " + std::to_string(max) + " entries");
   out.clear();
@@ -389,12 +389,20 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = read_array(cx, j, "proxies", kMaxProxies, s.proxies,
                           [&](const Json& v, const std::string& p, ProxySpec& x) -> Check {
                             x = ProxySpec{};
-                            if (auto e2 = check_keys(cx, v, p, {"name", "start", "use_bridges", "conflux"})) return e2;
+                            if (auto e2 = check_keys(cx, v, p, {"name", "start", "use_bridges", "conflux", "options"}))
+                              return e2;
                             if (!v.contains("name")) return cx.error(p, "a proxy needs a \"name\"");
                             if (auto e2 = read_string(cx, v, "name", p, x.name)) return e2;
                             if (auto e2 = read_bool(cx, v, "start", p, x.start)) return e2;
                             if (auto e2 = read_bool(cx, v, "use_bridges", p, x.use_bridges)) return e2;
-                            return read_bool(cx, v, "conflux", p, x.conflux);
+                            if (auto e2 = read_bool(cx, v, "conflux", p, x.conflux)) return e2;
+                            return read_array(cx, v, "options", 64, x.options,
+                                              [&](const Json& o, const std::string& op, std::string& out) -> Check {
+                                                if (!o.is_string()) return cx.error(op, "expected a string");
+                                                out = o.get<std::string>();
+                                                return std::nullopt;
+                                              },
+                                              p);
                           }))
     return e;
   return read_array(cx, j, "files", kMaxFiles, s.files,
@@ -486,7 +494,11 @@ std::string encode_spec(const NetSpec& s) {
     j["bridges"].push_back({{"name", b.name}, {"bandwidth_rate", b.bandwidth_rate}, {"transport", b.transport}});
   j["proxies"] = nlohmann::ordered_json::array();
   for (const auto& x : s.proxies)
-    j["proxies"].push_back({{"name", x.name}, {"start", x.start}, {"use_bridges", x.use_bridges}, {"conflux", x.conflux}});
+    j["proxies"].push_back({{"name", x.name},
+                            {"start", x.start},
+                            {"use_bridges", x.use_bridges},
+                            {"conflux", x.conflux},
+                            {"options", x.options}});
   j["files"] = nlohmann::ordered_json::array();
   for (const auto& f : s.files) j["files"].push_back({{"name", f.name}, {"size", f.size}});
   j["file_seed"] = s.file_seed;

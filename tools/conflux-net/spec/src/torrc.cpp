@@ -184,7 +184,9 @@ std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
       }
       // Every relay shares 127.0.0.1: the one-relay-per-/16 rule would leave
       // no path at all.
-      return t + "EnforceDistinctSubnets 0\nConfluxEnabled " + (p.conflux ? "1" : "0") + "\n";
+      t += "EnforceDistinctSubnets 0\nConfluxEnabled " + std::string(p.conflux ? "1" : "0") + "\n";
+      for (const auto& line : p.options) t += line + "\n";
+      return t;
     }
   }
   return {};

@@ -59,6 +59,11 @@ struct ConsensusQuery {
   // fetch, as they depend on what the last consensus said); the DirPorts
   // above are asked only when none of these gave a consensus.
   std::function<std::vector<DirSource>()> begin_dir_sources{};
+  // tor's directory only, a directory cache's fetch: also the ns flavour and
+  // the server descriptors it names, after each microdesc consensus, and the
+  // certificate of every trusted signer (a client needs only a majority's;
+  // a cache serves them all, as tor's caches do).
+  bool fetch_ns = false;
 };
 
 // Asks the sources in random order and returns the first consensus that
@@ -107,6 +112,9 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
   [[nodiscard]] const std::optional<dir::Consensus>& consensus() const noexcept { return consensus_; }
   // Called with each newer consensus.
   std::function<void(const dir::Consensus&)> on_consensus;
+  // query.fetch_ns: called when the ns consensus (and its descriptors) in
+  // tor_cache() changed; it is asked for again after each microdesc one.
+  std::function<void()> on_ns;
   // Called when a round of asking every source failed (NotNewer included).
   std::function<void(FetchErrc)> on_failure;
 
@@ -115,6 +123,7 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
 
  private:
   net::awaitable<void> run();
+  net::awaitable<void> follow_ns(std::uint64_t valid_after);
 
   const net::Clock& clock_;
   ConsensusQuery query_;
@@ -123,6 +132,7 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
   std::shared_ptr<TorDirCache> tor_cache_;  // tor's directory only
   std::optional<dir::Consensus> consensus_;
   std::uint64_t fetched_ = 0, failed_ = 0;
+  std::uint64_t ns_valid_after_ = 0;  // of the ns consensus on_ns last announced
   bool stopped_ = false;
 };
 

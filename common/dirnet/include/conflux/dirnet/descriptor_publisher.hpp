@@ -1,11 +1,12 @@
 #pragma once
-// A relay's descriptor: built from its keys and options, signed, and
-// uploaded to every authority in its DirAuthority lines, at start, every
+// A relay's descriptor, tor's server descriptor: built by the relay
+// (PublisherOptions::build), and uploaded to every authority in its
+// DirAuthority lines (POST /tor/, as tor's relays upload), at start, every
 // `republish` and whenever what it says changes, each upload retried with
 // exponential backoff until it lands (a 4xx is final for that descriptor:
 // sending the same bytes again would get the same answer). A bridge
-// uploads nowhere: it only keeps a fresh descriptor for its DirPort's
-// GET .../descriptor/self (on_descriptor hands it to DirRoutes).
+// uploads nowhere: it only keeps a fresh descriptor, which the relay serves
+// at /tor/server/authority (tor's path for a relay's own descriptor).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -19,10 +20,6 @@
 #include "conflux/dirnet/http_client.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
-
-namespace conflux::keys {
-class RelayKeys;
-}
 
 namespace conflux::dirnet {
 
@@ -46,18 +43,13 @@ struct RelayInfo {
   friend bool operator==(const RelayInfo&, const RelayInfo&) = default;
 };
 
-// The signed descriptor at `now` (sans-I/O).
-[[nodiscard]] dir::Descriptor make_relay_descriptor(const RelayInfo& info, const keys::RelayKeys& keys,
-                                                    std::uint64_t now);
-
 struct PublisherOptions {
   std::vector<tcp::endpoint> authorities;  // DirAuthority DirPorts
   std::chrono::seconds republish{3600};
-  // A tor network's authorities (tor-syntax DirAuthority lines): each
-  // descriptor is build_tor(now), tor's server descriptor, POSTed to /tor/
-  // as text/plain as tor's relays upload (dir-spec "Uploading server
-  // descriptors"); on_tor_answer hears each answer with tor's reason.
-  // Empty: our JSON descriptor to our authorities.
+  // Required: each descriptor is build_tor(now), tor's server descriptor,
+  // POSTed to /tor/ as text/plain as tor's relays upload (dir-spec
+  // "Uploading server descriptors"); on_tor_answer hears each answer with
+  // tor's reason. (Our JSON descriptor retired, issue 15.)
   std::function<std::string(std::uint64_t now)> build_tor;
   std::chrono::milliseconds retry_initial{1000};
   std::chrono::milliseconds retry_max{60000};
@@ -66,13 +58,11 @@ struct PublisherOptions {
 
 class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublisher> {
  public:
-  // `clock` and `keys` must outlive the publisher's coroutines; the keys may
-  // be renewed in place (the next descriptor uses them).
+  // `clock` must outlive the publisher's coroutines.
   static std::shared_ptr<DescriptorPublisher> create(net::asio::any_io_executor ex, const net::Clock& clock,
-                                                     const keys::RelayKeys& keys, RelayInfo info,
-                                                     PublisherOptions options);
-  DescriptorPublisher(net::asio::any_io_executor ex, const net::Clock& clock, const keys::RelayKeys& keys,
-                      RelayInfo info, PublisherOptions options);
+                                                     RelayInfo info, PublisherOptions options);
+  DescriptorPublisher(net::asio::any_io_executor ex, const net::Clock& clock, RelayInfo info,
+                      PublisherOptions options);
 
   void start();
   void stop();
@@ -81,13 +71,13 @@ class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublis
   // Re-sign and upload now (e.g. after the keys were renewed).
   void republish_now();
 
-  // The current signed descriptor (canonical JSON, or tor's form); empty before start().
+  // The current descriptor (build_tor's); empty before start().
   [[nodiscard]] const std::string& descriptor_text() const noexcept { return text_; }
   std::function<void(const std::string&)> on_descriptor;
-  // Each answer of a tor authority (tor's form only): accepted (200), answered
+  // Each answer of an authority: accepted (200), answered
   // at all, and a line saying which authority said what (tor's reason).
   std::function<void(bool accepted, bool answered, const std::string& line)> on_tor_answer;
-  // Each authority's answer to an upload, in either form (the relay's
+  // Each authority's answer to an upload (the relay's
   // STATUS_SERVER events, as tor's dirclient.c sends them): its HTTP status
   // (0: no answer) and reason phrase, and whether every authority has now
   // accepted the current descriptor (tor's GOOD_SERVER_DESCRIPTOR).
@@ -111,7 +101,6 @@ class DescriptorPublisher : public std::enable_shared_from_this<DescriptorPublis
 
   net::asio::any_io_executor ex_;
   const net::Clock& clock_;
-  const keys::RelayKeys& keys_;
   RelayInfo info_;
   PublisherOptions options_;
   net::asio::steady_timer timer_;

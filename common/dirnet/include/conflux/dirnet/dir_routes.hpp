@@ -1,10 +1,12 @@
 #pragma once
 // What the DirPort answers, sans-I/O: method + path + body in, status +
 // body out. The DirServer does the HTTP; this decides. Which paths exist
-// depends on the role: an authority (AuthorityState attached) takes uploads
-// and signatures and serves the consensus; a bridge (self descriptor set)
-// serves its own descriptor; every other path is 404, a known path with the
-// wrong method 405, a body above the path's cap 413, an invalid document 400.
+// depends on the role: an authority takes tor descriptors at /tor/ (its
+// TorDescriptorStore) and signatures, and serves tor's documents
+// (TorAuthorityState); a directory cache serves its mirror; every relay
+// serves its own tor descriptor; every other path is 404, a known path with
+// the wrong method 405, a body above the path's cap 413, an invalid
+// document 400. Every body is text/plain, as tor serves its documents.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -16,7 +18,6 @@
 
 namespace conflux::dirnet {
 
-class AuthorityState;
 class TorAuthorityState;
 class TorDirMirror;
 class TorDescriptorStore;
@@ -26,7 +27,6 @@ enum class HttpMethod : std::uint8_t { Get, Post, Other };
 struct DirReply {
   unsigned status = 200;
   std::string body;
-  bool json = false;  // application/json, else text/plain
   std::string reason{};             // the status line's reason phrase (tor's directory says why there); "" standard
   bool descriptor_not_new = false;  // tor's "X-Descriptor-Not-New: Yes"
 };
@@ -39,8 +39,6 @@ struct RouteCheck {
 
 class DirRoutes {
  public:
-  // An authority's state (null: not an authority). Must outlive the routes.
-  void set_authority(AuthorityState* state) noexcept { authority_ = state; }
   // Its tor-format side (null: tor's paths are not served). Must outlive the routes.
   void set_tor_authority(TorAuthorityState* state) noexcept { tor_ = state; }
   // A relay's copy of a tor network's directory, served at the same paths
@@ -50,8 +48,6 @@ class DirRoutes {
   // An authority's store of tor server descriptors POSTed to /tor/ (null:
   // /tor/ is not served), also served at /tor/server/all. Must outlive the routes.
   void set_tor_uploads(TorDescriptorStore* store) noexcept { uploads_ = store; }
-  // A bridge's own signed descriptor (empty: not served).
-  void set_self_descriptor(std::string text) { self_descriptor_ = std::move(text); }
   // The relay's own server descriptor in tor's form, served as tor serves
   // its own: /tor/server/authority and /tor/server/fp/FP (FP its RSA
   // fingerprint, 40 hex digits, among others joined by '+').
@@ -60,7 +56,7 @@ class DirRoutes {
     tor_self_fp_ = std::move(fingerprint_hex);
   }
 
-  // Called after an upload (ours, or tor's at /tor/) from an identity the
+  // Called after an upload (tor's, at /tor/) from an identity the
   // authority did not hold (the service tests its reachability at once
   // rather than at the next interval).
   std::function<void(const crypto::Ed25519Public&)> on_new_relay;
@@ -77,7 +73,7 @@ class DirRoutes {
 
  private:
   enum class Route : std::uint8_t {
-    None, Upload, Consensus, Signature, Body, Self, TorSelf,
+    None, TorSelf,
     TorKeysAll, TorKeysAuthority, TorKeysFp, TorKeysFpSk, TorConsensus, TorConsensusNs, TorMicro, TorSignature,
     TorUpload, TorServerAll, TorServerD, TorServerFp
   };
@@ -85,15 +81,13 @@ class DirRoutes {
   [[nodiscard]] Route tor_route_for(std::string_view path) const;
   [[nodiscard]] DirReply handle_tor(Route route, std::string_view path, std::string_view body, std::uint64_t now);
   [[nodiscard]] DirReply handle_tor_keys(Route route, std::string_view path) const;
-  [[nodiscard]] DirReply handle_tor_consensus(std::string_view path, std::uint64_t now) const;
+  [[nodiscard]] DirReply handle_tor_consensus(Route route, std::string_view path, std::uint64_t now) const;
   [[nodiscard]] DirReply handle_tor_servers(Route route, std::string_view path) const;
   DirReply count(DirReply r);
 
-  AuthorityState* authority_ = nullptr;
   TorAuthorityState* tor_ = nullptr;
   const TorDirMirror* mirror_ = nullptr;
   TorDescriptorStore* uploads_ = nullptr;
-  std::string self_descriptor_;
   std::string tor_self_, tor_self_fp_;
   Counters counters_;
 };

@@ -15,6 +15,7 @@
 
 #include "conflux/dir/tor_key_cert.hpp"
 #include "conflux/dir/tor_microdesc.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
 
 namespace conflux::dirnet {
@@ -26,17 +27,26 @@ struct TorDirCache {
   std::map<std::array<std::uint8_t, 32>, dir::TorMicrodesc> microdescs;
   std::string consensus_text;  // the last consensus that verified, as served
   std::string consensus_source;  // where it came from: "DirPort ADDR:PORT" or a DirSource's name
+  // A directory cache's ns flavour (query.fetch_ns, tor_ns_fetch.hpp): the
+  // last ns consensus that verified, and the server descriptors it names
+  // that could be fetched, by tor's descriptor digest.
+  std::string ns_consensus_text;
+  std::string ns_source;
+  std::map<crypto::RsaFingerprint, dir::TorServerDescriptor> server_descriptors;
 };
 
-// The cache as tor's three files would hold it: certificates, the consensus
-// and the microdescriptors, each the documents concatenated as served.
+// The cache as tor's files would hold it: certificates, the consensus and
+// the microdescriptors, and a directory cache's ns consensus and server
+// descriptors (empty for a client), each the documents concatenated as served.
 struct TorDirFiles {
   std::string certs, consensus, microdescs;
+  std::string ns_consensus{}, descriptors{};
 };
 [[nodiscard]] TorDirFiles files_of(const TorDirCache& cache);
 // Saved files back into a cache, if the consensus in them still verifies at
 // `now` with the saved certificates (the same checks as a fetch); the
-// consensus for path selection with it.
+// consensus for path selection with it. The ns consensus and its
+// descriptors come along when they verify too (else the cache has none).
 [[nodiscard]] std::optional<dir::Consensus> load_tor_files(const ConsensusQuery& query, const TorDirFiles& files,
                                                            std::uint64_t now, TorDirCache& into);
 
@@ -51,5 +61,21 @@ inline constexpr std::size_t kMicrodescBatch = 92;  // digests per request (tor 
                                                                                    const net::Clock& clock,
                                                                                    std::uint64_t newer_than,
                                                                                    TorDirCache& cache);
+
+inline constexpr std::size_t kServerDescriptorBatch = 96;  // digests per request (tor's MAX_DL_PER_REQUEST)
+
+// A directory cache's ns flavour (query.fetch_ns; tor_ns_fetch.cpp): the ns
+// consensus (/tor/status-vote/current/consensus) from the first source that
+// has one with valid-after at least `at_least` and newer than the one held,
+// verified as the microdesc one (a majority of the configured v3idents, with
+// the cache's certificates); then the server descriptors it names that the
+// cache lacks (/tor/server/d/D1+D2..., tor's digests, in batches from the same
+// source), each verified and kept only when the consensus names its digest.
+// The valid-after of the ns consensus held afterwards (the held one's, with
+// no fetch, when it is new enough); else the most telling failure.
+[[nodiscard]] net::awaitable<Result<std::uint64_t, FetchErrc>> fetch_tor_ns(const ConsensusQuery& query,
+                                                                          const net::Clock& clock,
+                                                                          std::uint64_t at_least,
+                                                                          TorDirCache& cache);
 
 }  // namespace conflux::dirnet

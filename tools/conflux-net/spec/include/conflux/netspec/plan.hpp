@@ -55,6 +55,7 @@ struct ProcessPlan {
   // (in its own network namespace; the router has none).
   std::string address = "127.0.0.1";
   bool stock_tor = false;      // relays and exits: run by stock tor (NetSpec::implementation), not conflux-relay
+  std::vector<std::string> options{};  // proxies: the spec's extra torrc lines
   bool operator==(const ProcessPlan&) const = default;
 };
 

@@ -26,6 +26,9 @@ struct ProxySpec {
   bool start = true;         // false: only its torrc is written, for the user to start
   bool use_bridges = false;  // UseBridges 1 with a Bridge line for every bridge
   bool conflux = true;       // ConfluxEnabled
+  // Extra torrc lines, after conflux-net's own ("Log info file PATH": a test's
+  // second, more detailed log beside notice.log).
+  std::vector<std::string> options{};
   bool operator==(const ProxySpec&) const = default;
 };
 

@@ -2,17 +2,21 @@
 // The controller's side of control-spec's replies (section 2.3): bytes from
 // the control port in, whole replies out. A reply is "CODE-text" and
 // "CODE+text" lines (the latter followed by data lines up to ".", dot-unstuffed)
-// ended by "CODE text". Code 650 is an asynchronous event. No Qt here.
+// ended by "CODE text". Code 650 is an asynchronous event. What a control
+// port sends is hostile input to its controller (conflux-gui, and conflux-net
+// asking a stock tor relay): every line and data block is bounded, and the
+// first malformed line ends the stream.
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace conflux::gui {
+namespace conflux::control {
 
 struct ReplyLine {
   std::string text;  // after "CODE" and its separator
   std::string data;  // the data block of a "CODE+" line, lines joined with '\n'
+  bool operator==(const ReplyLine&) const = default;
 };
 
 struct ControlReplyMsg {
@@ -22,6 +26,7 @@ struct ControlReplyMsg {
   [[nodiscard]] bool is_event() const noexcept { return code == 650; }
   // The final line's text ("OK", or the error's words).
   [[nodiscard]] std::string status_text() const { return lines.empty() ? std::string() : lines.back().text; }
+  bool operator==(const ControlReplyMsg&) const = default;
 };
 
 class ReplyReader {
@@ -44,10 +49,8 @@ class ReplyReader {
   std::string error_;
 };
 
-}  // namespace conflux::gui
-
-namespace conflux::gui {
 // A GETINFO reply's value for `key` ("key=value" lines, or a "key=" line's
 // data block); "" when the reply has none.
 [[nodiscard]] std::string getinfo_value(const ControlReplyMsg& reply, std::string_view key);
-}  // namespace conflux::gui
+
+}  // namespace conflux::control

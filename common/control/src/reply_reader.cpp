@@ -1,8 +1,8 @@
-#include "conflux/gui/reply_reader.hpp"
+#include "conflux/control/reply_reader.hpp"
 
 #include <cctype>
 
-namespace conflux::gui {
+namespace conflux::control {
 
 std::vector<ControlReplyMsg> ReplyReader::feed(std::string_view bytes) {
   std::vector<ControlReplyMsg> out;
@@ -66,10 +66,6 @@ void ReplyReader::take_line(std::string line, std::vector<ControlReplyMsg>& out)
   }
 }
 
-}  // namespace conflux::gui
-
-namespace conflux::gui {
-
 std::string getinfo_value(const ControlReplyMsg& reply, std::string_view key) {
   const std::string prefix = std::string(key) + "=";
   for (const auto& l : reply.lines)
@@ -77,4 +73,4 @@ std::string getinfo_value(const ControlReplyMsg& reply, std::string_view key) {
   return {};
 }
 
-}  // namespace conflux::gui
+}  // namespace conflux::control

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""The networks an experiment's arms run on (issue 21, docs/EXPERIMENTS.md).
+
+An arm that only chooses proxies shares one network with the other arms: `up` once, `down` at the end.
+An arm with `relay_options` (torrc lines for every relay: `"Schedulers Vanilla"`, `"CircuitPriorityHalflife 0"`)
+needs relays started with them, and most of those options take effect only at a relay's start: so when any arm
+has them, every arm of every round gets a network of its own, the spec's `relay_options` plus the arm's, `up`
+before the arm and `down` after it, in a directory of its own (NETDIR-ARM-ROUND). The spec, the addresses, the files and the client schedule are the same for
+every arm (the seeds' rule P5); the relays' keys are new for each network, so the paths are drawn anew.
+
+In an emulated network each relay also gets a MetricsPort inside its namespace (relay_queues.py), read before
+and after each arm: relays.jsonl gets one line per round, arm and relay.
+"""
+
+import json
+import os
+import time
+
+import netload
+import relay_queues
+
+
+def per_arm(mix):
+    return any(a.get("relay_options") for a in mix.get("arms", []))
+
+
+def cpu_seconds(pid):
+    """utime + stime of a running process, in seconds; None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def network_cpu(net):
+    return sum(cpu_seconds(p["pid"]) or 0.0 for p in net["processes"] if p.get("started") and p.get("pid", 0) > 1)
+
+
+def proxy_guards(net):
+    """{proxy: ["relay2 (confirmed)", ...]} from each started proxy's guard-state: the clients of one proxy share
+    its guards, so an arm's single-path numbers depend on which relays its proxy drew."""
+    out = {}
+    for p in net["processes"]:
+        if p["role"] != "proxy" or not p.get("started"):
+            continue
+        try:
+            with open(os.path.join(p["data_dir"], "guard-state")) as f:
+                guards = json.load(f).get("guards", [])
+        except (OSError, ValueError):
+            continue  # a bridge user keeps no guard state: its bridges are its first hops
+        out[p["name"]] = ["%s%s" % (g.get("nickname", "?"), " (confirmed)" if g.get("confirmed_on") else "")
+                          for g in guards]
+    return out
+
+
+class Networks:
+    """Brings networks up and down around the arms; collects their CPU, guards and relay metrics."""
+
+    def __init__(self, net_bin, netdir, spec, bin_dir, mix, out_dir):
+        self.net_bin, self.base, self.bin_dir, self.out_dir = net_bin, netdir, bin_dir, out_dir
+        self.netdir = netdir
+        self.dirs = []  # every network's directory (NETDIR, or NETDIR-ARM-ROUND for a network per arm)
+        self.namespaces = []  # every emulated network's namespaces, for a check that they are gone
+        self.spec = spec
+        self.per_arm = per_arm(mix)
+        self.emulated = "emulation" in spec
+        self.net = None
+        self.cpu_s = 0.0
+        self.up_seconds = []
+        self.guards = {}  # "proxy" or "proxy (arm, round)" -> guards
+        self.relays = []  # relays.jsonl lines
+        self.t0 = self.before = self.cpu0 = None
+
+    def spec_for(self, arm):
+        spec = json.loads(json.dumps(self.spec))
+        extra = [relay_queues.relay_option()] if self.emulated else []
+        spec["relay_options"] = list(spec.get("relay_options", [])) + list(arm.get("relay_options", [])) + extra
+        return spec
+
+    def up(self, arm, rnd=1):
+        """The network the first arm runs on (all arms, unless per_arm)."""
+        self.netdir = "%s-%s-%d" % (self.base, arm["name"], rnd) if self.per_arm else self.base
+        self.dirs.append(self.netdir)
+        self.net = netload.net_up(self.net_bin, self.netdir, self.spec_for(arm), self.bin_dir)
+        self.namespaces += self.net.get("namespaces", [])
+        self.up_seconds.append(self.net["_up_seconds"])
+        self.cpu0 = network_cpu(self.net)
+        return self.net
+
+    def enter(self, rnd, arm):
+        if self.net is None:
+            self.up(arm, rnd)
+        self.before = relay_queues.scrape(self.net) if self.emulated else {}
+        self.t0 = time.monotonic()
+        return self.net
+
+    def leave(self, rnd, arm):
+        seconds = time.monotonic() - self.t0
+        if self.emulated:
+            for name, row in relay_queues.difference(relay_queues.scrape(self.net), self.before).items():
+                self.relays.append(dict(row, round=rnd, arm=arm["name"], relay=name, seconds=round(seconds, 3)))
+        if self.per_arm:
+            for proxy, g in proxy_guards(self.net).items():
+                self.guards["%s (%s, round %d)" % (proxy, arm["name"], rnd)] = g
+            problem = self.close()
+            if problem:
+                print("down after %s, round %d: %s" % (arm["name"], rnd, problem), flush=True)
+
+    def close(self):
+        """Takes the current network down (idempotent); returns a problem as text, or None."""
+        if self.net is None:  # down already, or an `up` that failed half-way (net_down: nothing when no network)
+            return netload.net_down(self.net_bin, self.netdir) if self.dirs else None
+        if not self.per_arm:
+            self.guards.update(proxy_guards(self.net))
+        self.cpu_s += network_cpu(self.net) - self.cpu0
+        self.net = None
+        return netload.net_down(self.net_bin, self.netdir)
+
+    def write(self):
+        if not self.relays:
+            return
+        with open(os.path.join(self.out_dir, "relays.jsonl"), "w") as f:
+            for r in self.relays:
+                f.write(json.dumps(r) + "\n")
