@@ -187,9 +187,11 @@ void NetworkTest::connects_through_two_bridges_and_downloads() {
     QVERIFY2(card->status_text().startsWith(QStringLiteral("Reachable")), qPrintable(card->status_text()));
   // Per-leg throughput (conflux/sets' byte counts): two legs drawn, the
   // download seen in the total, and each bridge's share of it on its card.
+  // The page learns the legs' bytes from the proxy's next per-second leg
+  // events: an unthrottled download can end before them.
   const LegGraph* graph = w.connected_page()->leg_graph();
   QVERIFY2(graph->line_count() >= 2, qPrintable(QString::number(graph->line_count())));
-  QVERIFY2(graph->total_peak() > 100, qPrintable(QString::number(graph->total_peak())));
+  QTRY_VERIFY2_WITH_TIMEOUT(graph->total_peak() > 100, qPrintable(QString::number(graph->total_peak())), 10000);
   double shares = 0;
   for (auto* card : w.connected_page()->cards()) {
     const QRegularExpression share(QStringLiteral("; (\\d+)% of the traffic, [0-9.]+ KiB/s now"));
