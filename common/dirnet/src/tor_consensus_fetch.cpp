@@ -100,6 +100,18 @@ bool lacks_signer_cert(const dir::TorConsensus& c, const ConsensusQuery& q, cons
   });
 }
 
+awaitable<bool> verify_fetching_certs(const ConsensusQuery& q, const DirSource& from, const dir::TorConsensus& c,
+                                      std::uint64_t now, TorDirCache& cache, bool every_signer) {
+  auto verified = dir::verify_tor_consensus(c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
+  if (!verified && verified.error().code == dir::DirErrc::NotEnoughSignatures) {
+    co_await refresh_certs(q, from, now, cache);
+    verified = dir::verify_tor_consensus(c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
+  }
+  if (!verified) co_return false;
+  if (every_signer && lacks_signer_cert(c, q, cache)) co_await refresh_certs(q, from, now, cache);
+  co_return true;
+}
+
 }  // namespace detail
 
 namespace {
@@ -146,13 +158,8 @@ awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q
   if (!c || c->flavor != dir::ConsensusFlavor::Microdesc) co_return Unexpected{FetchErrc::Invalid};
   if (c->valid_after <= newer_than) co_return Unexpected{FetchErrc::NotNewer};
   const std::uint64_t now = clock.unix_seconds();
-  auto verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
-  if (!verified && verified.error().code == dir::DirErrc::NotEnoughSignatures) {
-    co_await detail::refresh_certs(q, source, now, cache);
-    verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
-  }
-  if (!verified) co_return Unexpected{FetchErrc::Invalid};
-  if (q.fetch_ns && detail::lacks_signer_cert(*c, q, cache)) co_await detail::refresh_certs(q, source, now, cache);
+  if (!co_await detail::verify_fetching_certs(q, source, *c, now, cache, q.fetch_ns))
+    co_return Unexpected{FetchErrc::Invalid};
   co_await refresh_microdescs(q, source, *c, cache);
   cache.consensus_text = std::move(*body);
   cache.consensus_source = source.name;

@@ -26,4 +26,11 @@ namespace conflux::dirnet::detail {
 // cache serves every signer's certificate, as tor's caches fetch them.
 [[nodiscard]] bool lacks_signer_cert(const dir::TorConsensus& c, const ConsensusQuery& q, const TorDirCache& cache);
 
+// Whether `c` verifies against the cache's certificates, fetched from `from`
+// when too few signatures check; with `every_signer` (a cache), the
+// certificates of signers it still lacks are fetched too.
+[[nodiscard]] net::awaitable<bool> verify_fetching_certs(const ConsensusQuery& q, const DirSource& from,
+                                                         const dir::TorConsensus& c, std::uint64_t now,
+                                                         TorDirCache& cache, bool every_signer);
+
 }  // namespace conflux::dirnet::detail

@@ -59,13 +59,8 @@ awaitable<Result<std::uint64_t, FetchErrc>> ns_from(const ConsensusQuery& q, con
   if (!c || c->flavor != dir::ConsensusFlavor::Ns) co_return Unexpected{FetchErrc::Invalid};
   if (c->valid_after < at_least || c->valid_after <= held) co_return Unexpected{FetchErrc::NotNewer};
   const std::uint64_t now = clock.unix_seconds();
-  auto verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
-  if (!verified && verified.error().code == dir::DirErrc::NotEnoughSignatures) {
-    co_await detail::refresh_certs(q, source, now, cache);
-    verified = dir::verify_tor_consensus(*c, cache.certs, q.tor_authorities, now, q.check.allowed_skew);
-  }
-  if (!verified) co_return Unexpected{FetchErrc::Invalid};
-  if (detail::lacks_signer_cert(*c, q, cache)) co_await detail::refresh_certs(q, source, now, cache);
+  if (!co_await detail::verify_fetching_certs(q, source, *c, now, cache, true))
+    co_return Unexpected{FetchErrc::Invalid};
   co_await refresh_descriptors(q, source, *c, now, cache);
   cache.ns_consensus_text = std::move(*body);
   cache.ns_source = source.name;
