@@ -150,7 +150,7 @@ def main():
 
         def bridge(name):
             p = procs[name]
-            return "Bridge 127.0.0.1:%d %s" % (p["ports"]["or"], p["identity"])
+            return "Bridge 127.0.0.1:%d %s" % (p["ports"]["or"], p["rsa_fingerprint"])
 
         files = {f["name"]: f for f in net["files"]}
         url, sha = files[args.file]["url"], files[args.file]["sha256"]

@@ -76,7 +76,7 @@ def run_mode(args, net_exe, proxy_exe, halflife):
         template = open(procs["template"]["torrc"], encoding="utf-8").read().splitlines()
         dir_lines = [l for l in template if l.startswith("DirAuthority")]
         b = procs["entry"]
-        bridge = ["Bridge 127.0.0.1:%d %s" % (b["ports"]["or"], b["identity"])]
+        bridge = ["Bridge 127.0.0.1:%d %s" % (b["ports"]["or"], b["rsa_fingerprint"])]
         files = {f["name"]: f for f in net["files"]}
         web = Proxy("web", proxy_exe, net_dir, dir_lines, bridge, False)
         bulk = [Proxy("bulk%d" % i, proxy_exe, net_dir, dir_lines, bridge, False) for i in (1, 2)]

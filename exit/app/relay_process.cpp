@@ -249,7 +249,6 @@ void RelayProcess::start_transports() {
   const auto& o = config_.options;
   if (o.server_transport_plugins.empty()) return;
   BridgeIdentity b;
-  b.identity = keys::identity_base64(keys_.identity());
   b.rsa_fingerprint = bytes::to_hex(keys_.rsa_fingerprint(), true);
   for (const auto& a : o.addresses)
     if (a.is_v4() && !b.address) b.address = a;

@@ -87,8 +87,7 @@ void RelayTransports::on_change(std::size_t index) {
     if (m->host == "0.0.0.0" || m->host == "::")
       host = bridge_.address ? bridge_.address->to_string() : std::string("<IP ADDRESS>");  // as tor
     const std::string at = host + ":" + std::to_string(m->port);
-    lines.push_back(bridge_line_for(transport, at, bridge_.identity, m->args));
-    if (!bridge_.rsa_fingerprint.empty()) lines.push_back(bridge_line_for(transport, at, bridge_.rsa_fingerprint, m->args));
+    lines.push_back(bridge_line_for(transport, at, bridge_.rsa_fingerprint, m->args));
   }
   lines_[index] = std::move(lines);
   write_bridge_lines();

@@ -6,11 +6,9 @@
 // ServerTransportOptions as TOR_PT_SERVER_TRANSPORT_OPTIONS; once it reports
 // its listeners, the bridge line to hand out ("Bridge obfs4 IP:PORT ID
 // cert=... iat-mode=0") is logged at notice and written to
-// DataDirectory/bridgelines (tor's file name), two lines per transport:
-// first with ID our Ed25519 identity (conflux-proxy's Bridge lines take it;
-// conflux-net hands out the first line of a transport), then in tor's form
-// with our RSA fingerprint, which stock tor clients need (and
-// conflux-proxy takes too).
+// DataDirectory/bridgelines (tor's file name), one line per transport in
+// tor's form, ID our RSA fingerprint (stock tor clients and conflux-proxy
+// take it; conflux-net hands it out).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,7 +26,6 @@ namespace conflux::relay {
 
 struct BridgeIdentity {
   std::optional<config::IpAddress> address;  // advertised IPv4, if any: replaces a 0.0.0.0 listener
-  std::string identity;                      // Ed25519, base64
   std::string rsa_fingerprint;               // 40 upper-case hex digits
 };
 

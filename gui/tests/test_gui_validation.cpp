@@ -14,7 +14,7 @@ using conflux::gui::MainWindow;
 
 namespace {
 
-const QString kId = QStringLiteral("aa4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4");
+const QString kId = QStringLiteral("AA4F2CD35B7D2A8C4B7C8C4E5F1E2D3C4B5A6978");  // an RSA fingerprint
 
 // What `conflux-proxy --verify-config` prints for a torrc with these Bridge lines.
 QString verify_config(const QStringList& lines, const QTemporaryDir& dir) {
@@ -48,7 +48,7 @@ class ValidationTest : public QObject {
     page.show();
     QTest::keyClicks(page.bridge_edit(), QStringLiteral("Bridge 127.0.0.1:9001 ") + kId);
     QTest::keyClick(page.bridge_edit(), Qt::Key_Return);
-    QTest::keyClicks(page.bridge_edit(), QStringLiteral("obfs4 127.0.0.1:9002 ") + kId.left(63) + QStringLiteral("b"));
+    QTest::keyClicks(page.bridge_edit(), QStringLiteral("obfs4 127.0.0.1:9002 ") + kId.left(39) + QStringLiteral("B"));
     QTest::keyClicks(page.bridge_edit(), QStringLiteral(" cert=AAAA iat-mode=0"));
     QTest::keyClick(page.bridge_edit(), Qt::Key_Return);
     // tor's form: the RSA fingerprint.
@@ -68,7 +68,7 @@ class ValidationTest : public QObject {
     QTest::keyClicks(page.bridge_edit(), QStringLiteral("127.0.0.1:9001"));
     QCOMPARE(page.validation_messages().value(0),
              QStringLiteral("Line 1: Bridge: the bridge's identity is missing after ADDRESS:PORT (its RSA "
-                            "fingerprint, 40 hex digits, or its Ed25519 identity)"));
+                            "fingerprint, 40 hex digits)"));
     QVERIFY(!page.connect_button()->isEnabled());
     QTest::keyClicks(page.bridge_edit(), QStringLiteral(" ") + kId);
     QCOMPARE(page.validation_messages().value(0), QStringLiteral("Line 1: ✓ bridge at 127.0.0.1:9001"));
@@ -80,8 +80,8 @@ class ValidationTest : public QObject {
         QStringLiteral("127.0.0.1:9001 ") + kId,                                 // fine
         QStringLiteral("127.0.0.1 ") + kId,                                      // no port
         QStringLiteral("127.0.0.1:9003 0123456789ABCDEF0123456789ABCDEF012345"),  // an RSA fingerprint too short
-        QStringLiteral("snowflake 127.0.0.1:9004 ") + kId.left(62) + QStringLiteral("cc"),  // no such transport
-        QStringLiteral("127.0.0.1:9005 ") + kId.left(62) + QStringLiteral("dd extra"),      // junk after the id
+        QStringLiteral("snowflake 127.0.0.1:9004 ") + kId.left(38) + QStringLiteral("CC"),  // no such transport
+        QStringLiteral("127.0.0.1:9005 ") + kId.left(38) + QStringLiteral("DD extra"),      // junk after the id
     };
     ConnectPage page(QStringLiteral("/usr/bin/obfs4proxy"));
     page.set_bridge_text(lines.join(QLatin1Char('\n')));
@@ -180,7 +180,7 @@ class ValidationTest : public QObject {
     // go, the proxy asks no one else.
     QFile defaults(dir.filePath(QStringLiteral("defaults.torrc")));
     QVERIFY(defaults.open(QIODevice::WriteOnly));
-    defaults.write(QStringLiteral("DirAuthority closed 127.0.0.1:9 %1\n").arg(kId).toUtf8());
+    defaults.write(QStringLiteral("DirAuthority closed v3ident=%1 127.0.0.1:9 %1\n").arg(kId).toUtf8());
     defaults.close();
     conflux::gui::AppOptions o;
     o.launch = {QStringLiteral(CONFLUX_PROXY_BINARY), dir.filePath(QStringLiteral("data")), defaults.fileName()};
@@ -236,7 +236,7 @@ class ValidationTest : public QObject {
     QTemporaryDir dir;
     QFile defaults(dir.filePath(QStringLiteral("defaults.torrc")));
     QVERIFY(defaults.open(QIODevice::WriteOnly));
-    defaults.write(QStringLiteral("DirAuthority closed 127.0.0.1:9 %1\n").arg(kId).toUtf8());
+    defaults.write(QStringLiteral("DirAuthority closed v3ident=%1 127.0.0.1:9 %1\n").arg(kId).toUtf8());
     defaults.close();
     conflux::gui::AppOptions o;
     o.launch = {QStringLiteral(CONFLUX_PROXY_BINARY), dir.filePath(QStringLiteral("data")), defaults.fileName()};

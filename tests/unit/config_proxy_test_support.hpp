@@ -8,13 +8,17 @@
 
 namespace conflux::config::test {
 
-inline constexpr const char* kAuthId = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo";
-inline constexpr const char* kOtherId = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
-inline constexpr const char* kBridgeId = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
+// An authority in tor's form: its v3ident, then its relay's RSA fingerprint.
+inline constexpr const char* kAuthV3 = "DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5";
+inline constexpr const char* kAuthId = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
+inline constexpr const char* kOtherId = "00112233445566778899AABBCCDDEEFF00112233";
+inline constexpr const char* kBridgeId = "FFEEDDCCBBAA99887766554433221100FFEEDDCC";
+// Our former form of the line (an Ed25519 identity), refused since issue 15.
+inline constexpr const char* kOldAuthEd25519 = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo";
 
-inline const std::string kProxyBase =
-    std::string("DataDirectory /var/lib/conflux-proxy\nDirAuthority auth1 orport=9001 127.0.0.1:9030 ") + kAuthId +
-    "\n";
+inline const std::string kProxyBase = std::string("DataDirectory /var/lib/conflux-proxy\nDirAuthority auth1 orport=9001 "
+                                                  "v3ident=") +
+                                      kAuthV3 + " 127.0.0.1:9030 " + kAuthId + "\n";
 
 inline Result<ProxyOptions, ConfigErrors> proxy_build(const std::string& text, const UserEnvironment& env = {}) {
   auto entries = parse_torrc_text(text, "torrc");

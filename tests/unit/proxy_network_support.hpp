@@ -157,12 +157,12 @@ class Network {
       if (line.rfind("DirAuthority", 0) == 0) out += line + "\n";
     return out;
   }
-  // "Bridge 127.0.0.1:OR FINGERPRINT" for one of the network's bridges, in
-  // tor's form (its RSA fingerprint), or in ours (its Ed25519 identity).
-  [[nodiscard]] std::string bridge_line(const std::string& name, bool tor_form = true) const {
+  // "Bridge 127.0.0.1:OR FINGERPRINT" for one of the network's bridges
+  // (tor's form: its RSA fingerprint).
+  [[nodiscard]] std::string bridge_line(const std::string& name) const {
     const auto& p = process(name);
     return "Bridge 127.0.0.1:" + std::to_string(p["ports"]["or"].get<int>()) + " " +
-           p[tor_form ? "rsa_fingerprint" : "identity"].get<std::string>();
+           p["rsa_fingerprint"].get<std::string>();
   }
 
  private:

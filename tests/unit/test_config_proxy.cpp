@@ -44,7 +44,7 @@ TEST_CASE("proxy options: defaults are tor's", "[config][proxy]") {
 TEST_CASE("proxy options: every option set", "[config][proxy]") {
   auto o = proxy_ok(std::string("SocksPort 9150 IsolateDestPort\n") +
                     "Log info file /var/log/conflux-proxy.log\nLog warn stderr\n"
-                    "DirAuthority auth2 127.0.0.2:9030 " + kOtherId + "\n"
+                    "DirAuthority auth2 v3ident=" + kOtherId + " 127.0.0.2:9030 " + kOtherId + "\n"
                     "UseBridges 1\nBridge 192.0.2.7:443 " + kBridgeId + "\n"
                     "NumEntryGuards 3\nMaxCircuitDirtiness 1 hour\nCircuitBuildTimeout 30 seconds\n"
                     "LearnCircuitBuildTimeout 0\nNewCircuitPeriod 1 minute\nEnforceDistinctSubnets 0\n"
@@ -182,13 +182,17 @@ TEST_CASE("proxy options: DataDirectory defaults as tor's, under our name", "[co
 }
 
 TEST_CASE("proxy options: DirAuthority rules", "[config][proxy]") {
-  auto dup = proxy_bad(std::string("DirAuthority auth1 127.0.0.9:1 ") + kOtherId + "\n");
+  auto dup = proxy_bad(std::string("DirAuthority auth1 v3ident=") + kOtherId + " 127.0.0.9:1 " + kOtherId + "\n");
   CHECK(dup.message.find("share a nickname") != std::string::npos);
-  auto mixed = proxy_bad("DirAuthority tor1 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:1 "
-                         "1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n");
-  CHECK(mixed.message.find("cannot be mixed") != std::string::npos);
-  auto fallback = proxy_bad("FallbackDir 192.0.2.9 orport=9001 id=1A25C6358DB91342AA51720A5038B72742732498\n");
-  CHECK(fallback.message.find("tor network's cache") != std::string::npos);
+  // Our former form (an Ed25519 identity) is an error at its file and line.
+  auto ours = proxy_bad(std::string("DirAuthority auth2 127.0.0.1:1 ") + kOldAuthEd25519 + "\n");
+  CHECK(ours.file == "torrc");
+  CHECK(ours.line == 3);
+  CHECK(ours.message == "DirAuthority: tor's form only (v3ident=HEX40 ADDRESS:DIRPORT RSA_FINGERPRINT); our form "
+                        "with an Ed25519 identity retired");
+  // A FallbackDir goes with tor-form authorities.
+  auto fallback = proxy_ok("FallbackDir 192.0.2.9 orport=9001 id=1A25C6358DB91342AA51720A5038B72742732498\n");
+  CHECK(fallback.fallback_dirs.size() == 1);
 }
 
 TEST_CASE("proxy options: __OwningControllerProcess names the process the proxy must not outlive", "[config][proxy]") {

@@ -77,22 +77,29 @@ TEST_CASE("Bridge lines: good ones", "[config][proxy]") {
   auto v4 = parse_bridge_line(std::string("192.0.2.7:443 ") + kBridgeId);
   REQUIRE(v4);
   CHECK(v4->address == AddrPort{IpAddress::v4(192, 0, 2, 7), 443});
-  CHECK(v4->ed25519_id.front() == 0xff);
+  CHECK(v4->rsa_fingerprint.front() == 0xff);
   auto v6 = parse_bridge_line(std::string("  [2001:db8::7]:9001\t") + kAuthId + "  ");
   REQUIRE(v6);
   CHECK(v6->address.to_string() == "[2001:db8::7]:9001");
-  CHECK(ed25519_id_to_base64(v6->ed25519_id) == kAuthId);
-  CHECK_FALSE(v6->tor_form());
+  CHECK(v6->rsa_fingerprint.front() == 0xe8);
+}
+
+TEST_CASE("Bridge lines: our former form (an Ed25519 identity) is refused at its line", "[config][proxy]") {
+  auto ours = parse_bridge_line(std::string("192.0.2.7:443 ") + kOldAuthEd25519);
+  REQUIRE_FALSE(ours);
+  CHECK(ours.error().find("our form with an Ed25519 identity retired") != std::string::npos);
+  auto line = proxy_bad(std::string("UseBridges 1\nBridge 192.0.2.7:443 ") + kOldAuthEd25519 + "\n");
+  CHECK(line.file == "torrc");
+  CHECK(line.line == 4);
+  CHECK(line.message.starts_with("Bridge: tor's form only"));
 }
 
 TEST_CASE("Bridge lines in tor's form: the RSA fingerprint", "[config][proxy]") {
   const std::string fp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
   auto plain = parse_bridge_line("192.0.2.7:443 " + fp);
   REQUIRE(plain);
-  REQUIRE(plain->tor_form());
-  CHECK(plain->rsa_fingerprint->front() == 0x43);
-  CHECK(plain->rsa_fingerprint->back() == 0x13);
-  CHECK(plain->ed25519_id == Ed25519Id{});
+  CHECK(plain->rsa_fingerprint.front() == 0x43);
+  CHECK(plain->rsa_fingerprint.back() == 0x13);
   CHECK(plain->transport.empty());
   // '$' before it, lower case, and tor's joining of the words after the address.
   for (const std::string& other : {"$" + fp, std::string("4352e58420e68f5e40bf7c74faddccd9d1349413"),
@@ -129,7 +136,7 @@ TEST_CASE("Bridge lines: bad ones say why", "[config][proxy]") {
       {"bridge.example.org:443 " + std::string(kBridgeId), "not an IP address"},
       {"2001:db8::7:443 " + std::string(kBridgeId), "IPv6 addresses need brackets"},
       {"192.0.2.7:0 " + std::string(kBridgeId), "port"},
-      {"192.0.2.7:443 notanidentity", "Ed25519 identity"},
+      {"192.0.2.7:443 notanidentity", "Key digest for Bridge is wrong length"},
       {"192.0.2.7:443 " + std::string(kBridgeId) + " extra", "unexpected 'extra'"},
   };
   for (const auto& c : cases) {
@@ -166,7 +173,8 @@ TEST_CASE("load_proxy_options: defaults file, torrc with include, command line",
   MemoryFileSource fs;
   fs.add_file("/etc/conflux/defaults", "DataDirectory /var/lib/default\nSocksPort 9050\n");
   fs.add_file("/etc/conflux/proxy-torrc",
-              std::string("DirAuthority auth1 127.0.0.1:9030 ") + kAuthId + "\nSocksPort 9150\n%include bridges.d\n");
+              std::string("DirAuthority auth1 v3ident=") + kAuthV3 + " 127.0.0.1:9030 " + kAuthId +
+                  "\nSocksPort 9150\n%include bridges.d\n");
   fs.add_file("/etc/conflux/bridges.d/a", std::string("UseBridges 1\nBridge 192.0.2.7:443 ") + kBridgeId + "\n");
   const char* argv[] = {"conflux-proxy", "--defaults-torrc", "/etc/conflux/defaults", "-f",
                         "/etc/conflux/proxy-torrc", "--+SocksPort", "9151 IsolateDestPort", "--ConfluxNumLegs", "4"};
@@ -247,7 +255,7 @@ TEST_CASE("The built-in directory: tor 0.4.9's nine v3 authorities, every line p
   std::set<std::string> nicks;
   std::set<RsaId> v3idents, fingerprints;
   for (const auto& a : parsed) {
-    CHECK(a.tor_form());
+    CHECK(a.rsa_identity.has_value());
     CHECK(a.or_port.has_value());
     CHECK(a.dir.addr.is_v4());
     CHECK_FALSE(a.dir.addr.is_loopback());

@@ -252,8 +252,8 @@ TEST_CASE("relay options: required options and cross-option rules", "[config][re
     // (it then signs tor's consensus alone; whether the line names it is checked at start).
     const std::string tor_auth = "DirAuthority tor1 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:1 "
                                  "1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n";
-    CHECK(ok(tor_auth).dir_authorities.at(0).tor_form());
-    CHECK(ok("AuthoritativeDirectory 1\nDirPort 9030\n" + tor_auth).dir_authorities.at(0).tor_form());
+    CHECK(ok(tor_auth).dir_authorities.at(0).rsa_identity);
+    CHECK(ok("AuthoritativeDirectory 1\nDirPort 9030\n" + tor_auth).dir_authorities.at(0).rsa_identity);
   }
   SECTION("our form of DirAuthority is refused, at its file and line, at an authority or not") {
     for (const std::string role : {"AuthoritativeDirectory 1\nDirPort 9030\n", "Nickname x\nDirPort 9030\n"}) {
@@ -262,9 +262,8 @@ TEST_CASE("relay options: required options and cross-option rules", "[config][re
       REQUIRE(ours.error().size() == 1);
       CHECK(ours.error()[0].file == "torrc");
       CHECK(ours.error()[0].line == 5);
-      CHECK(ours.error()[0].message == std::string("Invalid DirAuthority line 'a 127.0.0.1:1 ") + kAuthId +
-                                           "': conflux-relay takes tor's form only (v3ident=HEX40 "
-                                           "ADDRESS:DIRPORT RSA_FINGERPRINT); our form with an Ed25519 identity retired");
+      CHECK(ours.error()[0].message == "DirAuthority: tor's form only (v3ident=HEX40 ADDRESS:DIRPORT "
+                                       "RSA_FINGERPRINT); our form with an Ed25519 identity retired");
       // Ours with a v3ident is ours too.
       auto hybrid = build(kBase + role + "DirAuthority a v3ident=" + std::string(40, 'A') + " 127.0.0.1:1 " +
                           kAuthId + "\n");

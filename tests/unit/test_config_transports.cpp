@@ -29,7 +29,7 @@ TEST_CASE("Bridge obfs4 lines: transport, identity and the k=v arguments in orde
   REQUIRE(b);
   CHECK(b->transport == "obfs4");
   CHECK(b->address.to_string() == "192.0.2.7:443");
-  CHECK(b->ed25519_id.front() == 0xff);
+  CHECK(b->rsa_fingerprint.front() == 0xff);
   REQUIRE(b->args.size() == 2);
   CHECK(b->args[0] == std::pair<std::string, std::string>{"cert", kCert.substr(5)});
   CHECK(b->args[1] == std::pair<std::string, std::string>{"iat-mode", "0"});

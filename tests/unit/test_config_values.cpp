@@ -277,38 +277,21 @@ TEST_CASE("Log lines", "[config][values]") {
     CHECK_FALSE(parse_log(bad));
 }
 
-TEST_CASE("DirAuthority lines", "[config][values]") {
-  auto d = parse_dir_authority("auth1 orport=9001 127.0.0.1:9030 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo");
-  REQUIRE(d);
-  CHECK(d->nickname == "auth1");
-  CHECK(d->or_port == 9001);
-  CHECK(d->dir == *parse_addr_port("127.0.0.1:9030"));
-  CHECK(d->ed25519_id[0] == 0xd7);
-  auto e = parse_dir_authority("auth2 [::1]:9030 d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
-  REQUIRE(e);
-  CHECK_FALSE(e->or_port);
-  CHECK(e->ed25519_id == d->ed25519_id);
+TEST_CASE("DirAuthority lines: our former form (an Ed25519 identity) is refused", "[config][values]") {
+  auto ours = parse_dir_authority("auth1 orport=9001 127.0.0.1:9030 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo");
+  REQUIRE_FALSE(ours);
+  CHECK(ours.error().find("our form with an Ed25519 identity retired") != std::string::npos);
+  // With a v3ident, the Ed25519 identity is no RSA fingerprint.
+  auto hybrid = parse_dir_authority("auth1 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 127.0.0.1:9030 "
+                                    "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo");
+  REQUIRE_FALSE(hybrid);
+  CHECK(hybrid.error().find("40-hex-digit RSA fingerprint") != std::string::npos);
   for (auto bad : {"", "auth1", "auth1 127.0.0.1:9030",
-                   "bad_nick 127.0.0.1:9030 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo",
-                   "a v3ident=AB 127.0.0.1:9030 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo",
-                   "a orport=1 orport=2 127.0.0.1:9030 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo",
-                   "a orport=0 127.0.0.1:9030 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo",
-                   "a 127.0.0.1 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                   "bad_nick v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 127.0.0.1:9030 "
+                   "FFCB46DB1339DA84674C70D7CB586434C4370441",
+                   "a v3ident=AB 127.0.0.1:9030 FFCB46DB1339DA84674C70D7CB586434C4370441",
                    "a 127.0.0.1:9030 FFCB46DB1339DA84674C70D7CB586434C4370441"})
     CHECK_FALSE(parse_dir_authority(bad));
-}
-
-TEST_CASE("DirAuthority lines of ours may name the authority's v3ident", "[config][values]") {
-  auto a = parse_dir_authority("auth1 orport=9001 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 127.0.0.1:9030 "
-                               "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo");
-  REQUIRE(a);
-  CHECK_FALSE(a->tor_form());
-  REQUIRE(a->v3ident);
-  CHECK((*a->v3ident)[0] == 0xDB);
-  CHECK_FALSE(a->rsa_identity);
-  CHECK(a->ed25519_id == *parse_ed25519_id("11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo"));
-  CHECK_FALSE(parse_dir_authority("auth1 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 127.0.0.1:9030 "
-                                  "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo extra"));
 }
 
 TEST_CASE("DirAuthority lines in tor's form", "[config][values]") {
@@ -316,7 +299,7 @@ TEST_CASE("DirAuthority lines in tor's form", "[config][values]") {
   auto t = parse_dir_authority("auth0 orport=19000 no-v2 v3ident=DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5 "
                                "127.0.0.1:19100 E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731");
   REQUIRE(t);
-  CHECK(t->tor_form());
+  CHECK(t->rsa_identity);
   CHECK(t->or_port == 19000);
   CHECK(t->dir == *parse_addr_port("127.0.0.1:19100"));
   REQUIRE(t->v3ident);

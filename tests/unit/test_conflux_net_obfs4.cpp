@@ -13,10 +13,9 @@ using namespace conflux::netspec;
 
 namespace {
 
-const std::string kBridgeId = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
 const std::string kBridgeFp = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
 const std::string kPlainBridgeFp = "4352E58420E68F5E40BF7C74FADDCCD9D1349413";
-const std::string kObfsLine = "Bridge obfs4 127.0.0.1:20009 " + kBridgeId +
+const std::string kObfsLine = "Bridge obfs4 127.0.0.1:20009 " + kBridgeFp +
                               " cert=ssH+9rP8dG2NLDN2XuFw63hIO/9MNNinLmxQDpVa+7kTOa9/m+tGWT1SmSYpQ9uTBGa6Hw iat-mode=0";
 
 bool has_line(const std::string& text, const std::string& line) {
@@ -62,18 +61,17 @@ TEST_CASE("plan: an obfs4 bridge has a third port, its transport's", "[conflux_n
 }
 
 TEST_CASE("the bridge line conflux-relay wrote, found in its bridgelines file", "[conflux_net][pt]") {
-  CHECK_FALSE(transport_bridge_line("", "obfs4", kBridgeId));
-  CHECK_FALSE(transport_bridge_line(kObfsLine, "obfs4", kBridgeId));  // no newline yet: still being written
-  CHECK(transport_bridge_line(kObfsLine + "\n", "obfs4", kBridgeId) == kObfsLine);
-  CHECK(transport_bridge_line("Bridge meek 1.2.3.4:5 X\n" + kObfsLine + "\n", "obfs4", kBridgeId) == kObfsLine);
-  CHECK_FALSE(transport_bridge_line(kObfsLine + "\n", "obfs", kBridgeId));
-  // The relay writes one line per identity form; the one asked for is taken.
-  const std::string fp = "E8DABF3B0AEDDB386DD7B66B59A02AAFE1F48731";
-  const std::string tor_line = "Bridge obfs4 127.0.0.1:20009 " + fp + " cert=abc iat-mode=0";
-  const std::string both = kObfsLine + "\n" + tor_line + "\n";
-  CHECK(transport_bridge_line(both, "obfs4", fp) == tor_line);
-  CHECK(transport_bridge_line(both, "obfs4", kBridgeId) == kObfsLine);
-  CHECK_FALSE(transport_bridge_line(both, "obfs4", fp.substr(0, 39)));
+  CHECK_FALSE(transport_bridge_line("", "obfs4", kBridgeFp));
+  CHECK_FALSE(transport_bridge_line(kObfsLine, "obfs4", kBridgeFp));  // no newline yet: still being written
+  CHECK(transport_bridge_line(kObfsLine + "\n", "obfs4", kBridgeFp) == kObfsLine);
+  CHECK(transport_bridge_line("Bridge meek 1.2.3.4:5 X\n" + kObfsLine + "\n", "obfs4", kBridgeFp) == kObfsLine);
+  CHECK_FALSE(transport_bridge_line(kObfsLine + "\n", "obfs", kBridgeFp));
+  // Only the line that names the bridge by `id` is taken (one line per transport).
+  const std::string other = "Bridge obfs4 127.0.0.1:20010 " + kPlainBridgeFp + " cert=abc iat-mode=0";
+  const std::string two = other + "\n" + kObfsLine + "\n";
+  CHECK(transport_bridge_line(two, "obfs4", kBridgeFp) == kObfsLine);
+  CHECK(transport_bridge_line(two, "obfs4", kPlainBridgeFp) == other);
+  CHECK_FALSE(transport_bridge_line(two, "obfs4", kBridgeFp.substr(0, 39)));
 }
 
 TEST_CASE("torrcs with an obfs4 bridge: the bridge runs obfs4proxy, the proxy uses its line", "[conflux_net][torrc][pt]") {

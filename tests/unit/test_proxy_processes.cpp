@@ -91,9 +91,8 @@ TEST_CASE("with UseBridges the proxy reaches the network through a bridge it fet
       CHECK((*it)[1] == "bridge1m");
     CHECK(circuits >= 1);
   }
-  // (A Bridge line naming one of our bridges by its Ed25519 identity no longer
-  // works: bridges serve tor's descriptor only since the JSON directory
-  // retired at the relay, issue 15; the proxy's refusal of that form is next.)
+  // (A Bridge line naming a bridge by its Ed25519 identity, our former form,
+  // is a configuration error since issue 15: test_config_proxy_lines.)
   SECTION("the slow bridge works too") {
     TestProxy proxy(net, "slow-bridge", "UseBridges 1\n" + net.bridge_line("bridge100k") + "\n");
     REQUIRE(proxy.bootstrapped());
@@ -105,7 +104,7 @@ TEST_CASE("with UseBridges the proxy reaches the network through a bridge it fet
     // Two closed ports on loopback, with fingerprints that exist nowhere.
     TestProxy proxy(net, "dead-bridges",
                     "UseBridges 1\nBridge 127.0.0.1:9 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n"
-                    "Bridge 127.0.0.1:7 BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n");
+                    "Bridge 127.0.0.1:7 BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n");
     auto warned = wait_for_log(proxy.log(), "Cannot build circuits yet: none of the configured bridges is usable", 30s);
     REQUIRE(warned);
     const auto log = conflux::test::procs::read_text(proxy.log());

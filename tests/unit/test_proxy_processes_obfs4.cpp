@@ -134,10 +134,12 @@ TEST_CASE("conflux-net obfs4 bridges: the bridge-using proxy's torrc has their o
     INFO(name << ": " << bridges[0] << " | " << bridges[1]);
     CHECK(std::count_if(bridges.begin(), bridges.end(),
                         [&](const std::string& l) { return l.rfind(expected, 0) == 0 && l.ends_with(" iat-mode=0"); }) == 1);
-    // The bridge wrote the same line to its DataDirectory (after the one in
-    // our form, with its Ed25519 identity).
+    // The bridge wrote the same line to its DataDirectory, and only that one
+    // (tor's form; the line with its Ed25519 identity retired, issue 15).
     const auto data = std::filesystem::path(p["torrc"].get<std::string>()).parent_path() / "data" / "bridgelines";
-    CHECK(conflux::test::procs::read_text(data).find("\n" + expected) != std::string::npos);
+    const auto written = conflux::test::procs::read_text(data);
+    CHECK(written.rfind(expected, 0) == 0);
+    CHECK(std::count(written.begin(), written.end(), '\n') == 1);
   }
   CHECK(torrc_lines(net, "ClientTransportPlugin ") ==
         std::vector<std::string>{std::string("ClientTransportPlugin obfs4 exec ") + kObfs4proxy});

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "conflux/client/begin_dir.hpp"
-#include "conflux/dir/paths.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 
 namespace conflux::client {
@@ -102,27 +101,10 @@ net::awaitable<void> BridgeDirectory::keep_fresh(std::size_t index) {
 }
 
 net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_once(std::size_t index) {
-  if (bridges_[index].target.rsa) co_return co_await fetch_tor_form(index);
-  const BridgeTarget target = bridges_[index].target;
-  // Named, not temporaries in the co_await: GCC 12 destroys a temporary
-  // class argument of a coroutine call twice (ASan: bad-free).
-  DirRelay relay{target.at, target.identity, std::nullopt, "bridge"};
-  std::string path(dir::kSelfDescriptor);
-  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.fetch_timeout);
-  auto got = co_await begin_dir_get(links_, clock_, relay, path, dir::kMaxDescriptorSize, timeout);
-  if (!got) co_return got.error();
-  if (got->status != 200) co_return "HTTP status " + std::to_string(got->status);
-  auto d = dir::parse_and_verify_descriptor(got->body, clock_.unix_seconds());
-  if (!d) co_return std::string("its descriptor does not verify");
-  if (!d->is_bridge || d->identity != target.identity)
-    co_return std::string("its descriptor is not the bridge's of the Bridge line");
-  bridges_[index].descriptor = std::move(*d);
-  co_return std::nullopt;
-}
-
-net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_tor_form(std::size_t index) {
   const BridgeTarget target = bridges_[index].target;
   // The Ed25519 identity is all zero until the first descriptor gave it.
+  // Named, not temporaries in the co_await: GCC 12 destroys a temporary
+  // class argument of a coroutine call twice (ASan: bad-free).
   DirRelay relay{target.at, target.identity, target.rsa, "bridge"};
   std::string path(kTorBridgeDescriptorPath);
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.fetch_timeout);
@@ -133,7 +115,7 @@ net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_tor_form(std::
   if (!d)
     co_return "its descriptor does not verify (" + std::string(dir::to_string(d.error().code)) +
         (d.error().field.empty() ? "" : ": " + std::string(d.error().field)) + ")";
-  if (d->rsa_identity != *target.rsa) co_return std::string("its descriptor is not the bridge's of the Bridge line");
+  if (d->rsa_identity != target.rsa) co_return std::string("its descriptor is not the bridge's of the Bridge line");
   bridges_[index].target.identity = d->ed25519_identity;
   bridges_[index].descriptor = as_bridge_descriptor(*d);
   co_return std::nullopt;

@@ -15,10 +15,9 @@ DirectoryClient::DirectoryClient(net::asio::io_context& io, const net::Clock& cl
     : clock_(clock), options_(std::move(options)), log_(std::move(log)) {
   dirnet::ConsensusQuery q;
   q.sources = options_.authorities_at;
-  q.authorities = options_.authorities;
   q.tor_authorities = options_.tor_authorities;
   q.check = options_.check;
-  if (options_.links != nullptr && !options_.tor_authorities.empty())
+  if (options_.links != nullptr)
     q.begin_dir_sources = [relays = begin_dir_, links = options_.links, clock = &clock_] {
       std::vector<dirnet::DirSource> out;
       for (const auto& r : *relays) {
@@ -53,23 +52,6 @@ void DirectoryClient::update_begin_dir(const dir::Consensus* c) {
 }
 
 DirectoryClient::~DirectoryClient() { stop(); }
-
-std::optional<dir::Consensus> DirectoryClient::load_cache() const {
-  const std::string text = read_small(cache_path(), dir::kMaxConsensusSize);
-  if (text.empty()) return std::nullopt;
-  auto c = dir::parse_consensus(text);
-  if (!c) {
-    net::emit(log_, net::LogLevel::Warn, "The cached consensus does not parse; ignoring it.");
-    return std::nullopt;
-  }
-  if (!dir::verify_consensus(*c, options_.authorities, clock_.unix_seconds(), options_.check)) {
-    net::emit(log_, net::LogLevel::Info, "The cached consensus is expired or not signed by our authorities.");
-    return std::nullopt;
-  }
-  return std::move(*c);
-}
-
-void DirectoryClient::save_cache(const dir::Consensus& c) const { write_atomically(cache_path(), dir::encode_consensus(c)); }
 
 void DirectoryClient::write_atomically(const std::filesystem::path& path, const std::string& text) const {
   // Write then rename, so a crash never leaves half a document.
@@ -125,18 +107,12 @@ void DirectoryClient::save_tor_cache() const {
 }
 
 bool DirectoryClient::start() {
-  const bool tor = !options_.tor_authorities.empty();
-  auto cached = tor ? load_tor_cache() : load_cache();
+  auto cached = load_tor_cache();
   const bool usable = cached.has_value();
-  fetcher_->on_consensus = [this, tor](const dir::Consensus& c) {
-    std::string source = "an authority";
-    if (tor) {
-      save_tor_cache();
-      source = fetcher_->tor_cache()->consensus_source;
-      update_begin_dir(&c);
-    } else {
-      save_cache(c);
-    }
+  fetcher_->on_consensus = [this](const dir::Consensus& c) {
+    save_tor_cache();
+    const std::string source = fetcher_->tor_cache()->consensus_source;
+    update_begin_dir(&c);
     net::emit(log_, net::LogLevel::Info,
               "New consensus: " + std::to_string(c.body.routers.size()) + " relays, valid after " +
                   std::to_string(c.body.valid_after) + ", from " + source);
@@ -152,7 +128,7 @@ bool DirectoryClient::start() {
     net::emit(log_, net::LogLevel::Notice,
               "Loaded the cached consensus (" + std::to_string(cached->body.routers.size()) + " relays).");
     fetcher_->seed(*cached);
-    if (tor) update_begin_dir(&*cached);
+    update_begin_dir(&*cached);
     if (on_consensus) on_consensus(*fetcher_->consensus(), "the cache");
   }
   fetcher_->start();

@@ -364,15 +364,8 @@ struct ProxyRuntime::Impl {
     d.links = &links;
     for (const auto& a : options.dir_authorities) {
       d.authorities_at.push_back(to_endpoint(a.dir.addr, a.dir.port));
-      if (a.tor_form()) {
-        d.tor_authorities.push_back(*a.v3ident);
-        if (a.or_port)
-          d.begin_dir_relays.push_back({*a.rsa_identity, to_endpoint(a.dir.addr, *a.or_port), a.nickname});
-        continue;
-      }
-      crypto::Ed25519Public id{};
-      std::copy(a.ed25519_id.begin(), a.ed25519_id.end(), id.begin());
-      d.authorities.push_back(id);
+      d.tor_authorities.push_back(*a.v3ident);
+      if (a.or_port) d.begin_dir_relays.push_back({*a.rsa_identity, to_endpoint(a.dir.addr, *a.or_port), a.nickname});
     }
     // A fallback with a DirPort is asked like an authority (what it serves
     // must still carry the authorities' signatures); tor 0.4.9's built-in
@@ -413,7 +406,6 @@ struct ProxyRuntime::Impl {
       for (const auto& b : options.bridges) {
         BridgeTarget t;
         t.at = to_endpoint(b.address.addr, b.address.port);
-        std::copy(b.ed25519_id.begin(), b.ed25519_id.end(), t.identity.begin());
         t.rsa = b.rsa_fingerprint;
         targets.push_back(t);
       }

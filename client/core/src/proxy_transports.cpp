@@ -76,7 +76,7 @@ const ptnet::ManagedTransport* ProxyTransports::process_for(const std::string& t
 std::optional<LinkRoute> ProxyTransports::route(const LinkPool::Peer& peer) const {
   if (!options_.use_bridges) return std::nullopt;  // Bridge lines are ignored then
   auto b = std::find_if(options_.bridges.begin(), options_.bridges.end(), [&](const config::BridgeLine& l) {
-    return l.tor_form() ? peer.rsa == l.rsa_fingerprint : peer.ed25519 == l.ed25519_id;
+    return peer.rsa == l.rsa_fingerprint;
   });
   if (b == options_.bridges.end() || b->transport.empty()) return std::nullopt;
   LinkRoute route;

@@ -15,11 +15,7 @@ void check_dir_authorities(OptionBuilder& b, const std::vector<DirAuthorityLine>
     for (std::size_t j = 0; j < i; ++j) {
       const auto& x = authorities[i];
       const auto& y = authorities[j];
-      if (x.tor_form() != y.tor_form())
-        b.error("DirAuthority", "DirAuthority: tor's form (v3ident=) and ours (an Ed25519 identity) cannot be mixed: "
-                                "they are two different directories");
-      const bool same_id = x.tor_form() ? x.v3ident == y.v3ident || x.rsa_identity == y.rsa_identity
-                                        : x.ed25519_id == y.ed25519_id;
+      const bool same_id = x.v3ident == y.v3ident || x.rsa_identity == y.rsa_identity;
       if (key_equals(x.nickname, y.nickname) || same_id)
         b.error("DirAuthority", "DirAuthority: two authorities share a nickname or an identity");
     }

@@ -152,38 +152,30 @@ std::optional<std::string> apply_flag(std::string_view word, DirAuthorityLine& l
 ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text) {
   auto w = split_words(text);
   if (w.size() < 3)
-    return Unexpected{std::string("expected NICKNAME [orport=PORT] ADDRESS:DIRPORT ED25519_ID, or tor's form with "
-                                  "v3ident=")};
+    return Unexpected{std::string("expected NICKNAME [orport=PORT] v3ident=HEX40 ADDRESS:DIRPORT RSA_FINGERPRINT")};
   DirAuthorityLine line;
   auto nick = parse_nickname(w[0]);
   if (!nick) return Unexpected{nick.error()};
   line.nickname = std::move(*nick);
   // Flags up to the address (the first word with ':' and no '='); the
-  // identity is what follows it.
+  // fingerprint is what follows it.
   std::size_t i = 1;
   for (; i < w.size() && !(w[i].find(':') != std::string_view::npos && w[i].find('=') == std::string_view::npos);
        ++i) {
     if (auto bad = apply_flag(w[i], line)) return Unexpected{*bad};
   }
-  if (i + 1 >= w.size()) return Unexpected{std::string("expected ADDRESS:DIRPORT and an identity after the flags")};
+  if (i + 1 >= w.size()) return Unexpected{std::string("expected ADDRESS:DIRPORT and a fingerprint after the flags")};
   auto dir = parse_addr_port(w[i]);
   if (!dir) return Unexpected{dir.error()};
   line.dir = *dir;
-  // Ours may name its tor identity too (v3ident=, for the dir-source lines
-  // of the tor-format consensus our authorities write): an Ed25519 id last.
-  const bool ours_with_v3ident = line.v3ident && i + 2 == w.size() && parse_ed25519_id(w[i + 1]).has_value();
-  if (line.v3ident && !ours_with_v3ident) {
-    std::string fingerprint;
-    for (std::size_t k = i + 1; k < w.size(); ++k) fingerprint += w[k];
-    line.rsa_identity = rsa_id_of(fingerprint);
-    if (!line.rsa_identity) return Unexpected{"expected the authority's 40-hex-digit RSA fingerprint, not '" +
-                                              shown(fingerprint) + "'"};
-    return line;
-  }
-  if (i + 2 != w.size()) return Unexpected{"unexpected '" + shown(w[i + 2]) + "'"};
-  auto id = parse_ed25519_id(w[i + 1]);
-  if (!id) return Unexpected{id.error()};
-  line.ed25519_id = *id;
+  if (!line.v3ident)
+    return Unexpected{std::string("tor's form only (v3ident=HEX40 ADDRESS:DIRPORT RSA_FINGERPRINT); our form with an "
+                                  "Ed25519 identity retired")};
+  std::string fingerprint;
+  for (std::size_t k = i + 1; k < w.size(); ++k) fingerprint += w[k];
+  line.rsa_identity = rsa_id_of(fingerprint);
+  if (!line.rsa_identity)
+    return Unexpected{"expected the authority's 40-hex-digit RSA fingerprint, not '" + shown(fingerprint) + "'"};
   return line;
 }
 

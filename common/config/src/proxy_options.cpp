@@ -59,8 +59,6 @@ void check_directories(OptionBuilder& b, ProxyOptions& o) {
     for (std::size_t j = 0; j < i; ++j)
       if (o.fallback_dirs[i].rsa_identity == o.fallback_dirs[j].rsa_identity)
         b.error("FallbackDir", "FallbackDir: two lines give the same id=");
-  if (!o.fallback_dirs.empty() && !o.dir_authorities.empty() && !o.dir_authorities.front().tor_form())
-    b.error("FallbackDir", "FallbackDir names a tor network's cache: it cannot serve our DirAuthority's directory");
 }
 
 // tor: a Bridge line's transport must come from a ClientTransportPlugin.
@@ -95,9 +93,7 @@ void validate(OptionBuilder& b, ProxyOptions& o, const Entries& merged, const Us
   if (o.use_bridges) check_bridge_transports(b, o);
   for (std::size_t i = 0; i < o.bridges.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (o.bridges[i].tor_form() == o.bridges[j].tor_form() &&
-          o.bridges[i].ed25519_id == o.bridges[j].ed25519_id &&
-          o.bridges[i].rsa_fingerprint == o.bridges[j].rsa_fingerprint)
+      if (o.bridges[i].rsa_fingerprint == o.bridges[j].rsa_fingerprint)
         b.error("Bridge", "Bridge: two lines give the same identity");
   if (!o.learn_circuit_build_timeout && o.circuit_build_timeout < kRecommendedMinBuildTimeout)
     o.warnings.emplace_back(b.pos("CircuitBuildTimeout"),

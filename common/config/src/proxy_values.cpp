@@ -45,8 +45,8 @@ ValueResult<std::optional<SocksPortConfig>> parse_socks_port(std::string_view te
 
 namespace {
 
-// The identity word: tor's RSA fingerprint (with tor's errors for a bad
-// one) or our Ed25519 identity.
+// The identity word: tor's RSA fingerprint, with tor's errors for a bad
+// one. Our Ed25519 identity retired with the JSON directory.
 std::optional<std::string> bridge_identity(BridgeLine& out, std::string_view word) {
   if (word.size() == 41 && word.front() == '$') word.remove_prefix(1);
   if (is_hex_fingerprint(word)) {
@@ -56,20 +56,11 @@ std::optional<std::string> bridge_identity(BridgeLine& out, std::string_view wor
     out.rsa_fingerprint = id;
     return std::nullopt;
   }
-  auto id = parse_ed25519_id(word);
-  if (id) {
-    out.ed25519_id = *id;
-    return std::nullopt;
-  }
-  // tor's words for a fingerprint it cannot use; ours when it looks like
-  // neither kind.
   if (word.size() == 40) return std::string("Unable to decode Bridge key digest.");
-  const bool all_hex =
-      std::all_of(word.begin(), word.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
-  if (word.size() < 40 || all_hex)
-    return std::string("Key digest for Bridge is wrong length (40 hex digits for its RSA fingerprint, "
-                       "or its Ed25519 identity: 64 hex digits or 43 base64 characters).");
-  return id.error();
+  if (parse_ed25519_id(word))
+    return std::string("tor's form only (the bridge's RSA fingerprint, 40 hex digits); our form with an "
+                       "Ed25519 identity retired");
+  return std::string("Key digest for Bridge is wrong length (40 hex digits for its RSA fingerprint).");
 }
 
 // After the address: the identity and, with a transport, its k=v arguments.
@@ -87,7 +78,7 @@ ValueResult<BridgeLine> bridge_identity_and_args(BridgeLine out, std::span<const
   if (id_word.empty() && i < w.size() && !(!out.transport.empty() && is_key_value(w[i]))) id_word = w[i++];
   if (id_word.empty())
     return Unexpected{std::string("the bridge's identity is missing after ADDRESS:PORT (its RSA fingerprint, "
-                                  "40 hex digits, or its Ed25519 identity)")};
+                                  "40 hex digits)")};
   if (auto bad = bridge_identity(out, id_word)) return Unexpected{*bad};
   for (; i < w.size(); ++i) {
     if (out.transport.empty()) return Unexpected{"unexpected '" + shown(w[i]) + "' after the identity"};

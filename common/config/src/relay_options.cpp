@@ -39,22 +39,6 @@ void check_server_transports(OptionBuilder& b, RelayOptions& o) {
   }
 }
 
-// conflux-relay takes tor's form of DirAuthority only: it uploads tor's
-// server descriptor and mirrors tor's documents, and an authority signs
-// tor's consensus, whose dir-source lines name every authority by v3ident.
-// Our form (an Ed25519 identity) retired (issue 15): each such line is an
-// error at its own file and line.
-void check_tor_form_lines(OptionBuilder& b, const Entries& merged) {
-  for (const auto& e : merged) {
-    if (!key_equals(e.key, "DirAuthority")) continue;
-    auto line = parse_dir_authority(e.value);
-    if (line && !line->tor_form())
-      b.error_at(e.where, "Invalid DirAuthority line '" + e.value +
-                              "': conflux-relay takes tor's form only (v3ident=HEX40 ADDRESS:DIRPORT "
-                              "RSA_FINGERPRINT); our form with an Ed25519 identity retired");
-  }
-}
-
 // Cross-option checks. Each error points at the line most likely to need the
 // fix, or at the configuration as a whole when no line is involved.
 void validate(OptionBuilder& b, RelayOptions& o, const UserEnvironment& env) {
@@ -96,7 +80,6 @@ Result<RelayOptions, ConfigErrors> relay_options_from_entries(const Entries& ent
   auto merged = single_layer(entries);
   for (const auto& e : merged) b.entry(options, relay_option_table(), e);
   validate(b, options, env);
-  check_tor_form_lines(b, merged);
   options.config_lines = std::move(merged);
   auto errors = b.take_errors();
   if (!errors.empty()) return Unexpected{std::move(errors)};

@@ -4,22 +4,12 @@
 #include <utility>
 
 #include "conflux/crypto/random.hpp"
-#include "conflux/dir/paths.hpp"
 #include "conflux/dirnet/tor_consensus_fetch.hpp"
 
 namespace conflux::dirnet {
 namespace asio = net::asio;
 using net::awaitable;
 using net::use_nothrow;
-
-namespace {
-
-template <class T>
-void shuffle(std::vector<T>& v) {
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[crypto::random_uniform(i)]);
-}
-
-}  // namespace
 
 void keep_most_telling(FetchErrc& worst, FetchErrc e) noexcept {
   auto rank = [](FetchErrc x) {
@@ -46,47 +36,6 @@ std::string_view to_string(FetchErrc e) noexcept {
   return "unknown";
 }
 
-awaitable<Result<dir::Consensus, FetchErrc>> fetch_consensus(ConsensusQuery query, const net::Clock& clock,
-                                                            std::uint64_t newer_than) {
-  FetchErrc worst = FetchErrc::NoSource;
-  shuffle(query.sources);
-  for (const auto& source : query.sources) {
-    auto res = co_await http_get(source, std::string(dir::kConsensus), query.http);
-    if (!res) {
-      keep_most_telling(worst, FetchErrc::Unreachable);
-      continue;
-    }
-    if (res->status != 200) {
-      keep_most_telling(worst, FetchErrc::NotFound);
-      continue;
-    }
-    auto c = dir::parse_consensus(res->body);
-    if (!c || !dir::verify_consensus(*c, query.authorities, clock.unix_seconds(), query.check)) {
-      keep_most_telling(worst, FetchErrc::Invalid);
-      continue;
-    }
-    if (c->body.valid_after <= newer_than) {
-      keep_most_telling(worst, FetchErrc::NotNewer);
-      continue;
-    }
-    co_return std::move(*c);
-  }
-  co_return Unexpected{worst};
-}
-
-awaitable<Result<dir::Descriptor, FetchErrc>> fetch_bridge_descriptor(tcp::endpoint bridge,
-                                                                      crypto::Ed25519Public expected,
-                                                                      const net::Clock& clock,
-                                                                      dir::DescriptorCheck check, HttpLimits http) {
-  auto res = co_await http_get(bridge, std::string(dir::kSelfDescriptor), http);
-  if (!res) co_return Unexpected{FetchErrc::Unreachable};
-  if (res->status != 200) co_return Unexpected{FetchErrc::NotFound};
-  auto d = dir::parse_and_verify_descriptor(res->body, clock.unix_seconds(), check);
-  // A descriptor that is not for the bridge we named is as bad as a forged one.
-  if (!d || !d->is_bridge || d->identity != expected) co_return Unexpected{FetchErrc::Invalid};
-  co_return std::move(*d);
-}
-
 std::shared_ptr<ConsensusFetcher> ConsensusFetcher::create(asio::any_io_executor ex, const net::Clock& clock,
                                                            ConsensusQuery query, FetcherOptions options) {
   return std::make_shared<ConsensusFetcher>(std::move(ex), clock, std::move(query), options);
@@ -94,9 +43,11 @@ std::shared_ptr<ConsensusFetcher> ConsensusFetcher::create(asio::any_io_executor
 
 ConsensusFetcher::ConsensusFetcher(asio::any_io_executor ex, const net::Clock& clock, ConsensusQuery query,
                                    FetcherOptions options)
-    : clock_(clock), query_(std::move(query)), options_(options), timer_(std::move(ex)) {
-  if (!query_.tor_authorities.empty()) tor_cache_ = std::make_shared<TorDirCache>();
-}
+    : clock_(clock),
+      query_(std::move(query)),
+      options_(options),
+      timer_(std::move(ex)),
+      tor_cache_(std::make_shared<TorDirCache>()) {}
 
 void ConsensusFetcher::start() { asio::co_spawn(timer_.get_executor(), run(), asio::detached); }
 
@@ -110,14 +61,7 @@ awaitable<void> ConsensusFetcher::run() {
   auto backoff = options_.retry_initial;
   while (!stopped_) {
     const std::uint64_t held = consensus_ ? consensus_->body.valid_after : 0;
-    // Not a conditional expression: GCC 12 frees a co_await's result inside
-    // one before it is moved from (heap-use-after-free under ASan).
-    Result<dir::Consensus, FetchErrc> got = Unexpected{FetchErrc::NoSource};
-    if (tor_cache_) {
-      got = co_await fetch_tor_consensus(query_, clock_, held, *tor_cache_);
-    } else {
-      got = co_await fetch_consensus(query_, clock_, held);
-    }
+    Result<dir::Consensus, FetchErrc> got = co_await fetch_tor_consensus(query_, clock_, held, *tor_cache_);
     if (stopped_) co_return;
     std::chrono::milliseconds wait = backoff;
     if (got) {
@@ -125,7 +69,7 @@ awaitable<void> ConsensusFetcher::run() {
       ++fetched_;
       backoff = options_.retry_initial;
       if (on_consensus) on_consensus(*consensus_);
-      if (query_.fetch_ns && tor_cache_) co_await follow_ns(consensus_->body.valid_after);
+      if (query_.fetch_ns) co_await follow_ns(consensus_->body.valid_after);
       if (stopped_) co_return;
       const auto& b = consensus_->body;
       const std::uint64_t now = clock_.unix_seconds();

@@ -6,13 +6,11 @@
 // descriptor. A descriptor is used only if it verifies and names the
 // identity of the Bridge line. Failures are kept per bridge so the proxy can
 // say which bridges it could not reach.
-//  - A bridge named by Ed25519 identity (ours) serves our signed JSON
-//    descriptor, which must say it is a bridge's.
-//  - A bridge named by RSA fingerprint (tor's Bridge line) serves tor's
-//    server descriptor at /tor/server/authority (tor's bridge descriptor
-//    fetch); its RSA fingerprint must be the line's. Its Ed25519 identity
-//    and ntor onion key then stand in the target and descriptor, so the
-//    path uses it as any other bridge.
+// A bridge (named by RSA fingerprint, tor's Bridge line) serves tor's server
+// descriptor at /tor/server/authority (tor's bridge descriptor fetch); its
+// RSA fingerprint must be the line's. Its Ed25519 identity and ntor onion
+// key then stand in the target and descriptor, so the path uses it as any
+// other first hop.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,8 +25,8 @@ namespace conflux::client {
 
 struct BridgeTarget {
   net::tcp::endpoint at;
-  crypto::Ed25519Public identity{};            // all zero until learned for an RSA-named bridge
-  std::optional<crypto::RsaFingerprint> rsa;   // set for tor's form of the Bridge line
+  crypto::Ed25519Public identity{};  // all zero until its first descriptor gave it
+  crypto::RsaFingerprint rsa{};      // the Bridge line's
 };
 
 struct BridgeStatus {
@@ -72,7 +70,6 @@ class BridgeDirectory {
   net::awaitable<void> keep_fresh(std::size_t index);
   net::awaitable<void> probe_one(std::size_t index, ProbeDone done);
   net::awaitable<std::optional<std::string>> fetch_once(std::size_t index);
-  net::awaitable<std::optional<std::string>> fetch_tor_form(std::size_t index);
 
   std::shared_ptr<int> life_ = std::make_shared<int>(0);
   net::asio::io_context& io_;

@@ -1,11 +1,10 @@
 #pragma once
-// The proxy's view of the network: the consensus, fetched from the
-// authorities and verified (majority of the configured authorities, time
-// window), kept fresh by dirnet::ConsensusFetcher, and cached in
-// DataDirectory/cached-consensus so a restart can build circuits at once.
-// A cached document is used only if it still verifies. With a tor network's
-// authorities, the consensus is tor's microdesc one and its
-// microdescriptors, verified with the authorities' key certificates.
+// The proxy's view of the network: tor's microdesc consensus and its
+// microdescriptors, fetched from the authorities and caches and verified
+// (a majority of the configured authorities' v3idents, with their key
+// certificates; time window), kept fresh by dirnet::ConsensusFetcher, and
+// cached in the DataDirectory as tor keeps them so a restart can build
+// circuits at once. A cached document is used only if it still verifies.
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -25,10 +24,8 @@ class DirectoryClient {
   struct Options {
     std::filesystem::path data_directory;
     std::vector<net::tcp::endpoint> authorities_at;
-    std::vector<crypto::Ed25519Public> authorities;
-    // A tor network's authorities (DirAuthority lines with v3ident=) instead:
-    // tor's documents are fetched (dirnet::fetch_tor_consensus) and cached
-    // as tor's files.
+    // The authorities' v3idents (DirAuthority lines): tor's documents are
+    // fetched (dirnet::fetch_tor_consensus) and cached as tor's files.
     std::vector<crypto::RsaFingerprint> tor_authorities;
     // tor's directory: relays (authorities, fallbacks) to ask over BEGIN_DIR
     // at their ORPorts, as a tor client does, from the first fetch on (the
@@ -60,16 +57,13 @@ class DirectoryClient {
 
   // A microdescriptor of tor's directory by its digest (the consensus's
   // "m", RouterEntry::descriptor_digest), as served; nullopt when it is not
-  // held (or the directory is ours).
+  // held.
   [[nodiscard]] std::optional<std::string> microdesc_text(const std::array<std::uint8_t, 32>& digest) const;
 
   [[nodiscard]] std::uint64_t fetched() const;
   [[nodiscard]] std::uint64_t failed() const;
-  [[nodiscard]] std::filesystem::path cache_path() const { return options_.data_directory / "cached-consensus"; }
 
  private:
-  std::optional<dir::Consensus> load_cache() const;
-  void save_cache(const dir::Consensus& c) const;
   // A tor network's documents, as tor keeps them: cached-certs,
   // cached-microdesc-consensus and cached-microdescs in the DataDirectory.
   std::optional<dir::Consensus> load_tor_cache();

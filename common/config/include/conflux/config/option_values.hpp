@@ -43,29 +43,23 @@ struct LogSpec {
 };
 [[nodiscard]] ValueResult<LogSpec> parse_log(std::string_view text);
 
-// A DirAuthority line in one of two forms:
-//  - ours (authorities of our JSON directory, identified by Ed25519 keys):
-//      DirAuthority NICKNAME [orport=PORT] ADDRESS:DIRPORT ED25519_ID
-//    ED25519_ID as parse_ed25519_id, e.g. "DirAuthority auth1 orport=9001
-//    127.0.0.1:9030 AAAA...(43 chars)"; it may also carry v3ident=HEX40, the
-//    authority's tor identity (our authorities write tor's consensus too);
-//  - tor's (a tor network's authorities), recognised by its v3ident= flag:
-//      DirAuthority NICKNAME [orport=PORT] [no-v2] [ipv6=[ADDR]:PORT] ...
-//                   v3ident=HEX40 ADDRESS:DIRPORT FINGERPRINT
-//    FINGERPRINT is the authority relay's RSA identity, 40 hex digits,
-//    optionally in groups of four separated by spaces (as tor prints it);
-//    tor's other flags (no-v2, hs, bridge, weight=, upload, download, vote,
-//    ipv6=) are accepted and not used.
+// A DirAuthority line in tor's form (a tor network's authorities; ours
+// write tor's documents too):
+//   DirAuthority NICKNAME [orport=PORT] [no-v2] [ipv6=[ADDR]:PORT] ...
+//                v3ident=HEX40 ADDRESS:DIRPORT FINGERPRINT
+// FINGERPRINT is the authority relay's RSA identity, 40 hex digits,
+// optionally in groups of four separated by spaces (as tor prints it);
+// tor's other flags (no-v2, hs, bridge, weight=, upload, download, vote,
+// ipv6=) are accepted and not used. Our former form, with an Ed25519
+// identity and no v3ident=, retired with the JSON directory: it is an error.
 // ADDRESS is IPv4 or [IPv6].
 using RsaId = std::array<std::uint8_t, 20>;
 struct DirAuthorityLine {
   std::string nickname;
   std::optional<std::uint16_t> or_port;
   AddrPort dir;
-  Ed25519Id ed25519_id{};            // ours only
-  std::optional<RsaId> v3ident;       // its authority identity key's SHA-1 (tor's form; optional in ours)
-  std::optional<RsaId> rsa_identity;  // tor's form only: the authority relay's fingerprint
-  [[nodiscard]] bool tor_form() const noexcept { return rsa_identity.has_value(); }
+  std::optional<RsaId> v3ident;       // its authority identity key's SHA-1 (set once parsed)
+  std::optional<RsaId> rsa_identity;  // the authority relay's fingerprint (set once parsed)
   bool operator==(const DirAuthorityLine&) const = default;
 };
 [[nodiscard]] ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text);

@@ -61,15 +61,13 @@ struct SocksPortConfig {
 // without one, the words after the address are the identity, joined as tor
 // joins them ("4352 E584 ..."). ADDR is IPv4 or [IPv6]. ID is tor's RSA
 // fingerprint (40 hex digits, optionally after '$'; the bridge's descriptor,
-// fetched from the bridge, gives its Ed25519 identity) or our Ed25519 identity
-// as parse_ed25519_id. Unlike tor, an identity is required.
+// fetched from the bridge, gives its Ed25519 identity); our former form with
+// an Ed25519 identity is an error. Unlike tor, an identity is required.
 struct BridgeLine {
   AddrPort address;
-  Ed25519Id ed25519_id{};                // our form; all zero in tor's form
-  std::optional<RsaId> rsa_fingerprint;  // tor's form
+  RsaId rsa_fingerprint{};
   std::string transport{};  // "" for a plain bridge
   TransportArgs args{};     // the transport's k=v arguments (cert=..., iat-mode=...)
-  [[nodiscard]] bool tor_form() const noexcept { return rsa_fingerprint.has_value(); }
   bool operator==(const BridgeLine&) const = default;
 };
 [[nodiscard]] ValueResult<BridgeLine> parse_bridge_line(std::string_view text);

@@ -1,9 +1,8 @@
 #pragma once
-// Getting directory documents over the DirPort: the consensus from the
-// authorities, and a bridge's self descriptor from the bridge. Everything
-// fetched is verified before it is used: the consensus against the
-// configured authorities (majority rule) and the clock, a bridge descriptor
-// against the identity the client was configured with.
+// Keeping tor's microdesc consensus fresh (fetch_tor_consensus, from
+// BEGIN_DIR sources first, then the authorities' DirPorts). Everything
+// fetched is verified before it is used: against the configured
+// authorities' v3idents (majority rule) and the clock.
 //
 // When to refetch: a consensus made at VA is fresh until FU = VA +
 // interval, when the authorities make the next one, so asking before FU
@@ -49,37 +48,20 @@ struct DirSource {
 
 struct ConsensusQuery {
   std::vector<tcp::endpoint> sources;                 // authorities' DirPorts
-  std::vector<crypto::Ed25519Public> authorities;     // whose signatures count (our directory)
-  // Non-empty: the sources are a tor network's authorities, these their
-  // v3idents (tor_consensus_fetch.hpp); `authorities` is then unused.
+  // The authorities' v3idents: whose signatures count (tor_consensus_fetch.hpp).
   std::vector<crypto::RsaFingerprint> tor_authorities;
   dir::ConsensusCheck check;
   HttpLimits http{std::chrono::milliseconds(30000), 8192, dir::kMaxConsensusSize};
-  // tor's directory only: the BEGIN_DIR sources to ask first (called at each
-  // fetch, as they depend on what the last consensus said); the DirPorts
-  // above are asked only when none of these gave a consensus.
+  // The BEGIN_DIR sources to ask first (called at each fetch, as they
+  // depend on what the last consensus said); the DirPorts above are asked
+  // only when none of these gave a consensus.
   std::function<std::vector<DirSource>()> begin_dir_sources{};
-  // tor's directory only, a directory cache's fetch: also the ns flavour and
-  // the server descriptors it names, after each microdesc consensus, and the
+  // A directory cache's fetch: also the ns flavour and the server
+  // descriptors it names, after each microdesc consensus, and the
   // certificate of every trusted signer (a client needs only a majority's;
   // a cache serves them all, as tor's caches do).
   bool fetch_ns = false;
 };
-
-// Asks the sources in random order and returns the first consensus that
-// verifies at the clock's now and has valid_after > `newer_than`. On
-// failure, the most telling error (Invalid over NotNewer over NotFound over
-// Unreachable). `clock` must outlive the call.
-[[nodiscard]] net::awaitable<Result<dir::Consensus, FetchErrc>> fetch_consensus(ConsensusQuery query,
-                                                                               const net::Clock& clock,
-                                                                               std::uint64_t newer_than = 0);
-
-// GET the bridge's self descriptor from its DirPort and verify it: parses,
-// certificate and signature verify at now, it says it is a bridge's, and
-// its identity is `expected`. `clock` must outlive the call.
-[[nodiscard]] net::awaitable<Result<dir::Descriptor, FetchErrc>> fetch_bridge_descriptor(
-    tcp::endpoint bridge, crypto::Ed25519Public expected, const net::Clock& clock, dir::DescriptorCheck check = {},
-    HttpLimits http = {std::chrono::milliseconds(10000), 8192, dir::kMaxDescriptorSize});
 
 struct FetcherOptions {
   std::chrono::milliseconds retry_initial{1000};
@@ -101,8 +83,8 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
   // A consensus from a cache, already verified by the caller: held as if
   // fetched, so the first fetch asks only for a newer one. Before start().
   void seed(dir::Consensus c) { consensus_ = std::move(c); }
-  // A tor network's directory: what is kept between fetches (certificates,
-  // microdescriptors, the consensus as served), to save or to seed.
+  // What is kept between fetches (certificates, microdescriptors, the
+  // consensus as served), to save or to seed.
   [[nodiscard]] TorDirCache* tor_cache() noexcept { return tor_cache_.get(); }
   void start();
   void stop();
@@ -129,7 +111,7 @@ class ConsensusFetcher : public std::enable_shared_from_this<ConsensusFetcher> {
   ConsensusQuery query_;
   FetcherOptions options_;
   net::asio::steady_timer timer_;
-  std::shared_ptr<TorDirCache> tor_cache_;  // tor's directory only
+  std::shared_ptr<TorDirCache> tor_cache_;
   std::optional<dir::Consensus> consensus_;
   std::uint64_t fetched_ = 0, failed_ = 0;
   std::uint64_t ns_valid_after_ = 0;  // of the ns consensus on_ns last announced

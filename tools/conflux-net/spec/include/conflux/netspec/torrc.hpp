@@ -63,8 +63,8 @@ struct AuthorityParams {
 
 // The "Bridge TRANSPORT ADDR ID ..." line of a bridge's DataDirectory/
 // bridgelines text (what conflux-relay writes once its transport is up, one
-// line per identity form) that names the bridge by `id`; nullopt until the
-// line is there.
+// line per transport) that names the bridge by `id`, its RSA fingerprint;
+// nullopt until the line is there.
 [[nodiscard]] std::optional<std::string> transport_bridge_line(std::string_view bridgelines, std::string_view transport,
                                                                std::string_view id);
 
