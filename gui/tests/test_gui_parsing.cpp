@@ -13,8 +13,8 @@
 using namespace conflux::gui;
 
 namespace {
-constexpr const char* kEd = "aa4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4";
-constexpr const char* kEd2 = "bb4f2cd35b7d2a8c4b7c8c4e5f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4";
+constexpr const char* kFp = "AA4F2CD35B7D2A8C4B7C8C4E5F1E2D3C4B5A6978";  // bridges by RSA fingerprint (tor's form)
+constexpr const char* kFp2 = "BB4F2CD35B7D2A8C4B7C8C4E5F1E2D3C4B5A6978";
 }  // namespace
 
 class ParsingTest : public QObject {
@@ -91,28 +91,28 @@ class ParsingTest : public QObject {
   // proxy accepts, and the settings read back from a torrc SAVECONF wrote.
   void setconf_and_saved_torrc() {
     ProxySettings s;
-    s.bridges = {"127.0.0.1:9001 " + std::string(kEd), "obfs4 127.0.0.1:9002 " + std::string(kEd2) + " cert=A+/\"q iat-mode=0"};
+    s.bridges = {"127.0.0.1:9001 " + std::string(kFp), "obfs4 127.0.0.1:9002 " + std::string(kFp2) + " cert=A+/\"q iat-mode=0"};
     s.uses_transport = true;
     s.conflux_legs = 3;
     QCOMPARE(settings_setconf(s),
-             "SETCONF UseBridges=1 Bridge=\"127.0.0.1:9001 " + std::string(kEd) + "\" Bridge=\"obfs4 127.0.0.1:9002 " +
-                 std::string(kEd2) + " cert=A+/\\\"q iat-mode=0\" ClientTransportPlugin=\"obfs4 exec /usr/bin/obfs4proxy\" "
+             "SETCONF UseBridges=1 Bridge=\"127.0.0.1:9001 " + std::string(kFp) + "\" Bridge=\"obfs4 127.0.0.1:9002 " +
+                 std::string(kFp2) + " cert=A+/\\\"q iat-mode=0\" ClientTransportPlugin=\"obfs4 exec /usr/bin/obfs4proxy\" "
                  "ConfluxEnabled=1 ConfluxNumLegs=3");
     s.uses_transport = false;
     s.conflux = false;
     s.bridges.pop_back();
-    QCOMPARE(settings_setconf(s), "SETCONF UseBridges=1 Bridge=\"127.0.0.1:9001 " + std::string(kEd) +
+    QCOMPARE(settings_setconf(s), "SETCONF UseBridges=1 Bridge=\"127.0.0.1:9001 " + std::string(kFp) +
                                       "\" ClientTransportPlugin ConfluxEnabled=0 ConfluxNumLegs=3");
     // A CR or LF in a value would end the command line: escaped (fuzz_gui_bridge_lines checks it).
     QCOMPARE(control_quoted("a\r\nb\"c\\"), std::string("\"a\\r\\nb\\\"c\\\\\""));
     const auto back = settings_from_torrc(empty_saved_torrc() + "UseBridges 1\nBridge obfs4 127.0.0.1:9002 " +
-                                          std::string(kEd2) + " cert=AAAA iat-mode=0\nConfluxEnabled 0\nConfluxNumLegs 5\n");
+                                          std::string(kFp2) + " cert=AAAA iat-mode=0\nConfluxEnabled 0\nConfluxNumLegs 5\n");
     QVERIFY(back);
-    QCOMPARE(back->bridges, std::vector<std::string>{"obfs4 127.0.0.1:9002 " + std::string(kEd2) + " cert=AAAA iat-mode=0"});
+    QCOMPARE(back->bridges, std::vector<std::string>{"obfs4 127.0.0.1:9002 " + std::string(kFp2) + " cert=AAAA iat-mode=0"});
     QVERIFY(back->uses_transport && !back->conflux);
     QCOMPARE(back->conflux_legs, 5u);
     QVERIFY(!settings_from_torrc(empty_saved_torrc()));
-    QVERIFY(!settings_from_torrc("UseBridges 0\nBridge 127.0.0.1:9001 " + std::string(kEd) + "\n"));
+    QVERIFY(!settings_from_torrc("UseBridges 0\nBridge 127.0.0.1:9001 " + std::string(kFp) + "\n"));
   }
 
   void defaults_torrc_passes_verify_config() {
@@ -129,7 +129,7 @@ class ParsingTest : public QObject {
     defaults.close();
     QFile torrc(dir.filePath("torrc"));
     QVERIFY(torrc.open(QIODevice::WriteOnly));
-    torrc.write(QByteArray::fromStdString(empty_saved_torrc() + "UseBridges 1\nBridge 127.0.0.1:9001 " + kEd + "\n"));
+    torrc.write(QByteArray::fromStdString(empty_saved_torrc() + "UseBridges 1\nBridge 127.0.0.1:9001 " + kFp + "\n"));
     torrc.close();
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
