@@ -49,7 +49,6 @@ import json
 import math
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -154,12 +153,6 @@ def wait_for_text(path, text, timeout):
     return False
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Proxy:
     """A conflux-proxy of the test's own: the template's torrc with its own ports, directory and options."""
 
@@ -167,8 +160,8 @@ class Proxy:
         self.name = name
         self.dir = os.path.join(netdir, "test-" + name)
         os.makedirs(self.dir, exist_ok=True)
-        self.socks = "127.0.0.1:%d" % free_port()
-        self.metrics = "http://127.0.0.1:%d/metrics" % free_port()
+        self.socks = "127.0.0.1:%d" % netload.free_port()
+        self.metrics = "http://127.0.0.1:%d/metrics" % netload.free_port()
         self.log = os.path.join(self.dir, "notice.log")
         self.output = os.path.join(self.dir, "output.log")
         keep = ("TestingTorNetwork", "DirAuthority", "UseBridges", "Bridge", "EnforceDistinctSubnets", "ConfluxEnabled")

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 
+import netload
+
 try:
     import stem  # noqa: F401  (the check modules use stem.* through their own imports)
     import stem.connection  # noqa: F401
@@ -111,7 +113,15 @@ def start_proxy_with(proc, workdir, extra_torrc=""):
     p = subprocess.Popen([proc["binary"]] + proc["args"], stdin=subprocess.DEVNULL, stdout=out,
                          stderr=subprocess.STDOUT, cwd=proc["dir"])
 
-    return p, wait_for(lambda: read_control_port(port_file), 30), port_file
+    # A loaded machine (CI runs the sanitizer build beside other tests) may take long to start it; an exited
+    # proxy ends the wait at once, and either way its output says why.
+    wait_for(lambda: read_control_port(port_file) or p.poll() is not None, 90)
+    port = read_control_port(port_file)
+    if not port:
+        print("the proxy wrote no ControlPortWriteToFile (%s); its output:\n%s" % (
+            "exited with %s" % p.returncode if p.poll() is not None else "still running",
+            netload.tail_file(out.name)))
+    return p, port, port_file
 
 
 def download(socks, url, user):

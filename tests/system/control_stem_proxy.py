@@ -12,6 +12,7 @@ import time
 import stem
 import stem.connection
 import stem.version
+import netload
 from control_stem_net import (PASSWORD, Controller, EventType, control_socket_path, download, fps_of, process,
                               stream_circuit, wait_for)
 from control_stem_relays import BridgeWatch
@@ -225,9 +226,7 @@ def check_conflux_switch(checks, c, socks, url, single):
 
 
 def check_socks_move(checks, c, ctl, socks, url):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        new_port = s.getsockname()[1]
+    new_port = netload.free_port()
     c.set_conf("SocksPort", "127.0.0.1:%d" % new_port)
     listeners = c.get_info("net/listeners/socks")
     r = download("127.0.0.1:%d" % new_port, url, "moved")

@@ -13,7 +13,9 @@ import json
 import os
 import re
 import shutil
+import random
 import signal
+import socket
 import struct
 import subprocess
 import time
@@ -46,6 +48,26 @@ def tail_file(path, lines=40):
             return tail_text(f.read(), lines)
     except OSError as e:
         return "    | (cannot read %s: %s)" % (path, e)
+
+
+def free_port():
+    """A port on 127.0.0.1 free a moment ago, from below the kernel's ephemeral range as conflux-net picks
+    them (common/net listen_ports.hpp): an outgoing connection cannot take it before the test binds it."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            first = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        first = 32768
+    candidates = list(range(25000, first)) if first >= 26000 else []
+    random.shuffle(candidates)
+    for port in candidates[:200] + [0]:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError("no free port on 127.0.0.1")
 
 
 def net_up(net_bin, netdir, spec, bin_dir=None, timeout=UP_TIMEOUT_S):

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "conflux/net/asio.hpp"
+#include "conflux/net/listen_ports.hpp"
 
 namespace conflux::test::procs {
 
@@ -86,15 +87,13 @@ inline void write_text(const fs::path& p, const std::string& text) {
   REQUIRE(out.good());
 }
 
-// `n` distinct ports that were free a moment ago: all are held open together
-// (so they differ), then released for the processes to bind.
+// `n` distinct ports that were free a moment ago, from below the ephemeral
+// range (net/listen_ports.hpp), released for the processes to bind.
 inline std::vector<std::uint16_t> free_ports(asio::io_context& io, std::size_t n) {
-  std::vector<std::unique_ptr<net::tcp::acceptor>> held;
-  std::vector<std::uint16_t> ports;
-  for (std::size_t i = 0; i < n; ++i) {
-    held.push_back(std::make_unique<net::tcp::acceptor>(io, net::tcp::endpoint(kLoopback, 0)));
-    ports.push_back(held.back()->local_endpoint().port());
-  }
+  std::string error;
+  auto ports = net::pick_listen_ports(io, n, error);
+  INFO(error);
+  REQUIRE(ports.size() == n);
   return ports;
 }
 
@@ -209,6 +208,9 @@ class HttpServer {
 
   [[nodiscard]] std::uint16_t port() const { return state_->acceptor.local_endpoint().port(); }
   [[nodiscard]] std::size_t requests() const noexcept { return state_->requests; }
+  // While held, requests are read and counted but not answered: a test can
+  // have every request of a batch arrive before any response flows.
+  void hold(bool held) noexcept { state_->held = held; }
 
  private:
   struct State {
@@ -216,6 +218,7 @@ class HttpServer {
     net::tcp::acceptor acceptor;
     std::vector<std::uint8_t> body;
     std::size_t requests = 0;
+    bool held = false;
   };
 
   static net::awaitable<void> accept_loop(std::shared_ptr<State> s) {
@@ -236,6 +239,11 @@ class HttpServer {
       request.append(buf.data(), n);
     }
     ++s->requests;
+    asio::steady_timer held(sock.get_executor());
+    while (s->held) {
+      held.expires_after(std::chrono::milliseconds(10));
+      (void)co_await held.async_wait(net::use_nothrow);
+    }
     std::string head;
     std::vector<asio::const_buffer> out;
     if (request.rfind("GET /file ", 0) == 0) {

@@ -21,6 +21,7 @@
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
+#include "conflux/net/listen_ports.hpp"
 #include "conflux/netspec/emulation.hpp"
 #include "conflux/netspec/network_file.hpp"
 #include "conflux/netspec/test_files.hpp"
@@ -277,19 +278,9 @@ class Up {
 
   bool assign_ports() {
     auto plan = plans();
-    const auto n = netspec::ports_needed(plan);
-    // Held open together, so they differ; released for the processes to bind.
-    std::vector<std::unique_ptr<net::tcp::acceptor>> held;
-    std::vector<std::uint16_t> ports;
-    boost::system::error_code ec;
-    for (std::size_t i = 0; i < n; ++i) {
-      auto a = std::make_unique<net::tcp::acceptor>(io_);
-      a->open(net::tcp::v4(), ec);
-      if (!ec) a->bind({asio::ip::make_address_v4("127.0.0.1"), 0}, ec);
-      if (ec) return fail_plain("cannot find a free port on 127.0.0.1: " + ec.message());
-      ports.push_back(a->local_endpoint().port());
-      held.push_back(std::move(a));
-    }
+    std::string error;
+    const auto ports = net::pick_listen_ports(io_, netspec::ports_needed(plan), error);
+    if (ports.empty() && !error.empty()) return fail_plain(error);
     netspec::assign_ports(plan, ports);
     for (std::size_t i = 0; i < procs_.size(); ++i) procs_[i].plan.ports = plan[i].ports;
     return true;
