@@ -3,8 +3,9 @@
 // at the same time, from four loopback addresses:
 //   - 127.0.0.2 opens circuits at 500/s over 3 connections (CREATE_FAST);
 //   - 127.0.0.3 opens 1000 connections, 50 at a time, and keeps them;
-//   - 127.0.0.4 downloads over 80 circuits and then stops reading its
-//     socket, so the relay's queues towards it fill (20 MB asked for);
+//   - 127.0.0.4 asks for downloads over 80 circuits and stops reading its
+//     socket before they start, so the relay's queues towards it fill
+//     (20 MB asked for);
 //   - 127.0.0.1, a normal client, downloads 5 MiB.
 // The normal download completes; the circuit flooder is refused after its
 // burst, the connection flooder is cut at its connect burst, the silent
@@ -237,7 +238,10 @@ TEST_CASE("relay flood: circuit, connection and silent-reader floods beside a no
   const auto rss_before = rss_bytes(exit.proc->pid());
 
   // The silent reader, on a loop of its own that stops being run once its
-  // downloads are under way: its socket is then never read again.
+  // requests reached the web server: its socket is then never read again.
+  // The server answers none of them before that, so every stream's window
+  // (500 cells) is still to come and waits at the relay, whatever the
+  // speed of the build (a fast one read whole files while it set up).
   asio::io_context quiet_io;
   Client quiet(quiet_io, exit.clock, from("127.0.0.4"));
   quiet.connect(exit.or_endpoint(), exit.identity);
@@ -252,6 +256,7 @@ TEST_CASE("relay flood: circuit, connection and silent-reader floods beside a no
   };
   REQUIRE(both([&] { return quiet.opened(); }, 20s));
   std::vector<std::unique_ptr<HttpFetch>> quiet_fetches;
+  exit.http->hold(true);
   for (int i = 0; i < 80; ++i) {
     // One stream per circuit (HttpFetch reads its circuit's whole inbox):
     // 500 cells each (the stream window) can wait at the relay.
@@ -269,9 +274,10 @@ TEST_CASE("relay flood: circuit, connection and silent-reader floods beside a no
           f->pump();
           connected += f->connected();
         }
-        return connected == quiet_fetches.size();
+        return connected == quiet_fetches.size() && exit.http->requests() == quiet_fetches.size();
       },
       30s));
+  exit.http->hold(false);
 
   // The normal client and the two flooders, all at once.
   Client normal(exit.io, exit.clock);
