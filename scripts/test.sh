@@ -3,13 +3,13 @@
 #   0. the structure checks (scripts/checks/run.sh, docs/LAYERING.md): which folder may include which,
 #      and no function over 100 lines (clang-tidy) beyond the recorded exceptions
 #   1. the optimised build ('release' preset): the main-job program runs, each benchmark runs briefly
-#   2. every libFuzzer target built with clang ('fuzz' preset) and run briefly from its seeds
-#   3. every unit and integration test under ASan + UBSan ('asan' preset)
-# The function-size check, the fuzz build and the fuzz smoke run from the start in the background at idle
-# CPU priority (SCHED_IDLE: they get only the time the builds and the tests leave unused), so they cost
-# the tests' timing nothing. On 2 cores that is little time before the tests end (ctest keeps both cores
-# busy: 6% idle measured), so most of their CPU time is added after the tests; what the run waited for
-# them is in the summary. Their output follows the tests'; then a summary of every step. Any failure fails.
+#   2. every unit and integration test under ASan + UBSan ('asan' preset, clang)
+#   3. every libFuzzer target, linked from the same clang objects as the tests, run briefly from its seeds
+# The function-size check runs from the start in the background at idle CPU priority (SCHED_IDLE: it
+# gets only the time the builds and the tests leave unused), so it costs the tests' timing nothing. On
+# 2 cores that is little time before the tests end (ctest keeps both cores busy: 6% idle measured), so
+# most of its CPU time is added after the tests; what the run waited for it is in the summary. Its
+# output follows the tests'; then a summary of every step. Any failure fails.
 # FUZZ_SECONDS (default 5) sets the per-target fuzz smoke time (longer runs are scripts/fuzz.sh's job).
 # CONFLUX_TEST_FOREGROUND=1 runs every step in turn at normal priority instead.
 set -euo pipefail
@@ -30,8 +30,8 @@ stamp "== structure checks: layering =="
 "$PY" scripts/checks/layering.py --self-test
 "$PY" scripts/checks/layering.py
 
-# The background part: the function-size check (clang-tidy over the tree), then the fuzz build. Each
-# step checked explicitly: errexit does not hold inside a function called from a condition.
+# The background part: the function-size check (clang-tidy over the tree). Each step checked
+# explicitly: errexit does not hold inside a function called from a condition.
 background_log=$(mktemp)
 background_rc=$(mktemp)
 background_pid=""
@@ -47,16 +47,9 @@ background() {
   "$PY" scripts/checks/function_size.py --self-test || return 1
   "$PY" scripts/checks/function_size.py -j "$JOBS" || return 1
   echo "(function size done after $(($(date +%s) - t0)) s, at $(($(date +%s) - start)) s of the run)"
-  echo "== fuzz build =="
-  cmake --preset fuzz >/dev/null || return 1
-  cmake --build --preset fuzz -j "$JOBS" || return 1
-  echo "(fuzz build done after $(($(date +%s) - t0)) s, at $(($(date +%s) - start)) s of the run)"
-  echo "== fuzz smoke (${FUZZ_SECONDS}s per target) =="
-  ./scripts/fuzz.sh --smoke "$FUZZ_SECONDS" || return 1
-  echo "(fuzz smoke done after $(($(date +%s) - t0)) s, at $(($(date +%s) - start)) s of the run)"
 }
 export -f background
-export PY JOBS start FUZZ_SECONDS
+export PY JOBS start
 if [ "${CONFLUX_TEST_FOREGROUND:-0}" = 1 ]; then
   if background; then echo 0 > "$background_rc"; else echo 1 > "$background_rc"; fi
 else
@@ -134,18 +127,26 @@ awk '
 while IFS= read -r line; do results+=("$line"); done < "$failed_tails"
 rm -f "$ctest_log" "$failed_tails"
 
-stamp "== function size, fuzz build and fuzz smoke (background) =="
+# After the tests, at normal priority: each target runs for FUZZ_SECONDS of wall time, which at idle
+# priority beside ctest would be almost no executions.
+stamp "== fuzz smoke (${FUZZ_SECONDS}s per target) =="
+t_step=$(date +%s)
+fuzz_ok=1
+FUZZ_BIN=build/asan/tests/fuzz ./scripts/fuzz.sh --smoke "$FUZZ_SECONDS" || fuzz_ok=0
+[ $fuzz_ok = 1 ] && results+=("fuzz smoke: ok ($(since "$t_step"))") || results+=("fuzz smoke: FAILED ($(since "$t_step"))")
+
+stamp "== function size (background) =="
 t_step=$(date +%s)
 [ -n "$background_pid" ] && { wait "$background_pid" || true; }
 background_pid=""
 cat "$background_log"
 background_ok=$([ "$(cat "$background_rc" 2>/dev/null)" = 0 ] && echo 1 || echo 0)
-# The wait is what the background part added to the run's time; its own times go in the summary too.
+# The wait is what the background part added to the run's time; its own time goes in the summary too.
 while read -r line; do results+=("  background: $line"); done < <(
-  grep -E "^\((function size|fuzz build|fuzz smoke) done" "$background_log" || true)
-[ "$background_ok" = 1 ] && results+=("function size, fuzz build and fuzz smoke: ok (waited $(since "$t_step"))") ||
-  results+=("function size, fuzz build and fuzz smoke: FAILED (waited $(since "$t_step"))")
+  grep -E "^\(function size done" "$background_log" || true)
+[ "$background_ok" = 1 ] && results+=("function size: ok (waited $(since "$t_step"))") ||
+  results+=("function size: FAILED (waited $(since "$t_step"))")
 
 stamp "== summary =="
 printf '%s\n' "${results[@]}"
-[ $tests_ok = 1 ] && [ "$background_ok" = 1 ]
+[ $tests_ok = 1 ] && [ $fuzz_ok = 1 ] && [ "$background_ok" = 1 ]
