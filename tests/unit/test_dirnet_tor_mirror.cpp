@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "conflux/bytes/base64.hpp"
 #include "conflux/bytes/hex.hpp"
@@ -55,6 +56,22 @@ dir::TorConsensus parsed(const std::string& text) {
 }
 
 DirReply get(DirRoutes& r, const std::string& path, std::uint64_t now) { return r.handle(HttpMethod::Get, path, "", now); }
+
+// A relay's DirRoutes over a TorDirMirror filled from `cache`, as the relay
+// wires them: a directory source in memory. Not movable: the routes point
+// at the mirror.
+struct ServedMirror {
+  const TorDirCache cache;
+  TorDirMirror mirror;
+  DirRoutes routes;
+  explicit ServedMirror(TorDirCache held) : cache(std::move(held)) {
+    routes.set_tor_mirror(&mirror);
+    REQUIRE(mirror.update(cache));
+  }
+  ServedMirror(const ServedMirror&) = delete;
+  ServedMirror& operator=(const ServedMirror&) = delete;
+  DirReply get(const std::string& path, std::uint64_t now) { return routes.handle(HttpMethod::Get, path, "", now); }
+};
 
 const std::string kConsensus(dir::kTorConsensusMicrodesc);
 
@@ -115,70 +132,61 @@ TEST_CASE("tor dir mirror: nothing held is 404 at every path", "[dirnet][tor][mi
 }
 
 TEST_CASE("tor dir mirror: the consensus as tor's caches serve it", "[dirnet][tor][mirror]") {
-  TorDirMirror m;
-  DirRoutes routes;
-  routes.set_tor_mirror(&m);
-  const TorDirCache cache = stock_cache();
-  REQUIRE(m.update(cache));
-  const auto c = parsed(cache.consensus_text);
+  ServedMirror served(stock_cache());
+  const std::string& text = served.cache.consensus_text;
+  const auto c = parsed(text);
   const std::uint64_t now = c.valid_after + 10;
-  CHECK(m.valid_after() == c.valid_after);
+  CHECK(served.mirror.valid_after() == c.valid_after);
 
-  const auto plain = get(routes, kConsensus, now);
+  const auto plain = served.get(kConsensus, now);
   REQUIRE(plain.status == 200);
-  CHECK(plain.body == cache.consensus_text);
+  CHECK(plain.body == text);
   // What a 0.4.9 client asks for: its authorities' v3ident prefixes and ".z".
   std::string signers;
   for (const auto& s : c.signatures) signers += (signers.empty() ? "" : "+") + bytes::to_hex(s.v3ident, true);
-  CHECK(get(routes, kConsensus + "/" + signers + ".z", now).body == cache.consensus_text);
-  CHECK(get(routes, kConsensus + "/7AF6249E+DB8EB34B+0000.z", now).status == 200);  // 2 of 3 signed
-  const auto unsigned_by = get(routes, kConsensus + "/0000+1111+7AF6.z", now);
+  CHECK(served.get(kConsensus + "/" + signers + ".z", now).body == text);
+  CHECK(served.get(kConsensus + "/7AF6249E+DB8EB34B+0000.z", now).status == 200);  // 2 of 3 signed
+  const auto unsigned_by = served.get(kConsensus + "/0000+1111+7AF6.z", now);
   CHECK(unsigned_by.status == 404);
   CHECK(unsigned_by.body.starts_with("Consensus not signed by sufficient number"));
-  CHECK(get(routes, kConsensus + "/nothex", now).status == 404);
+  CHECK(served.get(kConsensus + "/nothex", now).status == 404);
   // Reasonably live: up to a day past valid-until, and not more than a day early.
-  CHECK(get(routes, kConsensus, c.valid_until + 86400).status == 200);
-  CHECK(get(routes, kConsensus, c.valid_until + 86401).body == "Consensus is too old\n");
-  CHECK(get(routes, kConsensus, c.valid_after - 86401).body == "Consensus is too new\n");
+  CHECK(served.get(kConsensus, c.valid_until + 86400).status == 200);
+  CHECK(served.get(kConsensus, c.valid_until + 86401).body == "Consensus is too old\n");
+  CHECK(served.get(kConsensus, c.valid_after - 86401).body == "Consensus is too new\n");
 }
 
 TEST_CASE("tor dir mirror: key certificates by all, fp and fp-sk", "[dirnet][tor][mirror]") {
-  TorDirMirror m;
-  DirRoutes routes;
-  routes.set_tor_mirror(&m);
-  const TorDirCache cache = stock_cache();
-  REQUIRE(m.update(cache));
-  const auto all = get(routes, std::string(dir::kTorKeysAll) + ".z", 0);
+  ServedMirror served(stock_cache());
+  const auto all = served.get(std::string(dir::kTorKeysAll) + ".z", 0);
   REQUIRE(all.status == 200);
   auto certs = dir::parse_key_certs(all.body);
   REQUIRE(certs);
-  CHECK(certs->size() == cache.certs.size());
-  const auto& k = cache.certs[1];
+  CHECK(certs->size() == served.cache.certs.size());
+  const auto& k = served.cache.certs[1];
   const std::string fp = bytes::to_hex(k.v3ident(), true), sk = bytes::to_hex(k.signing_key_digest(), true);
-  CHECK(get(routes, std::string(dir::kTorKeysFpPrefix) + fp, 0).body == k.text);
-  CHECK(get(routes, std::string(dir::kTorKeysFpSkPrefix) + fp + "-" + sk + ".z", 0).body == k.text);
-  CHECK(get(routes, std::string(dir::kTorKeysFpSkPrefix) + fp + "-" + fp, 0).status == 404);  // other signing key
-  CHECK(get(routes, std::string(dir::kTorKeysFpSkPrefix) + fp, 0).status == 400);
-  CHECK(get(routes, std::string(dir::kTorKeysFpPrefix) + std::string(40, '0'), 0).status == 404);
+  CHECK(served.get(std::string(dir::kTorKeysFpPrefix) + fp, 0).body == k.text);
+  CHECK(served.get(std::string(dir::kTorKeysFpSkPrefix) + fp + "-" + sk + ".z", 0).body == k.text);
+  CHECK(served.get(std::string(dir::kTorKeysFpSkPrefix) + fp + "-" + fp, 0).status == 404);  // other signing key
+  CHECK(served.get(std::string(dir::kTorKeysFpSkPrefix) + fp, 0).status == 400);
+  CHECK(served.get(std::string(dir::kTorKeysFpPrefix) + std::string(40, '0'), 0).status == 404);
 }
 
 TEST_CASE("tor dir mirror: microdescriptors of this consensus and the previous one", "[dirnet][tor][mirror]") {
-  TorDirMirror m;
-  DirRoutes routes;
-  routes.set_tor_mirror(&m);
-  TorDirCache cache = stock_cache();
+  ServedMirror served(stock_cache());
+  const TorDirCache& cache = served.cache;
+  TorDirMirror& m = served.mirror;
   REQUIRE(cache.microdescs.size() >= 2);
-  REQUIRE(m.update(cache));
   std::vector<std::string> digests;
   for (const auto& [d, md] : cache.microdescs) digests.push_back(bytes::base64_encode(d));
   const std::string two = std::string(dir::kTorMicrodescPrefix) + digests[0] + "-" + digests[1] + ".z";
-  const auto got = get(routes, two, 0);
+  const auto got = served.get(two, 0);
   REQUIRE(got.status == 200);
   auto mds = dir::parse_tor_microdescs(got.body);
   REQUIRE(mds);
   CHECK(mds->size() == 2);
-  CHECK(get(routes, std::string(dir::kTorMicrodescPrefix) + std::string(43, 'A'), 0).status == 404);
-  CHECK(get(routes, std::string(dir::kTorMicrodescPrefix) + "AAAA", 0).status == 404);
+  CHECK(served.get(std::string(dir::kTorMicrodescPrefix) + std::string(43, 'A'), 0).status == 404);
+  CHECK(served.get(std::string(dir::kTorMicrodescPrefix) + "AAAA", 0).status == 404);
 
   // A newer consensus without the first relay's microdescriptor: still
   // served (a client on the old consensus asks for it), then dropped.
@@ -189,19 +197,19 @@ TEST_CASE("tor dir mirror: microdescriptors of this consensus and the previous o
   next.microdescs.erase(next.microdescs.begin());
   REQUIRE(m.update(next));
   CHECK(m.microdesc_count() == cache.microdescs.size());
-  CHECK(get(routes, two, 0).status == 200);
+  CHECK(served.get(two, 0).status == 200);
   TorDirCache third = next;
   third.consensus_text.replace(at, 31, "valid-after 2026-11-26 00:46:42");
   REQUIRE(m.update(third));
   CHECK(m.microdesc_count() == next.microdescs.size());
-  const auto only = get(routes, two, 0);
+  const auto only = served.get(two, 0);
   REQUIRE(only.status == 200);
   CHECK(dir::parse_tor_microdescs(only.body)->size() == 1);
   // A cache whose consensus does not parse changes nothing.
   TorDirCache broken = third;
   broken.consensus_text = "junk\n";
   CHECK_FALSE(m.update(broken));
-  CHECK(get(routes, kConsensus, m.valid_after()).body == third.consensus_text);
+  CHECK(served.get(kConsensus, m.valid_after()).body == third.consensus_text);
 }
 
 namespace {
@@ -225,95 +233,83 @@ std::string hex(const crypto::RsaFingerprint& f) { return bytes::to_hex(f, true)
 }  // namespace
 
 TEST_CASE("tor dir mirror: the ns consensus as tor's caches serve it", "[dirnet][tor][mirror][ns]") {
-  TorDirMirror m;
-  DirRoutes routes;
-  routes.set_tor_mirror(&m);
-  REQUIRE(m.update(stock_cache()));  // the microdesc flavour alone: no ns yet
+  ServedMirror served(stock_cache());  // the microdesc flavour alone: no ns yet
+  TorDirMirror& m = served.mirror;
   const std::uint64_t now = m.valid_after() + 10;
   CHECK_FALSE(m.has_ns_consensus());
-  CHECK(get(routes, kNsConsensus, now).body == "Not found\n");
-  CHECK(get(routes, kNsConsensus, now).status == 404);
+  CHECK(served.get(kNsConsensus, now).body == "Not found\n");
+  CHECK(served.get(kNsConsensus, now).status == 404);
 
   const TorDirCache cache = stock_cache_with_ns();
   REQUIRE(m.update(cache));
   const auto ns = parsed(cache.ns_consensus_text);
   CHECK(ns.flavor == dir::ConsensusFlavor::Ns);
   CHECK(m.ns_valid_after() == ns.valid_after);
-  const auto plain = get(routes, kNsConsensus + ".z", now);
+  const auto plain = served.get(kNsConsensus + ".z", now);
   REQUIRE(plain.status == 200);
   CHECK(plain.body == cache.ns_consensus_text);
   // The other flavour is still the microdesc one.
-  CHECK(get(routes, kConsensus, now).body == cache.consensus_text);
+  CHECK(served.get(kConsensus, now).body == cache.consensus_text);
   // What a stock relay or client asks for: v3ident prefixes, as for the microdesc one.
-  CHECK(get(routes, kNsConsensus + "/7AF6249E+DB8EB34B+0000.z", now).body == cache.ns_consensus_text);
-  CHECK(get(routes, kNsConsensus + "/0000+1111+7AF6.z", now).body ==
+  CHECK(served.get(kNsConsensus + "/7AF6249E+DB8EB34B+0000.z", now).body == cache.ns_consensus_text);
+  CHECK(served.get(kNsConsensus + "/0000+1111+7AF6.z", now).body ==
         "Consensus not signed by sufficient number of requested authorities\n");
-  CHECK(get(routes, kNsConsensus + "/nothex", now).body == "Couldn't parse request\n");
-  CHECK(get(routes, kNsConsensus, ns.valid_until + 86401).body == "Consensus is too old\n");
-  CHECK(get(routes, kNsConsensus, ns.valid_after - 86401).body == "Consensus is too new\n");
+  CHECK(served.get(kNsConsensus + "/nothex", now).body == "Couldn't parse request\n");
+  CHECK(served.get(kNsConsensus, ns.valid_until + 86401).body == "Consensus is too old\n");
+  CHECK(served.get(kNsConsensus, ns.valid_after - 86401).body == "Consensus is too new\n");
 }
 
 TEST_CASE("tor dir mirror: server descriptors by digest, fingerprint and all", "[dirnet][tor][mirror][ns]") {
-  TorDirMirror m;
-  DirRoutes routes;
-  routes.set_tor_mirror(&m);
-  const TorDirCache cache = stock_cache_with_ns();
-  REQUIRE(m.update(cache));
-  const auto ns = parsed(cache.ns_consensus_text);
+  ServedMirror served(stock_cache_with_ns());
+  const auto ns = parsed(served.cache.ns_consensus_text);
   REQUIRE(ns.routers.size() == 9);
-  REQUIRE(cache.server_descriptors.size() == 9);  // every r line's digest is a stock descriptor's
-  CHECK(m.descriptor_count() == 9);
+  REQUIRE(served.cache.server_descriptors.size() == 9);  // every r line's digest is a stock descriptor's
+  CHECK(served.mirror.descriptor_count() == 9);
 
   // One by tor's digest, as the r line names it: exactly that descriptor.
   const auto& r0 = ns.routers[0];
-  const auto one = get(routes, std::string(dir::kTorServerDPrefix) + hex(r0.descriptor_digest) + ".z", 0);
+  const auto one = served.get(std::string(dir::kTorServerDPrefix) + hex(r0.descriptor_digest) + ".z", 0);
   REQUIRE(one.status == 200);
-  CHECK(one.body == cache.server_descriptors.at(r0.descriptor_digest).text);
+  CHECK(one.body == served.cache.server_descriptors.at(r0.descriptor_digest).text);
   // Every one, as a stock relay asks (hex digests joined by '+').
   std::string all_digests;
   for (const auto& r : ns.routers) all_digests += (all_digests.empty() ? "" : "+") + hex(r.descriptor_digest);
   auto every = dir::parse_tor_server_descriptors(
-      get(routes, std::string(dir::kTorServerDPrefix) + all_digests, 0).body, ns.valid_after);
+      served.get(std::string(dir::kTorServerDPrefix) + all_digests, 0).body, ns.valid_after);
   REQUIRE(every);
   CHECK(every->size() == 9);
   // By RSA fingerprint, and all.
-  const auto by_fp = get(routes, std::string(dir::kTorServerFpPrefix) + hex(r0.identity), 0);
+  const auto by_fp = served.get(std::string(dir::kTorServerFpPrefix) + hex(r0.identity), 0);
   CHECK(by_fp.body == one.body);
-  auto all = dir::parse_tor_server_descriptors(get(routes, std::string(dir::kTorServerAll), 0).body, ns.valid_after);
+  auto all = dir::parse_tor_server_descriptors(served.get(std::string(dir::kTorServerAll), 0).body, ns.valid_after);
   REQUIRE(all);
   CHECK(all->size() == 9);
   // Unknown: tor's "Servers unavailable"; malformed: 400.
-  const auto unknown = get(routes, std::string(dir::kTorServerDPrefix) + std::string(40, '0'), 0);
+  const auto unknown = served.get(std::string(dir::kTorServerDPrefix) + std::string(40, '0'), 0);
   CHECK(unknown.status == 404);
   CHECK(unknown.body == "Servers unavailable\n");
-  CHECK(get(routes, std::string(dir::kTorServerFpPrefix) + std::string(40, '1'), 0).status == 404);
-  CHECK(get(routes, std::string(dir::kTorServerDPrefix) + "XYZ", 0).status == 400);
+  CHECK(served.get(std::string(dir::kTorServerFpPrefix) + std::string(40, '1'), 0).status == 404);
+  CHECK(served.get(std::string(dir::kTorServerDPrefix) + "XYZ", 0).status == 400);
 }
 
 TEST_CASE("tor dir mirror: a cache's own descriptor by fingerprint beside the ones it holds",
           "[dirnet][tor][mirror][ns]") {
-  TorDirMirror m;
-  DirRoutes routes;
-  routes.set_tor_mirror(&m);
-  const TorDirCache cache = stock_cache_with_ns();
-  REQUIRE(m.update(cache));
-  const auto ns = parsed(cache.ns_consensus_text);
+  ServedMirror served(stock_cache_with_ns());
+  const auto ns = parsed(served.cache.ns_consensus_text);
   const std::string own_fp(40, 'C');
-  routes.set_tor_self_descriptor("router ours\n", own_fp);
+  served.routes.set_tor_self_descriptor("router ours\n", own_fp);
   const std::string other = hex(ns.routers[1].identity);
-  const auto both = get(routes, std::string(dir::kTorServerFpPrefix) + other + "+" + own_fp, 0);
+  const auto both = served.get(std::string(dir::kTorServerFpPrefix) + other + "+" + own_fp, 0);
   REQUIRE(both.status == 200);
-  CHECK(both.body == "router ours\n" + cache.server_descriptors.at(ns.routers[1].descriptor_digest).text);
-  CHECK(get(routes, std::string(dir::kTorServerFpPrefix) + own_fp, 0).body == "router ours\n");
-  CHECK(get(routes, "/tor/server/authority.z", 0).body == "router ours\n");
+  CHECK(both.body == "router ours\n" + served.cache.server_descriptors.at(ns.routers[1].descriptor_digest).text);
+  CHECK(served.get(std::string(dir::kTorServerFpPrefix) + own_fp, 0).body == "router ours\n");
+  CHECK(served.get("/tor/server/authority.z", 0).body == "router ours\n");
 }
 
 TEST_CASE("tor dir mirror: server descriptors of this ns consensus and the previous one", "[dirnet][tor][mirror][ns]") {
-  TorDirMirror m;
-  DirRoutes routes;
-  routes.set_tor_mirror(&m);
-  const TorDirCache cache = stock_cache_with_ns();
-  REQUIRE(m.update(cache));
+  ServedMirror served(stock_cache_with_ns());
+  const TorDirCache& cache = served.cache;
+  TorDirMirror& m = served.mirror;
   const auto ns = parsed(cache.ns_consensus_text);
   const auto first = ns.routers[0].descriptor_digest;
   const std::string path = std::string(dir::kTorServerDPrefix) + hex(first);
@@ -328,19 +324,19 @@ TEST_CASE("tor dir mirror: server descriptors of this ns consensus and the previ
   REQUIRE(m.update(next));
   CHECK(m.ns_valid_after() == ns.valid_after + 1);
   CHECK(m.descriptor_count() == 9);
-  CHECK(get(routes, path, 0).status == 200);
-  CHECK(dir::parse_tor_server_descriptors(get(routes, std::string(dir::kTorServerAll), 0).body, ns.valid_after)->size() ==
+  CHECK(served.get(path, 0).status == 200);
+  CHECK(dir::parse_tor_server_descriptors(served.get(std::string(dir::kTorServerAll), 0).body, ns.valid_after)->size() ==
         8);
   TorDirCache third = next;
   third.ns_consensus_text.replace(at, 31, "valid-after 2026-11-26 00:46:42");
   REQUIRE(m.update(third));
   CHECK(m.descriptor_count() == 8);
-  CHECK(get(routes, path, 0).body == "Servers unavailable\n");
+  CHECK(served.get(path, 0).body == "Servers unavailable\n");
   // An ns text that does not parse, or is the microdesc flavour, changes nothing of it.
   TorDirCache broken = third;
   broken.ns_consensus_text = cache.consensus_text;
   REQUIRE(m.update(broken));
-  CHECK(get(routes, kNsConsensus, m.ns_valid_after()).body == third.ns_consensus_text);
+  CHECK(served.get(kNsConsensus, m.ns_valid_after()).body == third.ns_consensus_text);
 }
 
 namespace {
@@ -356,16 +352,13 @@ struct StockClock final : net::Clock {
 // source is a DirRoutes over a mirror of the stock network (a DirSource is
 // what BEGIN_DIR gives the fetcher), counting what it was asked.
 struct NsFetchRig {
-  TorDirMirror upstream_mirror;
-  DirRoutes upstream;
+  ServedMirror upstream{stock_cache_with_ns()};
   StockClock clock;
   ConsensusQuery query;
   std::vector<std::string> asked;
   std::function<void(DirReply&, const std::string&)> tamper;
   NsFetchRig() {
-    REQUIRE(upstream_mirror.update(stock_cache_with_ns()));
-    upstream.set_tor_mirror(&upstream_mirror);
-    clock.at = upstream_mirror.ns_valid_after() + 10;
+    clock.at = upstream.mirror.ns_valid_after() + 10;
     for (const char* v3 : {"DB8EB34B0489A504CA284D48B1E6A42BB7EF46A5", "7AF6249EA0F2AA3F059B541F5ACAF7148B77BA83",
                            "AEFA54DAC3D02F2EEE8617F12D7F283D80703D62"}) {
       auto id = dir::parse_fp_list(v3);
@@ -378,7 +371,7 @@ struct NsFetchRig {
       s.name = "upstream";
       s.get = [this](std::string target, HttpLimits) -> net::awaitable<Result<HttpResponse, std::string>> {
         asked.push_back(target);
-        DirReply r = upstream.handle(HttpMethod::Get, target, "", clock.at);
+        DirReply r = upstream.get(target, clock.at);
         if (tamper) tamper(r, target);
         co_return HttpResponse{r.status, r.body, {}};
       };
@@ -407,7 +400,7 @@ TEST_CASE("tor ns fetch: the ns consensus, the certificates it needs and every d
           "[dirnet][tor][mirror][ns]") {
   NsFetchRig rig;
   TorDirCache cache;  // nothing held: the certificates come from the source too
-  const std::uint64_t va = rig.upstream_mirror.ns_valid_after();
+  const std::uint64_t va = rig.upstream.mirror.ns_valid_after();
   auto got = rig.fetch(va, cache);
   REQUIRE(got);
   CHECK(*got == va);
