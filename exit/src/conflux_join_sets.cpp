@@ -258,6 +258,7 @@ void ConfluxJoin::retire_stats(const proto::ConfluxSet& set) {
   totals_.duplicates_dropped += s.duplicates_dropped;
   totals_.switches_sent += s.switches_sent;
   totals_.switches_received += s.switches_received;
+  totals_.unconfirmed_holds += s.unconfirmed_holds;
 }
 
 void ConfluxJoin::close_set(proto::SetId id, SetCloseReason why, std::optional<cell::DestroyReason> reason) {
@@ -385,6 +386,7 @@ ConfluxJoinStats ConfluxJoin::stats() const {
     s.duplicates_dropped += st.duplicates_dropped;
     s.switches_sent += st.switches_sent;
     s.switches_received += st.switches_received;
+    s.unconfirmed_holds += st.unconfirmed_holds;
   }
   return s;
 }

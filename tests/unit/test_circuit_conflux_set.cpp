@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 
 #include "conflux/proto/conflux_set.hpp"
 
@@ -55,6 +56,7 @@ struct Harness {
   std::vector<std::uint32_t> delivered;
   int ends = 0;
   std::map<std::uint32_t, std::uint64_t> carried;         // DATA cells per leg
+  std::set<std::uint32_t> stalled;  // legs whose cells wait on the wire (a starved relay)
   ConfluxTime now = t0();
 
   explicit Harness(ConfluxSetConfig cfg = {}) : tx(SetId{1}, budget_tx, cfg), rx(SetId{2}, budget_rx, cfg) {}
@@ -104,7 +106,7 @@ struct Harness {
     for (;;) {
       std::optional<ConfluxTime> next;
       for (auto& [l, q] : wire)
-        if (!q.empty() && (!next || q.front().at < *next)) next = q.front().at;
+        if (!q.empty() && stalled.count(l) == 0 && (!next || q.front().at < *next)) next = q.front().at;
       for (auto& [l, q] : acks)
         if (!q.empty() && (!next || q.front() < *next)) next = q.front();
       for (auto& [l, q] : back)
@@ -137,7 +139,7 @@ struct Harness {
           put(tx.flush(now));
         }
       for (auto& [l, q] : wire)
-        while (!q.empty() && q.front().at <= now) {
+        while (!q.empty() && q.front().at <= now && stalled.count(l) == 0) {
           LegCell c = std::move(q.front().cell);
           q.pop_front();
           if (auto* sw = std::get_if<cell::ConfluxSwitchMsg>(&c.msg)) {
@@ -418,4 +420,68 @@ TEST_CASE("conflux set: relinking refuses numbers no peer could send and changes
   REQUIRE(h.pump(300, 600) == 600);
   h.run_until(h.now + 1s);
   CHECK(in_order(h.delivered, 600));
+}
+
+TEST_CASE("conflux set: a stalled leg holds the others to max_unconfirmed_cells, within the peer's queue") {
+  // Two alike legs share a download; leg 2 stalls for 2 s with cells in
+  // flight. Leg 1's SENDMEs keep coming (cells are acknowledged on arrival),
+  // so without the bound its cells pile up in the receiver's out-of-order
+  // queue, which with congestion control only the receiver's cap stops (it
+  // then closes the set: system_load_conflux lost streams so on a loaded
+  // machine).
+  auto run = [](std::uint64_t bound) {
+    ConfluxSetConfig cfg;
+    cfg.scheduler = LegSchedKind::LowRtt;
+    cfg.max_unconfirmed_cells = bound;
+    cfg.receiver.max_set_bytes = std::size_t{1} << 30;  // measured here, not enforced
+    cfg.receiver.seq_window = std::uint64_t{1} << 30;
+    Harness h(cfg);
+    h.link(1, 10ms);
+    h.link(2, 12ms);
+    std::uint32_t n = h.pump(0, 4000);
+    h.send_ready(n);  // every window full: leg 2 has cells in flight
+    REQUIRE(h.carried[2] > 0);
+    REQUIRE_FALSE(h.wire[2].empty());
+    h.stalled.insert(2);
+    for (int ms = 0; ms < 2000; ++ms) {
+      h.send_ready(n);
+      h.run_until(h.now + 1ms);
+    }
+    const auto deepest = h.rx.stats().max_reorder_cells;
+    const auto waits = h.tx.stats().unconfirmed_holds;
+    h.stalled.clear();
+    n = h.pump(n, n + 4000);
+    h.run_until(h.now + 1s);
+    CHECK(in_order(h.delivered, n));
+    return std::pair{deepest, waits};
+  };
+  const auto [bounded, waits] = run(1500);
+  CHECK(bounded <= 1500);
+  CHECK(waits > 0);
+  const auto [unbounded, none] = run(std::numeric_limits<std::uint64_t>::max());
+  CHECK(unbounded > 5000);
+  CHECK(none == 0);
+}
+
+TEST_CASE("conflux set: at the bound, the leg holding the oldest unconfirmed cell still takes DATA") {
+  // Leg 2 carried a few cells, short of a SENDME; leg 1 runs ahead. At the
+  // bound only leg 2 may send: that brings its SENDME, and the set goes on
+  // instead of waiting for an acknowledgement that would never come.
+  ConfluxSetConfig cfg;
+  cfg.scheduler = LegSchedKind::MinRtt;
+  cfg.max_unconfirmed_cells = 600;
+  Harness h(cfg);
+  h.link(2, 10ms);
+  std::uint32_t n = 0;
+  for (; n < 10; ++n) {
+    auto out = h.tx.send(StreamId{1}, data_of(n), h.now);
+    REQUIRE(out);
+    h.put(*out);
+  }
+  h.link(1, 1ms);  // faster: MinRtt moves to it
+  h.run_until(h.now + 50ms);
+  REQUIRE(h.pump(n, 5000) == 5000);
+  h.run_until(h.now + 1s);
+  CHECK(in_order(h.delivered, 5000));
+  CHECK(h.carried[2] > 10);
 }

@@ -156,6 +156,7 @@ void ConfluxSet::leg_closed(LegId leg) {
   // Cells queued on this leg and not sent yet were numbered for it but are
   // in nobody's history: the next leg takes them with the dead legs' cells.
   orphan_queue(legs_[*i]);
+  unconfirmed_.forget_leg(leg);
   tx_.remove_leg(leg);
   rx_.remove_leg(leg);
   sched_->on_leg_removed(*i);
@@ -165,7 +166,21 @@ void ConfluxSet::leg_closed(LegId leg) {
   ++stats_.legs_closed;
 }
 
-bool ConfluxSet::can_send_data(ConfluxTime now) { return sched_->choose_leg(now, states_).has_value(); }
+bool ConfluxSet::can_send_data(ConfluxTime now) { return leg_for_data(now).has_value(); }
+
+std::optional<std::size_t> ConfluxSet::leg_for_data(ConfluxTime now) {
+  const auto choice = sched_->choose_leg(now, states_);
+  if (!choice || choice->leg >= legs_.size()) return std::nullopt;
+  if (unconfirmed_.span(tx_.last_seq_sent()) < config_.max_unconfirmed_cells) return choice->leg;
+  // Far enough ahead that the peer may hold that much out of order: only
+  // the leg it waits on may send, which brings that leg's next SENDME even
+  // when its last few cells are short of one.
+  const auto oldest = unconfirmed_.oldest_leg();
+  const auto index = oldest ? index_of(*oldest) : std::nullopt;
+  if (index && states_[*index].can_send()) return index;
+  ++stats_.unconfirmed_holds;
+  return std::nullopt;
+}
 
 std::optional<std::size_t> ConfluxSet::leg_for_control() const {
   // The leg the peer's latest cell came on: the peer's scheduler found it
@@ -196,9 +211,9 @@ ConfluxResult<std::vector<LegCell>> ConfluxSet::send(StreamId stream, const cell
   if (!route) return Unexpected{route.error()};
   if (*route != LegCellRoute::Sequenced) return Unexpected{ConfluxError::NotMultiplexed};
   if (command == cell::RelayCommand::Data) {
-    auto choice = sched_->choose_leg(now, states_);
-    if (!choice || choice->leg >= legs_.size()) return Unexpected{ConfluxError::WindowClosed};
-    return send_on(choice->leg, stream, msg, now);
+    const auto index = leg_for_data(now);
+    if (!index) return Unexpected{ConfluxError::WindowClosed};
+    return send_on(*index, stream, msg, now);
   }
   auto index = leg_for_control();
   if (!index) {
@@ -237,6 +252,7 @@ void ConfluxSet::record_sent(Leg& l, SeqAbs seq, const LegCell& c) {
   // A full history only costs us the ability to resend this leg's cells if
   // it dies (the set closes then, as tor's would); the set carries on.
   (void)retx_.on_cell_sent(l.id, seq, to_seq_cell(c.stream, c.msg));
+  if (std::holds_alternative<cell::DataMsg>(c.msg)) unconfirmed_.on_data_sent(l.id, seq);
   ++l.cells_sent;
 }
 
@@ -305,6 +321,7 @@ ConfluxResult<ConfluxOk> ConfluxSet::on_leg_sendme(LegId leg, ConfluxTime now) {
   if (!i) return Unexpected{ConfluxError::UnknownLeg};
   if (states_[*i].on_sendme(now) == LegSendmeResult::Unexpected) return Unexpected{ConfluxError::AckBeyondSent};
   sched_->on_sendme(*i, now);
+  unconfirmed_.on_acked(leg, states_[*i].sendme_inc());
   return retx_.on_leg_acked(leg, CellCount{states_[*i].sendme_inc()});
 }
 

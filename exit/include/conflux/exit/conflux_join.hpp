@@ -94,6 +94,7 @@ struct ConfluxJoinStats {
   std::uint64_t duplicates_dropped = 0;
   std::uint64_t switches_sent = 0;
   std::uint64_t switches_received = 0;
+  std::uint64_t unconfirmed_holds = 0;  // DATA held: the set ran max_unconfirmed_cells ahead
 };
 
 class ConfluxJoin final : public proto::ExitHandler, public proto::CircuitOutput {

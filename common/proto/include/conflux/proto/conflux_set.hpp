@@ -42,6 +42,7 @@
 #include "conflux/proto/conflux_resync.hpp"
 #include "conflux/proto/conflux_retransmit.hpp"
 #include "conflux/proto/conflux_sender.hpp"
+#include "conflux/proto/conflux_unconfirmed.hpp"
 #include "conflux/proto/leg_sched.hpp"
 #include "conflux/proto/leg_sched_leg.hpp"
 
@@ -57,6 +58,13 @@ struct ConfluxSetConfig {
   // Non-DATA messages sent while no leg is alive (END, CONNECTED...), kept
   // for the next leg; beyond this the send fails with RetransmitFull.
   std::size_t max_held_messages = 256;
+  // How far our DATA may run ahead of what the legs' SENDMEs confirmed
+  // (conflux_unconfirmed.hpp). Beyond it only the leg holding the oldest
+  // unconfirmed cell takes DATA. Well under what our receiver holds for one
+  // set (ReceiverLimits::max_set_bytes, 4 MiB: ~7400 full cells), and above
+  // what the legs' windows keep in flight when none stalls (2 x 1000 cells
+  // with fixed windows; Vegas's cwnd, a few hundred, under CC).
+  std::uint64_t max_unconfirmed_cells = 4000;
 };
 
 // A cell for the runtime to send on `leg`'s circuit: a SWITCH, or a
@@ -98,6 +106,9 @@ struct ConfluxSetStats {
   std::uint64_t legs_closed = 0;
   std::uint64_t legs_relinked = 0;
   std::size_t max_reorder_cells = 0;  // deepest the out-of-order queue got
+  // Answers of "no leg for DATA" (can_send_data, send) because the set ran
+  // max_unconfirmed_cells ahead, where the windows had room.
+  std::uint64_t unconfirmed_holds = 0;
 };
 
 class ConfluxSet {
@@ -198,6 +209,8 @@ class ConfluxSet {
   };
   [[nodiscard]] std::optional<std::size_t> index_of(LegId leg) const noexcept;
   [[nodiscard]] std::optional<std::size_t> leg_for_control() const;
+  // The leg for the next DATA cell (none: WindowClosed).
+  [[nodiscard]] std::optional<std::size_t> leg_for_data(ConfluxTime now);
   ConfluxResult<std::vector<LegCell>> send_on(std::size_t index, StreamId stream, const cell::RelayMsg& msg,
                                               ConfluxTime now);
   void refresh_blocked();
@@ -216,6 +229,7 @@ class ConfluxSet {
   ConfluxReceiver rx_;
   RetransmitBuffer retx_;
   DeliveryProof proof_;  // frees history a SENDME never acknowledges
+  UnconfirmedData unconfirmed_;
   std::unique_ptr<LegScheduler> sched_;
   // Parallel vectors: the scheduler indexes LegStates.
   std::vector<Leg> legs_;
