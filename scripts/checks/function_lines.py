@@ -18,6 +18,7 @@ Python 3 standard library only.
 """
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import NamedTuple
 
@@ -79,9 +80,51 @@ def _directive_end(text: str, pos: int) -> int:
         pos = end + 1
 
 
-def tokenize(text: str) -> list[Token]:
-    """The tokens of text with comments, directives and the branches the preprocessor skips removed."""
+class Macro(NamedTuple):
+    name: str
+    params: list[str]
+    body: str           # the replacement text, its continuation lines kept
+
+
+class Source(NamedTuple):
+    tokens: list[Token]
+    nolint: set[int]            # lines on which clang-tidy's diagnostics are suppressed
+    macros: dict[str, Macro]    # function-like macros defined in the file
+
+
+_DEFINE_RE = re.compile(r"\s*(\w+)\(([^)]*)\)(.*)", re.DOTALL)
+_NOLINT_RE = re.compile(r"\bNOLINT(NEXTLINE|BEGIN|END)?\b(\(([^)]*)\))?")
+
+
+def _suppresses(checks: str | None) -> bool:
+    """Whether a NOLINT's check list (none: every check) names readability-function-size."""
+    if checks is None:
+        return True
+    return any(fnmatch.fnmatchcase("readability-function-size", c.strip()) for c in checks.split(","))
+
+
+def _nolint(comment: str, line: int, nolint: set[int], begun: list[int]) -> None:
+    """Records the lines a NOLINT comment at line suppresses, as clang-tidy reads them."""
+    for m in _NOLINT_RE.finditer(comment):
+        if not _suppresses(m.group(3) if m.group(2) else None):
+            continue
+        if m.group(1) is None:
+            nolint.add(line + comment.count("\n", 0, m.start()))
+        elif m.group(1) == "NEXTLINE":
+            nolint.add(line + comment.count("\n", 0, m.start()) + 1)
+        elif m.group(1) == "BEGIN":
+            begun.append(line)
+        elif begun:
+            nolint.update(range(begun.pop(), line + 1))
+
+
+def tokenize(text: str) -> Source:
+    """The tokens of text with comments, directives and the branches the preprocessor skips removed;
+    the NOLINT lines; the function-like macros."""
     tokens: list[Token] = []
+    nolint: set[int] = set()
+    begun: list[int] = []
+    macros: dict[str, Macro] = {}
     cond = _Conditionals()
     pos, line, line_start = 0, 1, True
     while pos < len(text):
@@ -90,6 +133,10 @@ def tokenize(text: str) -> list[Token]:
             if d and text[pos:d.end()].lstrip(" \t").startswith("#"):
                 end = _directive_end(text, pos)
                 cond.directive(d.group(1), text[d.start(2):end])
+                define = _DEFINE_RE.match(text, d.start(2), end) if d.group(1) == "define" else None
+                if define and cond.active():
+                    params = [x.strip() for x in define.group(2).split(",") if x.strip()]
+                    macros[define.group(1)] = Macro(define.group(1), params, define.group(3))
                 line += text.count("\n", pos, end)
                 pos = end
                 continue
@@ -102,13 +149,15 @@ def tokenize(text: str) -> list[Token]:
             kind = "str"
         if kind == "nl":
             line_start = True
+        elif kind in ("lc", "bc") and "NOLINT" in text[pos:end]:
+            _nolint(text[pos:end], line, nolint, begun)
         elif kind not in ("ws", "lc", "bc"):
             line_start = False
             if cond.active():
                 tokens.append(Token(text[pos:end], line, kind))
         line += text.count("\n", pos, end) if kind != "nl" else 1
         pos = end
-    return _merge_operator_names(tokens)
+    return Source(_merge_operator_names(tokens), nolint, macros)
 
 
 def _merge_operator_names(tokens: list[Token]) -> list[Token]:
@@ -251,20 +300,30 @@ def _class_of(head: list[Token]) -> tuple[str, str]:
     return "", ""
 
 
+def _template_id(head: list[Token], i: int) -> tuple[int, str]:
+    """For the '>' at head[i] that closes a template-id: the index of its name and its arguments, '<int>'."""
+    depth, j = 0, i
+    while j > 0:
+        depth += {">": 1, "<": -1}.get(head[j].text, 0)
+        if depth == 0:
+            break
+        j -= 1
+    return j - 1, "<" + "".join(x.text + (" " if x.text == "," else "") for x in head[j + 1:i]) + ">"
+
+
 def _function_name(head: list[Token], i: int) -> Token:
     t = head[i]
     if t.text == ">":           # an explicit specialisation: f<int>
-        depth, j = 0, i
-        while j > 0:
-            depth += {">": 1, "<": -1}.get(head[j].text, 0)
-            if depth == 0:
-                break
-            j -= 1
-        args = "".join(x.text + (" " if x.text == "," else "") for x in head[j + 1:i])
-        return Token(f"{head[j - 1].text}<{args}>", head[j - 1].line, "id")
-    if i > 0 and head[i - 1].text == "~":
-        return Token("~" + t.text, head[i - 1].line, "id")
-    return t
+        j, args = _template_id(head, i)
+        return Token(head[j].text + args, head[j].line, "id")
+    tilde = i > 0 and head[i - 1].text == "~"
+    name = Token("~" + t.text, head[i - 1].line, "id") if tilde else t
+    q = i - 1 - tilde
+    if q >= 1 and head[q].text == "::" and head[q - 1].text == ">":
+        j, args = _template_id(head, q - 1)
+        if head[j].text == t.text:  # Box<T>::Box() {: clang-tidy names a class template's constructor 'Box<T>'
+            name = Token(name.text + args, name.line, "id")
+    return name
 
 
 class _Parser:
@@ -359,10 +418,43 @@ class _Parser:
         return end
 
 
-def functions(text: str) -> list[Function]:
-    """Every function definition in text (a .cpp or a header) with its size, in order."""
-    p = _Parser(tokenize(text))
+def _parse(tokens: list[Token]) -> list[Function]:
+    p = _Parser(tokens)
     i = 0
     while i < len(p.tokens):
         i = p.scope(i, "namespace")     # a stray '}' at file scope ends a scope early: read on
-    return sorted(p.found, key=lambda f: f.line)
+    return p.found
+
+
+def _macro_functions(src: Source) -> list[Function]:
+    """The functions that the file's own function-like macros write where they are invoked, as
+    clang-tidy reports them: at the invocation, named by the argument, sized in the definition."""
+    written = {m.name: (m, _parse(tokenize(m.body).tokens)) for m in src.macros.values()}
+    written = {k: v for k, v in written.items() if v[1]}
+    found: list[Function] = []
+    toks = src.tokens
+    for i, t in enumerate(toks[:-1]):
+        if t.text not in written or toks[i + 1].text != "(":
+            continue
+        macro, fns = written[t.text]
+        args, depth, j = [[]], 0, i + 1
+        while j < len(toks):
+            depth += {"(": 1, ")": -1}.get(toks[j].text, 0)
+            if depth == 0:
+                break
+            if depth == 1 and toks[j].text == ",":
+                args.append([])
+            elif j > i + 1:
+                args[-1].append(toks[j].text)
+            j += 1
+        values = dict(zip(macro.params, ("".join(a) for a in args)))
+        found += [Function(values.get(f.name, f.name), t.line, f.size) for f in fns]
+    return found
+
+
+def functions(text: str) -> list[Function]:
+    """Every function definition in text (a .cpp or a header) with its size, in order; not those that
+    a NOLINT comment hides from clang-tidy (on the line of the name, or NOLINTNEXTLINE above it)."""
+    src = tokenize(text)
+    found = _parse(src.tokens) + _macro_functions(src)
+    return sorted((f for f in found if f.line not in src.nolint), key=lambda f: f.line)
