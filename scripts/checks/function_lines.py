@@ -9,10 +9,12 @@ clang-tidy's count, which this file reproduces:
   - the size is the line of the body's '}' minus the line of its '{' (of 'try' and the last handler's
     '}' for a function-try-block), comments and blank lines included;
   - a body with nothing in it is not reported (clang-tidy skips functions of no statements);
-  - the name is unqualified ('run_kist', not 'Scheduler::run_kist'; '~S', 'operator()', 'operator bool').
+  - the name is unqualified ('run_kist', not 'Scheduler::run_kist'; '~S', 'operator()', 'operator bool'),
+    but a class template's constructor is 'Box<T, N>';
+  - not a function whose name is on a line a NOLINT comment covers (clang-tidy suppresses it there).
 Preprocessor directives are dropped; of a conditional's branches only the first is read (the one a
-Linux build compiles in this tree), except after '#if 0'. Macros are not expanded: a function written
-by a macro is not seen (clang-tidy sees it; the project's are a few lines long).
+Linux build compiles in this tree), except after '#if 0'. Only the file's own function-like macros are
+expanded, and only for the functions they write (reported at the invocation, as clang-tidy does).
 `function_size.py --compare` checks this against clang-tidy over the whole tree.
 Python 3 standard library only.
 """

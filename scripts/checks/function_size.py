@@ -20,7 +20,7 @@ lower its recorded size.
   function_size.py --self-test        a fixture breaking each rule must fail; a fixture of C++'s corners
                                       must measure as clang-tidy measures it
   function_size.py --clang-tidy [-j N] [--update | --self-test]   the same with clang-tidy measuring
-  function_size.py --compare [--threshold N] [-j N]   both measurers over the tree (default N 40): every
+  function_size.py --compare [--threshold N] [-j N]   both measurers over the tree (default N 1): every
                                       (file, line, function, size) must agree; a developer command, not CI's
 With --clang-tidy: the compile database is the 'tidy' configure preset's (configured here; of the project
 only the precompiled header is built); FUNCTION_SIZE_TIMINGS=1 prints the clang-tidy time and the
@@ -348,7 +348,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--self-test", action="store_true")
     ap.add_argument("--clang-tidy", action="store_true", help="measure with clang-tidy instead of the tokens")
     ap.add_argument("--compare", action="store_true", help="both measurers over the tree must agree")
-    ap.add_argument("--threshold", type=int, default=40, help="--compare's line threshold (default 40)")
+    ap.add_argument("--threshold", type=int, default=1,
+                    help="--compare's line threshold (default 1: every function of more than one line)")
     args = ap.parse_args(argv)
     if args.self_test:
         return self_test(args.clang_tidy)
