@@ -409,8 +409,8 @@ class _Parser:
             j = end + 1
             while j < len(self.tokens) and self.tokens[j].text != "{":
                 j += 1
-            end, empty = self.scope(j + 1, "block"), False
-        last = self.tokens[end - 1].line
+            end, empty = min(self.scope(j + 1, "block"), len(self.tokens)), False
+        last = self.tokens[end - 1].line    # an unclosed body (bad input) ends at the file's end
         if not empty:
             name = _function_name(head, name_at)
             text = name.text

@@ -33,6 +33,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import re
 import shlex
 import shutil
@@ -306,12 +307,36 @@ def self_test_corners(root: Path, use_tidy: bool) -> bool:
     return ok
 
 
+def self_test_bad_input() -> bool:
+    """Broken C++ (the corners fixture cut off anywhere, or with braces, quotes and comment marks thrown
+    in) is measured without an exception: a file mid-edit must get an answer, not a traceback."""
+    text = CORNERS.read_text()
+    rnd = random.Random(7)
+    cases = [text[:n] for n in range(0, len(text), 3)]
+    for _ in range(200):
+        t = list(text)
+        for _ in range(8):
+            t.insert(rnd.randrange(len(t)), rnd.choice(['{', '}', '(', ')', '<', '>', '"', "'", '/*', '//', '#',
+                                                        'R"x(', '\\', ':', ';', '=', 'try', 'operator']))
+        cases.append("".join(t))
+    failed = []
+    for case in cases:
+        try:
+            function_lines.functions(case)
+        except Exception as e:          # noqa: BLE001 -- any exception is the failure reported
+            failed.append(f"{type(e).__name__}: {e}")
+    print(("ok" if not failed else "FAIL") + f": function-size measurer on {len(cases)} broken inputs "
+          f"({len(failed)} exceptions{': ' + failed[0] if failed else ''})")
+    return not failed
+
+
 def self_test(use_tidy: bool) -> int:
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
         (root / "lib").mkdir()
         ok = self_test_rules(root, use_tidy)
         ok = self_test_corners(root, use_tidy) and ok
+        ok = self_test_bad_input() and ok
         return 0 if ok else 1
 
 
