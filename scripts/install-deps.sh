@@ -10,7 +10,7 @@ PACKAGES=(
   libsodium-dev  # common/crypto: Ed25519 signing with the Ed25519 form of an X25519 key (the ntor-onion-key crosscert)
   libspdlog-dev catch2 libbenchmark-dev
   clang libfuzzer-14-dev libclang-rt-14-dev  # the fuzz preset: ASan/UBSan and libFuzzer runtimes
-  clang-tidy  # scripts/checks/function_size.py: readability-function-size (clang-tidy 14)
+  clang-tidy  # scripts/checks/function_size.py --clang-tidy / --compare: the reference measurer (clang-tidy 14)
   python3 curl
   iproute2  # conflux-net's emulated networks (issue 21): namespaces, TUN devices and addresses with ip(8)
   chromium  # tests/system: the headless-browser test through the proxy
