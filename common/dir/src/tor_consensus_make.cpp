@@ -122,7 +122,7 @@ std::string footer(const ConsensusBody& body) {
 std::vector<const RouterEntry*> listed_by_rsa(const ConsensusBody& body) {
   std::vector<const RouterEntry*> listed;
   for (const auto& r : body.routers)
-    if (r.rsa_identity) listed.push_back(&r);  // a v1 descriptor: tor cannot name it
+    if (r.rsa_identity) listed.push_back(&r);  // tor cannot name one without
   std::sort(listed.begin(), listed.end(),
             [](const RouterEntry* a, const RouterEntry* b) { return *a->rsa_identity < *b->rsa_identity; });
   return listed;
