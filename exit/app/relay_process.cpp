@@ -306,7 +306,7 @@ bool RelayProcess::start_directory() {
     net::tcp::endpoint ep(net::asio::ip::make_address(a.dir.addr.to_string()), a.dir.port);
     authority_dirs.push_back(ep);
     crypto::RsaFingerprint v3ident{};
-    if (a.v3ident) std::copy(a.v3ident->begin(), a.v3ident->end(), v3ident.begin());
+    std::copy(a.v3ident.begin(), a.v3ident.end(), v3ident.begin());
     peers.push_back({ep, v3ident});
   }
 

@@ -15,10 +15,9 @@ bool RelayProcess::start_tor_authority() {
   const auto& o = config_.options;
   std::vector<dir::TorVoter> voters;
   for (const auto& a : o.dir_authorities) {
-    if (!a.v3ident) return false;  // refused by the configuration already
     dir::TorVoter v;
     v.nickname = a.nickname;
-    std::copy(a.v3ident->begin(), a.v3ident->end(), v.v3ident.begin());
+    std::copy(a.v3ident.begin(), a.v3ident.end(), v.v3ident.begin());
     v.address = a.dir.addr.to_string();
     v.dir_port = a.dir.port;
     v.or_port = a.or_port.value_or(0);

@@ -107,9 +107,8 @@ void RelayProcess::start_tor_mirror(const std::vector<net::tcp::endpoint>& autho
   dirnet::ConsensusQuery q;
   q.sources = authority_dirs;
   for (const auto& a : config_.options.dir_authorities) {
-    if (!a.v3ident) return;
     crypto::RsaFingerprint id{};
-    std::copy(a.v3ident->begin(), a.v3ident->end(), id.begin());
+    std::copy(a.v3ident.begin(), a.v3ident.end(), id.begin());
     q.tor_authorities.push_back(id);
   }
   if (q.tor_authorities.empty()) return;

@@ -18,7 +18,6 @@
 #include <string>
 #include <string_view>
 
-#include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/fields.hpp"
 #include "conflux/dir/tor_relay_facts.hpp"
 

@@ -252,8 +252,8 @@ TEST_CASE("relay options: required options and cross-option rules", "[config][re
     // (it then signs tor's consensus alone; whether the line names it is checked at start).
     const std::string tor_auth = "DirAuthority tor1 v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:1 "
                                  "1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n";
-    CHECK(ok(tor_auth).dir_authorities.at(0).rsa_identity);
-    CHECK(ok("AuthoritativeDirectory 1\nDirPort 9030\n" + tor_auth).dir_authorities.at(0).rsa_identity);
+    CHECK(ok(tor_auth).dir_authorities.at(0).rsa_identity[0] == 0x1A);
+    CHECK(ok("AuthoritativeDirectory 1\nDirPort 9030\n" + tor_auth).dir_authorities.at(0).v3ident[0] == 0xF5);
   }
   SECTION("our form of DirAuthority is refused, at its file and line, at an authority or not") {
     for (const std::string role : {"AuthoritativeDirectory 1\nDirPort 9030\n", "Nickname x\nDirPort 9030\n"}) {

@@ -317,13 +317,6 @@ TEST_CASE("tor documents: a tor consensus becomes the one our path selection rea
   CHECK(exits == 2);
   CHECK(guards >= 2);
 
-  SECTION("the RSA identity survives our own consensus encoding") {
-    ConsensusBody body = conv.body;
-    Consensus whole{body, {}};
-    auto back = parse_consensus(encode_consensus(whole));
-    if (!back) FAIL(to_string(back.error().code) << " " << back.error().field);
-    CHECK(back->body.routers == body.routers);
-  }
   SECTION("relays without their microdescriptor are left out and counted") {
     std::vector<TorMicrodesc> some(mds->begin(), mds->begin() + 4);
     auto part = consensus_from_tor(*c, some);

@@ -84,7 +84,7 @@ TEST_CASE("tor descriptors' families: listed members by Ed25519 identity, unlist
       b.record({"$" + a.fingerprint() + "=famA"}, 9002), c.record({}, 9003)};
   AuthorityParams params;
   params.thresholds = FlagThresholds::testing_network();
-  const ConsensusBody body = make_body({}, records, kNow, params);
+  const ConsensusBody body = make_body(records, kNow, params);
   REQUIRE(body.routers.size() == 3);
 
   std::vector<crypto::Ed25519Public> want_a{b.identity.public_key(), c.identity.public_key()};

@@ -347,7 +347,7 @@ TEST_CASE("three authorities publish tor's consensus, majority-signed, of the re
   CHECK(bridge_desc->ed25519_identity == bridge.keys.identity());
   CHECK(bridge_desc->rsa_identity == bridge.keys.rsa_fingerprint());
   // The JSON self descriptor retired.
-  auto json_self = net.await(http_get(bridge_dir, std::string(dir::kSelfDescriptor), limits));
+  auto json_self = net.await(http_get(bridge_dir, "/conflux/v1/descriptor/self", limits));
   REQUIRE(json_self);
   CHECK(json_self->status == 404);
 
@@ -410,7 +410,7 @@ TEST_CASE("a DirPort bounds paths, methods, sizes, connections and time", "[dirn
   r = loop.await(http_get(at, "/tor/", hl));
   REQUIRE(r);
   CHECK(r->status == 405);
-  r = loop.await(http_get(at, std::string(dir::kConsensus), hl));
+  r = loop.await(http_get(at, "/conflux/v1/consensus", hl));
   REQUIRE(r);
   CHECK(r->status == 404);  // the JSON consensus retired at the authority
   // A body above the path's cap: refused from its Content-Length, unread.
@@ -598,7 +598,7 @@ TEST_CASE("authorities given stock descriptors sign tor's consensus; one that di
   for (const auto& r : c->routers)
     CHECK_FALSE(net.auths[2].tor->microdescs({bytes::base64_encode(r.microdesc_digest)}).empty());
   // No JSON consensus is served.
-  for (auto& a : net.auths) CHECK(a.routes.handle(HttpMethod::Get, std::string(dir::kConsensus), "", now).status == 404);
+  for (auto& a : net.auths) CHECK(a.routes.handle(HttpMethod::Get, "/conflux/v1/consensus", "", now).status == 404);
   // Only tor's signatures travelled: at most auth0's and auth1's to each
   // other, one per flavor (a 409 for another or a not yet built document
   // is not counted).

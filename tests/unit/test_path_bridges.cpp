@@ -16,21 +16,30 @@ using namespace conflux::path::test;
 
 namespace {
 
-dir::Descriptor bridge_descriptor(std::uint8_t n, dir::Ipv4 ip) {
-  dir::Descriptor d;
+// Bridge n's RSA fingerprint, as its Bridge line names it.
+crypto::RsaFingerprint fp_of(std::uint8_t n) {
+  crypto::RsaFingerprint fp{};
+  fp.fill(n);
+  return fp;
+}
+
+// What the runtime hands over once a bridge's descriptor verified (the
+// fields the path reads; the runtime fetches and verifies real ones).
+dir::TorServerDescriptor bridge_descriptor(std::uint8_t n, dir::Ipv4 ip) {
+  dir::TorServerDescriptor d;
   d.nickname = "bridge" + std::to_string(n);
-  d.identity = id_of(n);
+  d.ed25519_identity = id_of(n);
+  d.rsa_identity = fp_of(n);
   d.ntor_onion_key.fill(static_cast<std::uint8_t>(n + 1));
   d.ipv4 = ip;
   d.or_port = 443;
-  d.is_bridge = true;
   d.protocols = "Conflux=1 Link=4-5 Relay=2-4";
   return d;
 }
 
 BridgeInfo bridge(std::uint8_t n, dir::Ipv4 ip, bool with_descriptor = true) {
   BridgeInfo b;
-  b.identity = id_of(n);
+  b.rsa_identity = fp_of(n);
   b.address = BridgeAddress{ip, std::nullopt, 443};
   if (with_descriptor) b.descriptor = bridge_descriptor(n, ip);
   return b;
@@ -75,6 +84,8 @@ TEST_CASE("the bridge's address is the Bridge line's", "[path][bridges]") {
   CHECK(h->ipv4 == dir::Ipv4{198, 51, 100, 1});
   CHECK(h->or_port == 443);
   CHECK(h->ntor_onion_key == b.descriptor->ntor_onion_key);
+  CHECK(h->rsa_identity == fp_of(100));  // EXTEND2 and the link name it by both identities
+  CHECK(h->identity == id_of(100));
 }
 
 TEST_CASE("the bridge is excluded from the rest of the path by identity and /16", "[path][bridges]") {
@@ -118,12 +129,10 @@ TEST_CASE("when no bridge is usable, each says why", "[path][bridges]") {
   BridgeInfo no_desc = bridge(100, {198, 51, 100, 1}, false);
   no_desc.fetch_error = "connection refused";
   BridgeInfo wrong = bridge(101, {198, 52, 0, 1});
-  wrong.descriptor->identity = id_of(77);
-  BridgeInfo relay_desc = bridge(102, {198, 53, 0, 1});
-  relay_desc.descriptor->is_bridge = false;
+  wrong.descriptor->rsa_identity = fp_of(77);
   BridgeInfo down = bridge(103, {198, 54, 0, 1});
   BridgeSet bridges;
-  bridges.set_bridges({no_desc, wrong, relay_desc, down});
+  bridges.set_bridges({no_desc, wrong, down});
   REQUIRE(bridges.mark_failed(id_of(103), kNow));
   CHECK(bridges.usable(kNow) == 0);
 
@@ -132,23 +141,21 @@ TEST_CASE("when no bridge is usable, each says why", "[path][bridges]") {
   REQUIRE_FALSE(p);
   const PathError& e = p.error();
   CHECK(e.code == PathErrc::AllBridgesUnusable);
-  CHECK(e.message == "none of the 4 bridges is usable");
-  REQUIRE(e.bridge_reports.size() == 4);
-  CHECK(e.bridge_reports[0].find("198.51.100.1:443: no descriptor (connection refused)") != std::string::npos);
-  CHECK(e.bridge_reports[1].find("another identity") != std::string::npos);
-  CHECK(e.bridge_reports[2].find("not a bridge's") != std::string::npos);
-  CHECK(e.bridge_reports[3].find("bridge103") != std::string::npos);
-  CHECK(e.bridge_reports[3].find("unreachable, next try in 540 s") != std::string::npos);
+  CHECK(e.message == "none of the 3 bridges is usable");
+  REQUIRE(e.bridge_reports.size() == 3);
+  CHECK(e.bridge_reports[0] == "bridge ($64646464) at 198.51.100.1:443: no descriptor (connection refused)");
+  CHECK(e.bridge_reports[1] == "bridge bridge101 ($65656565) at 198.52.0.1:443: descriptor is for another bridge");
+  CHECK(e.bridge_reports[2] == "bridge bridge103 ($67676767) at 198.54.0.1:443: unreachable, next try in 540 s");
   REQUIRE(e.retry_at);
   CHECK(*e.retry_at == kNow + 600);
   // Never falls back to a consensus guard.
-  CHECK(bridges.unusable_reasons(kNow).size() == 4);
+  CHECK(bridges.unusable_reasons(kNow).size() == 3);
 
   SECTION("after the retry delay the bridge is back") {
     auto q = build_path(net, bridges, PathOptions{}, SelectionRules{}, rng, kNow + 600);
     REQUIRE(q);
     CHECK(q->first().identity == id_of(103));
-    CHECK(bridges.unusable_reasons(kNow + 600).size() == 3);
+    CHECK(bridges.unusable_reasons(kNow + 600).size() == 2);
   }
   SECTION("no bridges configured at all") {
     bridges.set_bridges({});
@@ -205,23 +212,27 @@ TEST_CASE("Conflux legs over bridges: a second bridge, or a clear error with one
 TEST_CASE("a bridge named by RSA fingerprint: the hop carries it, reports name it, state follows it", "[path][bridges]") {
   const NetView net = net_of(small_network());
   // Before its descriptor: no Ed25519 identity yet (all zero), like a second such line.
-  BridgeInfo waiting;
-  waiting.address = BridgeAddress{{198, 51, 100, 9}, std::nullopt, 443};
+  BridgeInfo waiting = bridge(100, {198, 51, 100, 9}, false);
   waiting.rsa_identity = crypto::RsaFingerprint{0xAB, 0xCD, 0x01, 0x02};
   waiting.fetch_error = "timed out";
   BridgeInfo other = waiting;
   other.rsa_identity = crypto::RsaFingerprint{0x12, 0x34};
+  CHECK(waiting.identity() == crypto::Ed25519Public{});
   BridgeSet bridges;
   bridges.set_bridges({waiting, other});
   auto reasons = bridges.unusable_reasons(kNow);
   REQUIRE(reasons.size() == 2);
   CHECK(reasons[0].find("($ABCD0102)") != std::string::npos);
   CHECK(reasons[1].find("($12340000)") != std::string::npos);
+  // A zero identity names no bridge.
+  CHECK_FALSE(bridges.mark_failed(crypto::Ed25519Public{}, kNow));
 
   // Its descriptor arrives: the Ed25519 identity is known, and the path's
   // first hop carries the fingerprint as well.
-  BridgeInfo fetched = bridge(100, {198, 51, 100, 9});
-  fetched.rsa_identity = waiting.rsa_identity;
+  BridgeInfo fetched = waiting;
+  fetched.descriptor = bridge_descriptor(100, {198, 51, 100, 9});
+  fetched.descriptor->rsa_identity = waiting.rsa_identity;
+  fetched.fetch_error.clear();
   bridges.set_bridges({fetched, other});
   Rng rng = seeded(5);
   auto p = build_path(net, bridges, PathOptions{}, SelectionRules{}, rng, kNow);
@@ -241,12 +252,14 @@ TEST_CASE("bridges as a controller sees them: confirmed once a circuit was built
   bridges.set_bridges({bridge(100, {198, 51, 100, 1}), bridge(101, {203, 0, 113, 7}, false)});
   auto s = bridges.status(kNow);
   REQUIRE(s.size() == 2);
-  CHECK(s[0].info->identity == id_of(100));
+  CHECK(s[0].info->identity() == id_of(100));
   CHECK_FALSE(s[0].confirmed);
   CHECK(s[0].usable);
   CHECK(s[0].reachable);
   CHECK_FALSE(s[1].usable);  // no descriptor yet
+  CHECK_FALSE(bridges.mark_failed(id_of(101), kNow));  // nor an Ed25519 identity to name it by
   REQUIRE(bridges.mark_succeeded(id_of(100), kNow));
+  bridges.set_bridges({bridge(100, {198, 51, 100, 1}), bridge(101, {203, 0, 113, 7})});  // its descriptor came
   REQUIRE(bridges.mark_failed(id_of(101), kNow));
   s = bridges.status(kNow + 1);
   CHECK(s[0].confirmed);
@@ -258,15 +271,13 @@ TEST_CASE("bridges as a controller sees them: confirmed once a circuit was built
   CHECK_FALSE(s[0].reachable);
 }
 
-TEST_CASE("a bridge's controller name: $FINGERPRINT~nickname as tor, else nickname or address", "[path][bridges]") {
+TEST_CASE("a bridge's controller name: $FINGERPRINT~nickname as tor, $FINGERPRINT before its descriptor", "[path][bridges]") {
   BridgeInfo b = bridge(100, {198, 51, 100, 1});
-  CHECK(controller_name(b) == "bridge100");
   crypto::RsaFingerprint fp{};
   fp.fill(0xAB);
   b.rsa_identity = fp;
+  b.descriptor->rsa_identity = fp;
   CHECK(controller_name(b) == "$ABABABABABABABABABABABABABABABABABABABAB~bridge100");
   b.descriptor.reset();  // before its descriptor: the fingerprint alone
   CHECK(controller_name(b) == "$ABABABABABABABABABABABABABABABABABABABAB");
-  BridgeInfo ed_only = bridge(101, {203, 0, 113, 7}, false);
-  CHECK(controller_name(ed_only) == "203.0.113.7:443");
 }

@@ -16,23 +16,6 @@ std::string endpoint_text(const net::tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
 }
 
-// What the path needs of a tor bridge's descriptor, in the form our bridges'
-// descriptors have (the signatures were checked by the tor parser).
-dir::Descriptor as_bridge_descriptor(const dir::TorServerDescriptor& t) {
-  dir::Descriptor d;
-  d.nickname = t.nickname;
-  d.identity = t.ed25519_identity;
-  d.ntor_onion_key = t.ntor_onion_key;
-  d.ipv4 = t.ipv4;
-  d.or_port = t.or_port;
-  d.dir_port = t.dir_port;
-  d.platform = t.platform;
-  d.protocols = t.protocols;
-  d.published = t.published;
-  d.is_bridge = true;
-  return d;
-}
-
 }  // namespace
 
 BridgeDirectory::BridgeDirectory(net::asio::io_context& io, LinkPool& links, const net::Clock& clock,
@@ -117,7 +100,7 @@ net::awaitable<std::optional<std::string>> BridgeDirectory::fetch_once(std::size
         (d.error().field.empty() ? "" : ": " + std::string(d.error().field)) + ")";
   if (d->rsa_identity != target.rsa) co_return std::string("its descriptor is not the bridge's of the Bridge line");
   bridges_[index].target.identity = d->ed25519_identity;
-  bridges_[index].descriptor = as_bridge_descriptor(*d);
+  bridges_[index].descriptor = std::move(*d);
   co_return std::nullopt;
 }
 

@@ -112,7 +112,7 @@ void PathPlanner::set_bridges(const std::vector<BridgeStatus>& list) {
   std::vector<path::BridgeInfo> infos;
   for (const auto& b : list) {
     path::BridgeInfo info;
-    info.identity = b.target.identity;
+    info.rsa_identity = b.target.rsa;
     path::BridgeAddress addr;
     if (b.target.at.address().is_v4()) {
       addr.ipv4 = b.target.at.address().to_v4().to_bytes();
@@ -123,7 +123,6 @@ void PathPlanner::set_bridges(const std::vector<BridgeStatus>& list) {
     info.address = addr;
     info.descriptor = b.descriptor;
     info.fetch_error = b.last_error;
-    info.rsa_identity = b.target.rsa;
     infos.push_back(std::move(info));
   }
   impl_->bridges.set_bridges(std::move(infos));

@@ -364,8 +364,8 @@ struct ProxyRuntime::Impl {
     d.links = &links;
     for (const auto& a : options.dir_authorities) {
       d.authorities_at.push_back(to_endpoint(a.dir.addr, a.dir.port));
-      d.tor_authorities.push_back(*a.v3ident);
-      if (a.or_port) d.begin_dir_relays.push_back({*a.rsa_identity, to_endpoint(a.dir.addr, *a.or_port), a.nickname});
+      d.tor_authorities.push_back(a.v3ident);
+      if (a.or_port) d.begin_dir_relays.push_back({a.rsa_identity, to_endpoint(a.dir.addr, *a.or_port), a.nickname});
     }
     // A fallback with a DirPort is asked like an authority (what it serves
     // must still carry the authorities' signatures); tor 0.4.9's built-in

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "conflux/bytes/base64.hpp"
 #include "conflux/bytes/hex.hpp"
 
 namespace conflux::path {
@@ -16,11 +15,13 @@ std::string address_text(const BridgeAddress& a) {
 
 }  // namespace
 
+crypto::Ed25519Public BridgeInfo::identity() const noexcept {
+  return descriptor ? descriptor->ed25519_identity : crypto::Ed25519Public{};
+}
+
 std::string controller_name(const BridgeInfo& b) {
-  const std::string nickname = b.descriptor && b.descriptor->identity == b.identity ? b.descriptor->nickname : "";
-  if (b.rsa_identity) return "$" + bytes::to_hex(*b.rsa_identity, true) + (nickname.empty() ? "" : "~" + nickname);
-  if (!nickname.empty() || !b.address) return nickname;
-  return address_text(*b.address);
+  const std::string fp = "$" + bytes::to_hex(b.rsa_identity, true);
+  return b.descriptor && !b.descriptor->nickname.empty() ? fp + "~" + b.descriptor->nickname : fp;
 }
 
 BridgeSet::BridgeSet(RetrySchedule retry) : retry_(std::move(retry)) {}
@@ -30,11 +31,10 @@ void BridgeSet::set_bridges(std::vector<BridgeInfo> bridges) {
   next.reserve(bridges.size());
   for (BridgeInfo& b : bridges) {
     Entry e;
-    // A Bridge line in tor's form is the same bridge by its fingerprint (its
-    // Ed25519 identity is learned with its descriptor).
-    auto same = std::find_if(bridges_.begin(), bridges_.end(), [&](const Entry& o) {
-      return b.rsa_identity ? o.info.rsa_identity == b.rsa_identity : o.info.identity == b.identity;
-    });
+    // The same bridge by its fingerprint (its Ed25519 identity is learned
+    // with its descriptor).
+    auto same = std::find_if(bridges_.begin(), bridges_.end(),
+                             [&](const Entry& o) { return o.info.rsa_identity == b.rsa_identity; });
     if (same != bridges_.end()) e = *same;
     e.info = std::move(b);
     next.push_back(std::move(e));
@@ -43,7 +43,8 @@ void BridgeSet::set_bridges(std::vector<BridgeInfo> bridges) {
 }
 
 BridgeSet::Entry* BridgeSet::find(const crypto::Ed25519Public& id) {
-  auto it = std::find_if(bridges_.begin(), bridges_.end(), [&](const Entry& e) { return e.info.identity == id; });
+  auto it = std::find_if(bridges_.begin(), bridges_.end(),
+                         [&](const Entry& e) { return e.info.descriptor && e.info.identity() == id; });
   return it == bridges_.end() ? nullptr : &*it;
 }
 
@@ -51,17 +52,15 @@ std::string BridgeSet::defect(const BridgeInfo& b) {
   if (!b.descriptor) return b.fetch_error.empty() ? "no descriptor yet" : "no descriptor (" + b.fetch_error + ")";
   // The runtime verifies; these checks keep a mix-up from putting another
   // relay in the first position.
-  if (b.descriptor->identity != b.identity) return "descriptor is for another identity";
-  if (!b.descriptor->is_bridge) return "descriptor is not a bridge's";
+  if (b.descriptor->rsa_identity != b.rsa_identity) return "descriptor is for another bridge";
   if (!b.address && b.descriptor->or_port == 0) return "no address";
   return {};
 }
 
 std::string BridgeSet::label(const BridgeInfo& b) {
-  std::string name = b.descriptor && b.descriptor->identity == b.identity ? b.descriptor->nickname : "";
-  // Identity fingerprint prefix: enough to match the Bridge line, not a key.
-  const std::string id = b.rsa_identity ? "$" + bytes::to_hex(*b.rsa_identity, true).substr(0, 8)
-                                        : bytes::base64_encode(b.identity).substr(0, 8);
+  const std::string name = b.descriptor ? b.descriptor->nickname : "";
+  // Fingerprint prefix: enough to match the Bridge line, not a key.
+  const std::string id = "$" + bytes::to_hex(b.rsa_identity, true).substr(0, 8);
   std::string out = "bridge " + (name.empty() ? std::string() : name + " ") + "(" + id + ")";
   if (b.address) out += " at " + address_text(*b.address);
   return out;
@@ -72,9 +71,7 @@ bool BridgeSet::reachable(const Entry& e, std::uint64_t now) const noexcept {
 }
 
 Hop BridgeSet::to_hop(const BridgeInfo& b) {
-  Hop h = hop_from(*b.descriptor, b.address);
-  h.rsa_identity = b.rsa_identity;
-  return h;
+  return hop_from(*b.descriptor, b.address);
 }
 
 Result<Hop, PathError> BridgeSet::choose_first_hop(const NetView&, const HopFilter& fits, const Rng& rng,

@@ -17,9 +17,9 @@ Hop hop_from(const dir::RouterEntry& r) {
   return h;
 }
 
-Hop hop_from(const dir::Descriptor& d, const std::optional<BridgeAddress>& configured) {
+Hop hop_from(const dir::TorServerDescriptor& d, const std::optional<BridgeAddress>& configured) {
   Hop h;
-  h.identity = d.identity;
+  h.identity = d.ed25519_identity;
   h.nickname = d.nickname;
   h.ntor_onion_key = d.ntor_onion_key;
   if (configured) {
@@ -28,13 +28,13 @@ Hop hop_from(const dir::Descriptor& d, const std::optional<BridgeAddress>& confi
     h.or_port = configured->or_port;
   } else {
     h.ipv4 = d.ipv4;
-    h.ipv6 = d.ipv6;
+    h.ipv6 = d.facts.ipv6;
     h.or_port = d.or_port;
   }
-  h.exit_policy = d.exit_policy;
+  h.exit_policy = d.facts.exit_policy;
   h.protocols = d.protocols;
-  h.family = d.family;
   h.is_bridge = true;
+  h.rsa_identity = d.rsa_identity;
   return h;
 }
 

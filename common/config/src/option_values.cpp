@@ -122,7 +122,7 @@ std::optional<RsaId> rsa_id_of(std::string_view hex) {
 }
 
 // One "key[=value]" flag of a DirAuthority line.
-std::optional<std::string> apply_flag(std::string_view word, DirAuthorityLine& line) {
+std::optional<std::string> apply_flag(std::string_view word, DirAuthorityLine& line, std::optional<RsaId>& v3ident) {
   const auto eq = word.find('=');
   const auto key = word.substr(0, eq);
   const auto value = eq == std::string_view::npos ? std::string_view{} : word.substr(eq + 1);
@@ -132,9 +132,9 @@ std::optional<std::string> apply_flag(std::string_view word, DirAuthorityLine& l
     if (!port) return port.error();
     line.or_port = *port;
   } else if (key_equals(key, "v3ident") && eq != std::string_view::npos) {
-    if (line.v3ident) return std::string("v3ident= given twice");
-    line.v3ident = rsa_id_of(value);
-    if (!line.v3ident) return "v3ident= wants 40 hex digits, not '" + shown(value) + "'";
+    if (v3ident) return std::string("v3ident= given twice");
+    v3ident = rsa_id_of(value);
+    if (!v3ident) return "v3ident= wants 40 hex digits, not '" + shown(value) + "'";
   } else if (eq == std::string_view::npos && (key_equals(key, "no-v2") || key_equals(key, "hs") ||
                                               key_equals(key, "bridge") || key_equals(key, "upload") ||
                                               key_equals(key, "download") || key_equals(key, "vote"))) {
@@ -154,6 +154,7 @@ ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text) {
   if (w.size() < 3)
     return Unexpected{std::string("expected NICKNAME [orport=PORT] v3ident=HEX40 ADDRESS:DIRPORT RSA_FINGERPRINT")};
   DirAuthorityLine line;
+  std::optional<RsaId> v3ident;
   auto nick = parse_nickname(w[0]);
   if (!nick) return Unexpected{nick.error()};
   line.nickname = std::move(*nick);
@@ -162,20 +163,21 @@ ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text) {
   std::size_t i = 1;
   for (; i < w.size() && !(w[i].find(':') != std::string_view::npos && w[i].find('=') == std::string_view::npos);
        ++i) {
-    if (auto bad = apply_flag(w[i], line)) return Unexpected{*bad};
+    if (auto bad = apply_flag(w[i], line, v3ident)) return Unexpected{*bad};
   }
   if (i + 1 >= w.size()) return Unexpected{std::string("expected ADDRESS:DIRPORT and a fingerprint after the flags")};
   auto dir = parse_addr_port(w[i]);
   if (!dir) return Unexpected{dir.error()};
   line.dir = *dir;
-  if (!line.v3ident)
+  if (!v3ident)
     return Unexpected{std::string("tor's form only (v3ident=HEX40 ADDRESS:DIRPORT RSA_FINGERPRINT); our form with an "
                                   "Ed25519 identity retired")};
+  line.v3ident = *v3ident;
   std::string fingerprint;
   for (std::size_t k = i + 1; k < w.size(); ++k) fingerprint += w[k];
-  line.rsa_identity = rsa_id_of(fingerprint);
-  if (!line.rsa_identity)
-    return Unexpected{"expected the authority's 40-hex-digit RSA fingerprint, not '" + shown(fingerprint) + "'"};
+  auto rsa = rsa_id_of(fingerprint);
+  if (!rsa) return Unexpected{"expected the authority's 40-hex-digit RSA fingerprint, not '" + shown(fingerprint) + "'"};
+  line.rsa_identity = *rsa;
   return line;
 }
 

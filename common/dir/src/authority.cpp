@@ -5,7 +5,6 @@
 #include <set>
 
 #include "conflux/crypto/digest.hpp"
-#include "conflux/dir/signing_cert.hpp"
 
 namespace conflux::dir {
 namespace {
@@ -43,30 +42,8 @@ void keep_latest(std::map<crypto::Ed25519Public, Candidate>& best, Candidate c) 
     it->second = std::move(c);
 }
 
-Candidate candidate_of(const RelayRecord& rec) {
-  const Descriptor& d = rec.descriptor;
-  Candidate c{&rec.history, advertised_bandwidth(d), {}};
-  RouterEntry& e = c.entry;
-  e.identity = d.identity;
-  e.nickname = d.nickname;
-  e.ipv4 = d.ipv4;
-  e.ipv6 = d.ipv6;
-  e.or_port = d.or_port;
-  e.dir_port = d.dir_port;
-  e.ntor_onion_key = d.ntor_onion_key;
-  e.exit_policy = d.exit_policy;
-  e.protocols = d.protocols;
-  e.family = d.family;
-  std::sort(e.family.begin(), e.family.end());
-  e.family.erase(std::unique(e.family.begin(), e.family.end()), e.family.end());
-  e.descriptor_digest = descriptor_digest(d);
-  e.published = d.published;
-  e.rsa_identity = descriptor_rsa_fingerprint(d);
-  return c;
-}
-
-// A tor descriptor, checked again at `at` as ours are: both signatures and
-// the certificates (by parsing its text at `at`), and the descriptor window.
+// A tor descriptor, checked again at `at`: both signatures and the
+// certificates (by parsing its text at `at`), and the descriptor window.
 std::optional<Candidate> candidate_of(const TorRelayRecord& rec, std::uint64_t at, const AuthorityParams& params) {
   auto d = parse_tor_server_descriptor(rec.descriptor.text, at);
   if (!d) return std::nullopt;
@@ -113,31 +90,21 @@ void name_tor_families(std::vector<Candidate>& listed) {
   }
 }
 
-// One verified, non-bridge, Running descriptor per identity: the latest;
-// ours before tor's (see compute_router_entries).
-std::vector<Candidate> listed_relays(std::span<const RelayRecord> records, std::span<const TorRelayRecord> tor_records,
-                                     std::uint64_t at, const AuthorityParams& params) {
-  std::map<crypto::Ed25519Public, Candidate> ours, theirs;
-  for (const RelayRecord& rec : records) {
-    const Descriptor& d = rec.descriptor;
-    if (d.is_bridge || !verify_descriptor(d, at, params.descriptor_check)) continue;
+// One verified, Running descriptor per Ed25519 identity (the latest), and
+// one per RSA identity (the first by Ed25519 identity), so that each relay
+// is listed once under either name.
+std::vector<Candidate> listed_relays(std::span<const TorRelayRecord> records, std::uint64_t at,
+                                     const AuthorityParams& params) {
+  std::map<crypto::Ed25519Public, Candidate> latest;
+  for (const TorRelayRecord& rec : records) {
     if (!running_at(rec.history, at, params)) continue;
-    keep_latest(ours, candidate_of(rec));
-  }
-  for (const TorRelayRecord& rec : tor_records) {
-    if (!running_at(rec.history, at, params)) continue;
-    if (auto c = candidate_of(rec, at, params)) keep_latest(theirs, std::move(*c));
+    if (auto c = candidate_of(rec, at, params)) keep_latest(latest, std::move(*c));
   }
   std::set<crypto::RsaFingerprint> rsa_claimed;
-  for (const auto& [id, c] : ours)
-    if (c.entry.rsa_identity) rsa_claimed.insert(*c.entry.rsa_identity);
-  for (auto& [id, c] : theirs) {
-    if (ours.contains(id) || !rsa_claimed.insert(*c.entry.rsa_identity).second) continue;
-    ours.emplace(id, std::move(c));
-  }
   std::vector<Candidate> out;
-  out.reserve(ours.size());
-  for (auto& [id, c] : ours) out.push_back(std::move(c));  // std::map: sorted by identity
+  out.reserve(latest.size());
+  for (auto& [id, c] : latest)  // std::map: sorted by identity
+    if (rsa_claimed.insert(*c.entry.rsa_identity).second) out.push_back(std::move(c));
   name_tor_families(out);
   return out;
 }
@@ -166,31 +133,15 @@ FlagThresholds FlagThresholds::testing_network() {
   return t;
 }
 
-DirResult<Descriptor> accept_upload(std::string_view text, std::uint64_t now, const DescriptorCheck& check) {
-  auto d = parse_and_verify_descriptor(text, now, check);
-  if (d && d->is_bridge) return dir_fail(DirErrc::IsBridge);
-  return d;
-}
-
-std::uint64_t advertised_bandwidth(const Descriptor& d) noexcept {
-  return std::min(d.bandwidth.rate, d.bandwidth.observed);
-}
-
 bool exit_flag(std::string_view policy_summary) noexcept {
   auto p = parse_policy_summary(policy_summary);
   return p && p->allows_port(80) && p->allows_port(443);
 }
 
-std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records, std::uint64_t at,
-                                                const AuthorityParams& params) {
-  return compute_router_entries(records, {}, at, params);
-}
-
-std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records,
-                                                std::span<const TorRelayRecord> tor_records, std::uint64_t at,
+std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> records, std::uint64_t at,
                                                 const AuthorityParams& params) {
   const FlagThresholds& th = params.thresholds;
-  std::vector<Candidate> listed = listed_relays(records, tor_records, at, params);
+  std::vector<Candidate> listed = listed_relays(records, at, params);
   const std::size_t n = listed.size();
 
   std::vector<std::uint64_t> bws, runs, familiar_wfus;
@@ -248,51 +199,16 @@ std::uint64_t valid_after_for(std::uint64_t now, std::uint64_t interval) noexcep
   return now - now % interval;
 }
 
-ConsensusBody make_body(std::span<const RelayRecord> records, std::uint64_t va, const AuthorityParams& params) {
-  return make_body(records, {}, va, params);
-}
-
-ConsensusBody make_body(std::span<const RelayRecord> records, std::span<const TorRelayRecord> tor_records,
-                        std::uint64_t va, const AuthorityParams& params) {
+ConsensusBody make_body(std::span<const TorRelayRecord> records, std::uint64_t va, const AuthorityParams& params) {
   ConsensusBody b;
   const std::uint64_t interval = std::max<std::uint64_t>(params.interval, 1);
   b.valid_after = va;
   b.fresh_until = va + interval;
   b.valid_until = va + interval * std::max<std::uint64_t>(params.valid_intervals, 2);
   b.params = params.consensus_params;
-  b.routers = compute_router_entries(records, tor_records, va, params);
+  b.routers = compute_router_entries(records, va, params);
   b.bandwidth_weights = weights_for(b.routers, params.weight_scale);
   return b;
-}
-
-DetachedSignature sign_body(const ConsensusBody& body, const crypto::Ed25519Public& identity,
-                            std::span<const std::uint8_t> signing_cert,
-                            const crypto::Ed25519Keypair& signing_key) {
-  DetachedSignature s;
-  const std::vector<std::uint8_t> bytes = consensus_signed_bytes(body);
-  s.digest = crypto::sha256(bytes);
-  s.signature.identity = identity;
-  s.signature.signing_cert.assign(signing_cert.begin(), signing_cert.end());
-  s.signature.signature = signing_key.sign(bytes);
-  return s;
-}
-
-DirResult<bool> add_signature(Consensus& c, const DetachedSignature& sig,
-                              std::span<const crypto::Ed25519Public> authorities, std::uint64_t now) {
-  const auto& id = sig.signature.identity;
-  if (std::find(authorities.begin(), authorities.end(), id) == authorities.end())
-    return dir_fail(DirErrc::UnknownAuthority);
-  if (sig.digest != consensus_body_digest(c.body)) return dir_fail(DirErrc::DigestMismatch);
-  auto ok = verify_consensus_signature(c.body, sig.signature, now);
-  if (!ok) return Unexpected<DirError>{ok.error()};
-  auto pos = std::lower_bound(c.signatures.begin(), c.signatures.end(), id,
-                              [](const ConsensusSignature& s, const crypto::Ed25519Public& k) {
-                                return s.identity < k;
-                              });
-  if (pos != c.signatures.end() && pos->identity == id) return false;
-  if (c.signatures.size() >= kMaxSignatures) return dir_fail(DirErrc::TooManyEntries, "signatures");
-  c.signatures.insert(pos, sig.signature);
-  return true;
 }
 
 }  // namespace conflux::dir

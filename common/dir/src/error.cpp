@@ -5,11 +5,8 @@ namespace conflux::dir {
 std::string_view to_string(DirErrc e) noexcept {
   switch (e) {
     case DirErrc::TooLarge: return "document too large";
-    case DirErrc::BadJson: return "malformed JSON";
-    case DirErrc::DuplicateKey: return "repeated JSON key";
-    case DirErrc::UnknownField: return "unknown field";
+    case DirErrc::DuplicateKey: return "repeated keyword";
     case DirErrc::MissingField: return "missing field";
-    case DirErrc::BadType: return "field has the wrong type";
     case DirErrc::BadValue: return "field value out of range or syntax";
     case DirErrc::TooManyEntries: return "list too long";
     case DirErrc::NotSorted: return "list not strictly sorted";
@@ -19,9 +16,6 @@ std::string_view to_string(DirErrc e) noexcept {
     case DirErrc::BadSignature: return "bad signature";
     case DirErrc::Expired: return "document expired";
     case DirErrc::FromFuture: return "document from the future";
-    case DirErrc::IsBridge: return "bridge descriptor";
-    case DirErrc::DigestMismatch: return "signature for another consensus body";
-    case DirErrc::UnknownAuthority: return "signature from an unknown authority";
     case DirErrc::NotEnoughSignatures: return "not signed by a majority of authorities";
     case DirErrc::NoAuthorities: return "no authorities configured";
     case DirErrc::BadSyntax: return "malformed document line or object";

@@ -90,11 +90,14 @@ std::string preamble(const ConsensusBody& body, ConsensusFlavor flavor) {
   return t;
 }
 
-std::string dir_sources(const ConsensusBody& body, std::vector<TorVoter> voters) {
+// dir-spec's vote-digest names the vote each dir-source's signature came
+// from. No votes are exchanged: each names the document every authority
+// that computed the same body writes, by the SHA-1 of this flavor's text
+// without its dir-source lines.
+std::string dir_sources(std::vector<TorVoter> voters, std::string_view without_sources) {
   std::sort(voters.begin(), voters.end(), [](const TorVoter& a, const TorVoter& b) { return a.v3ident < b.v3ident; });
-  // No votes are exchanged: each names the body every authority computed.
-  const auto body_bytes = consensus_signed_bytes(body);
-  const std::string vote_digest = bytes::to_hex(crypto::sha1(body_bytes), true);
+  const std::string vote_digest = bytes::to_hex(
+      crypto::sha1({reinterpret_cast<const std::uint8_t*>(without_sources.data()), without_sources.size()}), true);
   std::string t;
   for (const auto& v : voters) {
     t += "dir-source " + v.nickname + " " + hex(v.v3ident) + " " + v.address + " " + v.address + " " +
@@ -119,7 +122,7 @@ std::string footer(const ConsensusBody& body) {
 std::vector<const RouterEntry*> listed_by_rsa(const ConsensusBody& body) {
   std::vector<const RouterEntry*> listed;
   for (const auto& r : body.routers)
-    if (r.rsa_identity) listed.push_back(&r);  // a v1 descriptor: tor cannot name it
+    if (r.rsa_identity) listed.push_back(&r);  // tor cannot name one without
   std::sort(listed.begin(), listed.end(),
             [](const RouterEntry* a, const RouterEntry* b) { return *a->rsa_identity < *b->rsa_identity; });
   return listed;
@@ -140,8 +143,13 @@ std::string ipv6_line(const RouterEntry& r) {
   return r.ipv6 ? "a [" + format_ipv6(*r.ipv6) + "]:" + std::to_string(r.or_port) + "\n" : std::string();
 }
 
-void finish(TorConsensusDraft& d, const ConsensusBody& body) {
-  d.unsigned_text += footer(body);
+// The document from its parts (the dir-sources name the rest), and the
+// digest its signatures sign.
+void finish(TorConsensusDraft& d, const ConsensusBody& body, const std::vector<TorVoter>& voters,
+            std::string_view routers) {
+  const std::string pre = preamble(body, d.flavor);
+  const std::string rest = std::string(routers) + footer(body);
+  d.unsigned_text = pre + dir_sources(voters, pre + rest) + rest;
   const std::string signed_part = d.unsigned_text + "directory-signature ";
   const crypto::Bytes b{reinterpret_cast<const std::uint8_t*>(signed_part.data()), signed_part.size()};
   if (d.flavor == ConsensusFlavor::Microdesc) {
@@ -160,15 +168,15 @@ TorConsensusDraft make_tor_microdesc_consensus(const ConsensusBody& body, const 
   std::map<crypto::Ed25519Public, crypto::RsaFingerprint> fps;
   for (const RouterEntry* r : listed) fps.emplace(r->identity, *r->rsa_identity);
   TorConsensusDraft d;
-  d.unsigned_text = preamble(body, d.flavor) + dir_sources(body, voters);
+  std::string routers;
   for (const RouterEntry* r : listed) {
     std::string md = microdesc_of(*r, fps);
     const auto md_digest = crypto::sha256({reinterpret_cast<const std::uint8_t*>(md.data()), md.size()});
-    d.unsigned_text += r_line(*r, kFixedPublished) + ipv6_line(*r) + "m " + bytes::base64_encode(md_digest) + "\n" +
+    routers += r_line(*r, kFixedPublished) + ipv6_line(*r) + "m " + bytes::base64_encode(md_digest) + "\n" +
                        status_lines(*r);
     d.microdescs.push_back(std::move(md));
   }
-  finish(d, body);
+  finish(d, body, voters, routers);
   return d;
 }
 
@@ -176,15 +184,15 @@ TorConsensusDraft make_tor_ns_consensus(const ConsensusBody& body, const std::ve
                                         const TorRouterDigests& digests) {
   TorConsensusDraft d;
   d.flavor = ConsensusFlavor::Ns;
-  d.unsigned_text = preamble(body, d.flavor) + dir_sources(body, voters);
+  std::string routers;
   for (const RouterEntry* r : listed_by_rsa(body)) {
     auto it = digests.find(r->descriptor_digest);
     if (it == digests.end()) continue;
     const std::string digest_and_published =
         bytes::base64_encode(it->second) + " " + tordoc::format_time(r->published);
-    d.unsigned_text += r_line(*r, digest_and_published) + ipv6_line(*r) + status_lines(*r) + "p " + r->exit_policy + "\n";
+    routers += r_line(*r, digest_and_published) + ipv6_line(*r) + status_lines(*r) + "p " + r->exit_policy + "\n";
   }
-  finish(d, body);
+  finish(d, body, voters, routers);
   return d;
 }
 

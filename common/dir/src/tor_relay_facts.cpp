@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "conflux/bytes/hex.hpp"
-#include "conflux/dir/descriptor.hpp"
+#include "conflux/dir/fields.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/proto/exit_policy.hpp"
 

@@ -29,7 +29,7 @@ const dir::ConsensusBody& AuthorityState::compute(std::uint64_t va) {
 }
 
 dir::ConsensusBody AuthorityState::make_body_at(std::uint64_t va) const {
-  return dir::make_body({}, tor_uploads_.records_at(va), va, options_.params);
+  return dir::make_body(tor_uploads_.records_at(va), va, options_.params);
 }
 
 std::optional<std::uint64_t> AuthorityState::current_valid_after() const {

@@ -8,8 +8,6 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 
-#include "conflux/dir/paths.hpp"
-
 namespace conflux::dirnet {
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -75,7 +73,7 @@ awaitable<HttpResult<HttpResponse>> http_get(tcp::endpoint to, std::string targe
 awaitable<HttpResult<HttpResponse>> http_post(tcp::endpoint to, std::string target, std::string body,
                                               HttpLimits limits, std::string content_type) {
   http::request<http::string_body> req{http::verb::post, target, 11};
-  req.set(http::field::content_type, content_type.empty() ? std::string(dir::kJsonContentType) : content_type);
+  req.set(http::field::content_type, content_type);
   req.body() = std::move(body);
   co_return co_await exchange(to, std::move(req), limits);
 }

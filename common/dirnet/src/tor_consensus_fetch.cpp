@@ -146,7 +146,7 @@ dir::Consensus converted(const dir::TorConsensus& c, const TorDirCache& cache) {
   mds.reserve(cache.microdescs.size());
   for (const auto& [d, md] : cache.microdescs) mds.push_back(md);
   auto conv = dir::consensus_from_tor(c, mds);
-  return dir::Consensus{std::move(conv.body), {}};
+  return dir::Consensus{std::move(conv.body)};
 }
 
 awaitable<Result<dir::Consensus, FetchErrc>> from_source(const ConsensusQuery& q, const DirSource& source,

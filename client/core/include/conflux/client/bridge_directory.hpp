@@ -9,8 +9,7 @@
 // A bridge (named by RSA fingerprint, tor's Bridge line) serves tor's server
 // descriptor at /tor/server/authority (tor's bridge descriptor fetch); its
 // RSA fingerprint must be the line's. Its Ed25519 identity and ntor onion
-// key then stand in the target and descriptor, so the path uses it as any
-// other first hop.
+// key then come from it, so the path uses it as any other first hop.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -19,7 +18,7 @@
 
 #include "conflux/client/link_pool.hpp"
 #include "conflux/crypto/rsa.hpp"
-#include "conflux/dir/descriptor.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 
 namespace conflux::client {
 
@@ -31,7 +30,7 @@ struct BridgeTarget {
 
 struct BridgeStatus {
   BridgeTarget target;
-  std::optional<dir::Descriptor> descriptor;  // the newest that verified
+  std::optional<dir::TorServerDescriptor> descriptor;  // the newest that verified
   std::string last_error;                     // empty when the last fetch worked
   std::uint64_t attempts = 0;
 };

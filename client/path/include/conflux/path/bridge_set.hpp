@@ -10,24 +10,27 @@
 #include <string>
 #include <vector>
 
-#include "conflux/dir/descriptor.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 #include "conflux/path/first_hop.hpp"
 #include "conflux/path/retry_schedule.hpp"
 
 namespace conflux::path {
 
+// A Bridge line (tor's form: the bridge is named by its RSA fingerprint)
+// and what the runtime learned of it.
 struct BridgeInfo {
-  crypto::Ed25519Public identity{};       // from the Bridge line
+  crypto::RsaFingerprint rsa_identity{};  // from the Bridge line
   std::optional<BridgeAddress> address;   // from the Bridge line (where we connect)
-  std::optional<dir::Descriptor> descriptor;  // the verified descriptor, once fetched
+  std::optional<dir::TorServerDescriptor> descriptor;  // the verified descriptor, once fetched
   std::string fetch_error;                // the runtime's words for why there is none
-  std::optional<crypto::RsaFingerprint> rsa_identity;  // from a Bridge line in tor's form
+  // The Ed25519 identity its descriptor gave (all zero before): how paths
+  // and the runtime name the first hop.
+  [[nodiscard]] crypto::Ed25519Public identity() const noexcept;
 };
 
 // How a controller names a bridge (GETINFO entry-guards, GUARD): tor's
 // "$FINGERPRINT~nickname" once its descriptor is known, "$FINGERPRINT"
-// before; one named by its Ed25519 identity alone (ours) by its nickname, or
-// its address before its descriptor.
+// before.
 [[nodiscard]] std::string controller_name(const BridgeInfo& b);
 
 class BridgeSet final : public FirstHopSource {

@@ -9,8 +9,8 @@
 #include "conflux/crypto/ed25519.hpp"
 #include "conflux/crypto/x25519.hpp"
 #include "conflux/dir/consensus.hpp"
-#include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/fields.hpp"
+#include "conflux/dir/tor_server_descriptor.hpp"
 
 namespace conflux::path {
 
@@ -32,8 +32,9 @@ struct Hop {
 [[nodiscard]] Hop hop_from(const dir::RouterEntry& r);
 
 // A bridge: the address the Bridge line gives is where we connect (the
-// descriptor's own address may be an internal one), the rest from the
-// descriptor.
+// descriptor's own address may be an internal one), the rest from its tor
+// server descriptor (its family, named by RSA fingerprint, is not used: a
+// bridge is only ever the first hop).
 // An IPv6-only Bridge line leaves ipv4 at 0.0.0.0.
 struct BridgeAddress {
   dir::Ipv4 ipv4{};
@@ -41,6 +42,6 @@ struct BridgeAddress {
   std::uint16_t or_port = 0;
   friend bool operator==(const BridgeAddress&, const BridgeAddress&) = default;
 };
-[[nodiscard]] Hop hop_from(const dir::Descriptor& d, const std::optional<BridgeAddress>& configured);
+[[nodiscard]] Hop hop_from(const dir::TorServerDescriptor& d, const std::optional<BridgeAddress>& configured);
 
 }  // namespace conflux::path

@@ -50,16 +50,18 @@ struct LogSpec {
 // FINGERPRINT is the authority relay's RSA identity, 40 hex digits,
 // optionally in groups of four separated by spaces (as tor prints it);
 // tor's other flags (no-v2, hs, bridge, weight=, upload, download, vote,
-// ipv6=) are accepted and not used. Our former form, with an Ed25519
-// identity and no v3ident=, retired with the JSON directory: it is an error.
+// ipv6=) are accepted and not used. v3ident= is required, as tor requires it
+// of every authority but a bridge authority (which we do not support); our
+// former form, with an Ed25519 identity and no v3ident=, retired with the
+// JSON directory. Either is an error at its line.
 // ADDRESS is IPv4 or [IPv6].
 using RsaId = std::array<std::uint8_t, 20>;
 struct DirAuthorityLine {
   std::string nickname;
   std::optional<std::uint16_t> or_port;
   AddrPort dir;
-  std::optional<RsaId> v3ident;       // its authority identity key's SHA-1 (set once parsed)
-  std::optional<RsaId> rsa_identity;  // the authority relay's fingerprint (set once parsed)
+  RsaId v3ident{};       // its authority identity key's SHA-1
+  RsaId rsa_identity{};  // the authority relay's fingerprint
   bool operator==(const DirAuthorityLine&) const = default;
 };
 [[nodiscard]] ValueResult<DirAuthorityLine> parse_dir_authority(std::string_view text);

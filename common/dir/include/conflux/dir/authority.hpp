@@ -1,19 +1,17 @@
 #pragma once
 // A directory authority's decisions, as pure functions: which relays to
-// list and with which flags, the bandwidth weights, the consensus body, and
-// the exchange of signatures between authorities.
+// list and with which flags, the bandwidth weights, and the consensus body.
 //
-// Protocol between authorities (no votes, unlike tor): at each interval
-// boundary VA every authority computes make_body(records, VA, params) from
-// the descriptors it holds and its own reachability tests, signs it
-// (sign_body) and POSTs the DetachedSignature to the others. Each keeps
-// Consensus{body, {own signature}} and add_signature()s the signatures whose
-// digest matches its body. Bodies are byte-identical whenever the inputs
-// are (routers sorted by identity, canonical JSON, everything evaluated at
-// VA rather than at the moment of computing), so authorities that agree
-// combine their signatures; when views differ (a descriptor one authority
-// lacks, a relay one of them cannot reach) the bodies differ and only a
-// majority that agrees yields a usable consensus.
+// No votes, unlike tor: at each interval boundary VA every authority
+// computes make_body(records, VA, params) from the tor server descriptors
+// uploaded to it and its own reachability tests, writes tor's consensus
+// from that body and signs it (tor_consensus_make.hpp); the authorities
+// exchange their signatures. Bodies are identical whenever the inputs are
+// (routers sorted by identity, everything evaluated at VA rather than at the
+// moment of computing), so authorities that agree write the same document
+// and their signatures combine; when views differ (a descriptor one
+// authority lacks, a relay one of them cannot reach) the documents differ
+// and only a majority that agrees yields a usable consensus.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -22,9 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "conflux/crypto/ed25519.hpp"
 #include "conflux/dir/consensus.hpp"
-#include "conflux/dir/descriptor.hpp"
 #include "conflux/dir/reachability.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 
@@ -47,6 +43,13 @@ struct FlagThresholds {
   static FlagThresholds testing_network();
 };
 
+// When a descriptor may be listed: published within [now - max_age,
+// now + max_future].
+struct DescriptorCheck {
+  std::uint64_t max_age = 48 * 3600;    // tor drops descriptors older than 48 h
+  std::uint64_t max_future = 3600;      // clock skew tolerated on "published"
+};
+
 struct AuthorityParams {
   FlagThresholds thresholds;
   DescriptorCheck descriptor_check;
@@ -56,28 +59,13 @@ struct AuthorityParams {
   std::map<std::string, std::int32_t> consensus_params;  // copied into the body
 };
 
-// What the authority holds about one relay: its latest accepted descriptor
-// and its own reachability tests.
-struct RelayRecord {
-  Descriptor descriptor;
-  ReachabilityHistory history;
-};
-
-// The same for a relay that uploaded tor's server descriptor (POST /tor/:
-// a stock tor relay). Listed by the same rules; see compute_router_entries.
+// What the authority holds about one relay: a tor server descriptor it
+// uploaded (POST /tor/: ours, or a stock tor relay's) and the authority's
+// own reachability tests.
 struct TorRelayRecord {
   TorServerDescriptor descriptor;
   ReachabilityHistory history;
 };
-
-// Upload acceptance: parse, verify (certificate, signature, times) and
-// refuse bridge descriptors, which authorities never list.
-[[nodiscard]] DirResult<Descriptor> accept_upload(std::string_view text, std::uint64_t now,
-                                                  const DescriptorCheck& check = {});
-
-// The advertised bandwidth the flag rules and weights use, bytes/s:
-// min(rate, observed), as tor's router_get_advertised_bandwidth.
-[[nodiscard]] std::uint64_t advertised_bandwidth(const Descriptor& d) noexcept;
 
 // Exit flag, simplified from dir-spec ("allows at least two of 80, 443,
 // 6667 to at least one /8"): the policy summary allows both 80 and 443. The
@@ -85,26 +73,17 @@ struct TorRelayRecord {
 [[nodiscard]] bool exit_flag(std::string_view policy_summary) noexcept;
 
 // The listed relays with their flags, evaluated at time `at`: those whose
-// descriptor verifies at `at` and is not a bridge's (Valid) and that were
-// reachable within running_window (Running), as tor lists only Running and
-// Valid relays. One entry per identity (the latest published descriptor;
-// ties broken by the larger digest), sorted by identity.
-//
-// Tor descriptors (`tor_records`) are checked again at `at` (both
-// signatures, the certificates, published within the descriptor window),
-// and their entries made from what they say: bandwidth min(average,
-// observed), the IPv4 exit policy's summary, proto, the first IPv6
-// or-address, the SHA-256 of their text as the digest, and the members of
-// their declared family ("$FINGERPRINT" ones) that are listed too, by
-// Ed25519 identity. A relay known both ways is listed from our own descriptor, and a
-// tor descriptor whose RSA identity one of ours already claims is left out,
-// so every identity of either kind appears once. The flag thresholds are
-// computed over all listed relays together.
-[[nodiscard]] std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records,
-                                                              std::uint64_t at,
-                                                              const AuthorityParams& params);
-[[nodiscard]] std::vector<RouterEntry> compute_router_entries(std::span<const RelayRecord> records,
-                                                              std::span<const TorRelayRecord> tor_records,
+// descriptor verifies again at `at` (both signatures, the certificates,
+// published within the descriptor window: Valid) and that were reachable
+// within running_window (Running), as tor lists only Running and Valid
+// relays. One entry per Ed25519 identity (the latest published descriptor;
+// ties broken by the larger digest) and per RSA identity, sorted by Ed25519
+// identity. Each entry is made from what the descriptor says: bandwidth
+// min(average, observed), the IPv4 exit policy's summary, proto, the first
+// IPv6 or-address, the SHA-256 of its text as the digest, and the members of
+// its declared family ("$FINGERPRINT" ones) that are listed too, by Ed25519
+// identity. The flag thresholds are computed over all listed relays.
+[[nodiscard]] std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> records,
                                                               std::uint64_t at, const AuthorityParams& params);
 
 // The weights for `routers` (G/M/E/D summed from their flags and bandwidth).
@@ -116,22 +95,7 @@ struct TorRelayRecord {
 [[nodiscard]] std::uint64_t valid_after_for(std::uint64_t now, std::uint64_t interval) noexcept;
 
 // The consensus body for valid-after `va`; deterministic in its inputs.
-[[nodiscard]] ConsensusBody make_body(std::span<const RelayRecord> records, std::uint64_t va,
+[[nodiscard]] ConsensusBody make_body(std::span<const TorRelayRecord> records, std::uint64_t va,
                                       const AuthorityParams& params);
-[[nodiscard]] ConsensusBody make_body(std::span<const RelayRecord> records, std::span<const TorRelayRecord> tor_records,
-                                      std::uint64_t va, const AuthorityParams& params);
-
-// This authority's signature over `body`.
-[[nodiscard]] DetachedSignature sign_body(const ConsensusBody& body, const crypto::Ed25519Public& identity,
-                                          std::span<const std::uint8_t> signing_cert,
-                                          const crypto::Ed25519Keypair& signing_key);
-
-// Adds `sig` to `c` if it is from a configured authority, for this body
-// (digest), and verifies (certificate at `now`, signature). Returns true if
-// added, false if that authority's signature was already there (kept once;
-// the list stays sorted by identity, so it is bounded by |authorities|).
-[[nodiscard]] DirResult<bool> add_signature(Consensus& c, const DetachedSignature& sig,
-                                            std::span<const crypto::Ed25519Public> authorities,
-                                            std::uint64_t now);
 
 }  // namespace conflux::dir

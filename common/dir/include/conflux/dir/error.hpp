@@ -1,7 +1,7 @@
 #pragma once
 // Typed errors of the directory documents. A DirError names the reason and,
-// for parse errors, the JSON field or tor keyword (a static name from the
-// parser, never a value from the document, so it is safe to log).
+// for parse errors, the tor keyword (a static name from the parser, never a
+// value from the document, so it is safe to log).
 #include <cstdint>
 #include <string_view>
 
@@ -11,23 +11,17 @@ namespace conflux::dir {
 
 enum class DirErrc : std::uint8_t {
   TooLarge,            // input above the document's size cap
-  BadJson,             // not JSON, or JSON nested too deeply
-  DuplicateKey,        // an object repeats a key
-  UnknownField,        // a field this format does not define (we reject, see DIRECTORY.md)
-  MissingField,        // a required field is absent
-  BadType,             // a field has the wrong JSON type
-  BadValue,            // a field's value is outside its syntax or range
+  DuplicateKey,        // a keyword that may appear once appears again
+  MissingField,        // a required keyword or argument is absent
+  BadValue,            // a value is outside its syntax or range
   TooManyEntries,      // a list above its cap
   NotSorted,           // a list that must be strictly sorted (so unique) is not
-  BadCert,             // the signing certificate does not decode or is not type 4
-  CertMismatch,        // the certificate is not for this identity
-  CertExpired,         // the signing certificate has expired
+  BadCert,             // a certificate does not decode or is of the wrong type
+  CertMismatch,        // a certificate is not for this key or identity
+  CertExpired,         // a certificate has expired
   BadSignature,        // the document signature does not verify
-  Expired,             // published too long ago / consensus past valid-until
-  FromFuture,          // published too far ahead / consensus not yet valid-after
-  IsBridge,            // a bridge descriptor offered where bridges do not belong
-  DigestMismatch,      // a detached signature is for another consensus body
-  UnknownAuthority,    // a signature from an authority not configured
+  Expired,             // a consensus past valid-until
+  FromFuture,          // a consensus not yet valid-after
   NotEnoughSignatures, // fewer than a strict majority of configured authorities
   NoAuthorities,       // the configured authority set is empty
   BadSyntax,           // a tor-format document breaks dir-spec's meta format (lines, objects)
@@ -35,7 +29,7 @@ enum class DirErrc : std::uint8_t {
 
 struct DirError {
   DirErrc code{};
-  std::string_view field{};  // JSON field name for parse errors, else empty
+  std::string_view field{};  // the keyword for parse errors, else empty
   friend bool operator==(const DirError&, const DirError&) = default;
 };
 

@@ -1,21 +1,13 @@
 #pragma once
 // The HTTP paths of the directory, served on a relay's DirPort (plain
 // HTTP/1.1; every document is signed, so the transport needs no integrity
-// of its own). Our JSON documents' paths retire (issue 15):
-//
-//   GET  kConsensus             anyone -> authority: the JSON consensus, which
-//                               no authority serves any more (proxies given our
-//                               form of DirAuthority still ask).
-//   GET  kSelfDescriptor        client -> bridge it names: the bridge's own signed
-//                               descriptor, which no bridge serves any more
-//                               (proxies given our form of Bridge still ask).
+// of its own): tor's paths, and the one path of our authorities' signature
+// exchange. Our JSON documents' paths (/conflux/v1/consensus, .../descriptor
+// and the rest) retired with them (issue 15): a 404, as any unknown path.
 #include <cstddef>
 #include <string_view>
 
 namespace conflux::dir {
-
-inline constexpr std::string_view kConsensus = "/conflux/v1/consensus";
-inline constexpr std::string_view kSelfDescriptor = "/conflux/v1/descriptor/self";
 
 // tor's paths (dir-spec appendix B), served by an authority that has tor
 // keys; the consensus path may carry "/FP+FP..." (authorities the client
@@ -35,10 +27,5 @@ inline constexpr std::string_view kTorServerFpPrefix = "/tor/server/fp/";  // + 
 // authority -> authority: a tor-format consensus signature (tor_authority_state.hpp)
 inline constexpr std::string_view kTorConsensusSignature = "/conflux/v1/tor-consensus-signature";
 inline constexpr std::size_t kMaxTorSignatureBody = 16384;
-
-inline constexpr std::string_view kJsonContentType = "application/json";
-
-// The largest request/response body each path carries (the parsers' caps).
-inline constexpr std::size_t kMaxConsensusBody = 5 * 1024 * 1024;  // kMaxConsensusSize
 
 }  // namespace conflux::dir

@@ -85,6 +85,12 @@ struct TorConsensus {
 // than half of `trusted` and the consensus is within valid-after - skew ..
 // valid-until + skew (tor's clients also accept one up to a day past
 // valid-until as "reasonably live"; that choice belongs to the caller).
+// The clock skew a client tolerates at both ends of a consensus's window
+// (the `skew` of verify_tor_consensus).
+struct ConsensusCheck {
+  std::uint64_t allowed_skew = 0;  // seconds
+};
+
 [[nodiscard]] DirResult<std::size_t> verify_tor_consensus(const TorConsensus& c,
                                                           const std::vector<AuthorityKeyCert>& certs,
                                                           const std::vector<crypto::RsaFingerprint>& trusted,

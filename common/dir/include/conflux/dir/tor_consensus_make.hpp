@@ -3,15 +3,16 @@
 // microdescriptors it names (3.3) from the body our authorities already
 // agree on (consensus.hpp). Every input is in the body or the configured
 // authority list, so authorities that agree on the body write the same
-// bytes and their signatures combine, as they do for the JSON document.
+// bytes and their signatures combine.
 //
 // What is written: consensus-method 35 (what tor 0.4.9 authorities use),
 // known flags Exit Fast Guard Running Stable Valid, the body's params, tor
 // 0.4.9's client and relay protocol lines, one dir-source per configured
-// authority (ascending v3ident), one entry per router that has an RSA
-// identity (ascending by it; "r" with tor's fixed 2038-01-01 published time
-// of methods >= 32, first "a", "m", "s", "v", "pr" sorted by name, "w
-// Bandwidth=N Unmeasured=1": nothing is measured), the footer's
+// authority (ascending v3ident; as there are no votes, the vote-digest is
+// the SHA-1 of the document without its dir-sources), one entry per router
+// that has an RSA identity (ascending by it; "r" with tor's fixed 2038-01-01
+// published time of methods >= 32, first "a", "m", "s", "v", "pr" sorted by
+// name, "w Bandwidth=N Unmeasured=1": nothing is measured), the footer's
 // bandwidth-weights, then the signatures. Microdescriptors: an empty
 // "onion-key" (no TAP key: tor 0.4.9 makes its body optional),
 // "ntor-onion-key", the IPv6 "a", "family" ($fingerprints of declared
@@ -65,8 +66,8 @@ struct TorConsensusDraft {
 
 // tor's descriptor digest (TorServerDescriptor::router_digest) of each
 // router the ns flavor can list, by the body's descriptor_digest (SHA-256
-// of the tor descriptor's text). A router without one (a relay that
-// uploaded only our JSON descriptor) is left out of the ns flavor.
+// of the tor descriptor's text). A router without one (its descriptor is
+// no longer held) is left out of the ns flavor.
 using TorRouterDigests = std::map<std::array<std::uint8_t, 32>, std::array<std::uint8_t, 20>>;
 
 [[nodiscard]] TorConsensusDraft make_tor_ns_consensus(const ConsensusBody& body, const std::vector<TorVoter>& voters,

@@ -19,6 +19,9 @@
 
 namespace conflux::dir {
 
+inline constexpr std::size_t kMaxFamily = 64;
+inline constexpr std::uint64_t kMaxBandwidth = std::uint64_t{1} << 40;  // bytes/s; keeps sums exact
+
 struct TorRelayFacts {
   // "bandwidth AVERAGE BURST OBSERVED" (required, as in tor), bytes/s, each
   // capped at 2^40 so that sums stay exact.

@@ -19,7 +19,7 @@
 #include "conflux/bytes/result.hpp"
 #include "conflux/crypto/ed25519.hpp"
 #include "conflux/dir/consensus.hpp"
-#include "conflux/dir/descriptor.hpp"
+#include "conflux/dir/tor_consensus.hpp"
 #include "conflux/dirnet/http_client.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
@@ -51,7 +51,7 @@ struct ConsensusQuery {
   // The authorities' v3idents: whose signatures count (tor_consensus_fetch.hpp).
   std::vector<crypto::RsaFingerprint> tor_authorities;
   dir::ConsensusCheck check;
-  HttpLimits http{std::chrono::milliseconds(30000), 8192, dir::kMaxConsensusSize};
+  HttpLimits http{std::chrono::milliseconds(30000), 8192, dir::kMaxTorConsensusSize};
   // The BEGIN_DIR sources to ask first (called at each fetch, as they
   // depend on what the last consensus said); the DirPorts above are asked
   // only when none of these gave a consensus.

@@ -16,12 +16,21 @@
 #include <vector>
 
 #include "conflux/crypto/ed25519.hpp"
-#include "conflux/dir/descriptor.hpp"
+#include "conflux/dir/fields.hpp"
 #include "conflux/dirnet/http_client.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
 
 namespace conflux::dirnet {
+
+// A relay's "bandwidth" line (tor's BandwidthRate, BandwidthBurst and the
+// highest sustained throughput it observed), bytes/s.
+struct Bandwidth {
+  std::uint64_t rate = 0;
+  std::uint64_t burst = 0;
+  std::uint64_t observed = 0;
+  friend bool operator==(const Bandwidth&, const Bandwidth&) = default;
+};
 
 // What a relay says about itself besides its keys (from RelayOptions).
 struct RelayInfo {
@@ -30,7 +39,7 @@ struct RelayInfo {
   std::optional<dir::Ipv6> ipv6;
   std::uint16_t or_port = 0;
   std::uint16_t dir_port = 0;
-  dir::Bandwidth bandwidth;
+  Bandwidth bandwidth;
   std::string exit_policy = "reject 1-65535";  // summary (proto's exit policy summary)
   std::vector<crypto::Ed25519Public> family;
   std::string version;                          // platform becomes "conflux <version>"

@@ -46,9 +46,9 @@ using HttpResult = Result<T, HttpErrc>;
 [[nodiscard]] net::awaitable<HttpResult<HttpResponse>> http_get(tcp::endpoint to, std::string target,
                                                                 HttpLimits limits);
 
-// POST `body` as `content_type` (application/json unless given) to `target`.
+// POST `body` as `content_type` to `target` (tor's documents are text).
 [[nodiscard]] net::awaitable<HttpResult<HttpResponse>> http_post(tcp::endpoint to, std::string target,
                                                                  std::string body, HttpLimits limits,
-                                                                 std::string content_type = "");
+                                                                 std::string content_type = "text/plain");
 
 }  // namespace conflux::dirnet

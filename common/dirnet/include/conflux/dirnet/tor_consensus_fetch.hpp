@@ -7,7 +7,7 @@
 // (/tor/micro/d/D1-D2-..., in batches). The consensus must be signed by a
 // majority of the configured v3idents, each with a current certificate.
 // The result is the consensus our path selection reads
-// (dir::consensus_from_tor), without our JSON signatures.
+// (dir::consensus_from_tor).
 #include <array>
 #include <cstdint>
 #include <map>
