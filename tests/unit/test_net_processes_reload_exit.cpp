@@ -91,7 +91,7 @@ std::string own_descriptor(asio::io_context& io, net::ClientCircuit& circ, Strea
 
 }  // namespace
 
-TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and Log; circuits stay",
+TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and Log, circuits stay",
           "[processes][dns]") {
   TempDir tmp;
   net::SystemClock clock;
@@ -249,7 +249,7 @@ TEST_CASE("relay process: ServerDNSResolvConfFile unset, SIGHUP reads /etc/resol
   CHECK(proc.running());
 }
 
-TEST_CASE("relay process: SETCONF applies ExitPolicy, BandwidthRate/Burst and Log; circuits stay",
+TEST_CASE("relay process: SETCONF applies ExitPolicy, BandwidthRate/Burst and Log, circuits stay",
           "[processes][control]") {
   TempDir tmp;
   net::SystemClock clock;
