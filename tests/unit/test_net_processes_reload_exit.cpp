@@ -81,6 +81,9 @@ std::string own_descriptor(asio::io_context& io, net::ClientCircuit& circ, Strea
   HttpFetch fetch(circ, id, "/tor/server/authority");
   REQUIRE(circ.send(HopNum{1}, id, cell::BeginDirMsg{}));
   (void)run_until(io, [&] {
+    // A previous fetch's END can arrive after its body was complete: HttpFetch
+    // takes any other stream's message for an error, so it is dropped here.
+    std::erase_if(circ.inbox(), [id](const auto& m) { return m.stream != id; });
     fetch.pump();
     return fetch.finished();
   }, 10s);
