@@ -29,34 +29,29 @@ void print_errors(const std::vector<config::ConfigError>& errors) {
 
 }  // namespace
 
-// ServerDNSResolvConfFile: a file given but unreadable or without a
-// nameserver is an error (tor would run with no working resolver).
 std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o,
                                                               const config::FileSource& files,
-                                                              const ErrorSink& report) {
-  const std::string& path = o.server_dns_resolv_conf_file;
-  if (path.empty()) return std::vector<config::AddrPort>{};
-  auto text = files.read_file(path);
-  if (!text) {
-    report({config::ConfigError{path, 0, "ServerDNSResolvConfFile: " + text.error()}});
+                                                              const ErrorSink& report, const ErrorSink& warn,
+                                                              const std::string& system_file) {
+  auto found = config::resolver_nameservers(o.server_dns_resolv_conf_file, files, system_file);
+  if (!found) {
+    report({found.error()});
     return std::nullopt;
   }
-  auto parsed = config::parse_resolv_conf(*text);
-  if (parsed.nameservers.empty()) {
-    report({config::ConfigError{path, 0, "ServerDNSResolvConfFile: no usable 'nameserver' line"}});
-    return std::nullopt;
-  }
-  return std::move(parsed.nameservers);
+  if (!found->warnings.empty()) warn(found->warnings);
+  return std::move(found->nameservers);
 }
 
-std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o, const ErrorSink& report) {
-  return read_nameservers(o, config::RealFileSource{}, report);
+std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o, const ErrorSink& report,
+                                                              const ErrorSink& warn) {
+  return read_nameservers(o, config::RealFileSource{}, report, warn);
 }
 
 namespace {
 
 // The torrc (with the command line's overrides) and the exit policy built from it.
-std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, const ErrorSink& report) {
+std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, const ErrorSink& report,
+                                                 const ErrorSink& warn) {
   config::RealFileSource files;
   auto options = config::load_relay_options(cl, files, config::user_environment());
   if (!options) {
@@ -66,7 +61,7 @@ std::optional<StartupConfig> load_startup_config(const config::CommandLine& cl, 
   config::print_warnings("conflux-relay", options->warnings, std::cerr);
   auto policy = build_policy(*options, report);
   if (!policy) return std::nullopt;
-  auto nameservers = read_nameservers(*options, files, report);
+  auto nameservers = read_nameservers(*options, files, report, warn);
   if (!nameservers) return std::nullopt;
   return StartupConfig{std::move(options).value(), std::move(*policy), cl, std::move(*nameservers)};
 }
@@ -113,7 +108,9 @@ StartupDecision decide_startup(int argc, const char* const* argv) {
   const config::ProgramInfo program{"conflux-relay", kVersion, kDefaultTorrc, kUsage, config::list_relay_options};
   auto cl = config::handle_command_line(program, argc, argv, std::cout, std::cerr);
   if (!cl.load) return {std::nullopt, cl.exit_status};
-  auto loaded = load_startup_config(*cl.load, print_errors);
+  auto loaded = load_startup_config(*cl.load, print_errors, [](const std::vector<config::ConfigError>& warnings) {
+    config::print_warnings("conflux-relay", warnings, std::cerr);
+  });
   if (!loaded) return {std::nullopt, 1};
   if (cl.load->action == config::Action::VerifyConfig) {
     std::cout << config::kConfigValid;
@@ -122,11 +119,15 @@ StartupDecision decide_startup(int argc, const char* const* argv) {
   return {std::move(loaded), 0};
 }
 
+void log_config_warnings(const std::vector<config::ConfigError>& warnings) {
+  for (const auto& w : warnings) log::write(log::Severity::Warn, w.to_string());
+}
+
 std::optional<StartupConfig> reload_startup_config(const config::CommandLine& command_line) {
   return load_startup_config(command_line, [](const std::vector<config::ConfigError>& errors) {
     for (const auto& e : errors)
       log::write(log::Severity::Warn, e.file + ":" + std::to_string(e.line) + ": " + e.message);
-  });
+  }, log_config_warnings);
 }
 
 std::vector<log::Destination> log_destinations(const config::RelayOptions& options) {

@@ -9,6 +9,7 @@
 
 #include "conflux/config/file_source.hpp"
 #include "conflux/config/relay_options.hpp"
+#include "conflux/config/resolv_conf.hpp"
 #include "conflux/log/log.hpp"
 #include "conflux/proto/exit_policy_builder.hpp"
 
@@ -27,7 +28,7 @@ struct StartupConfig {
   config::RelayOptions options;
   proto::ExitPolicy exit_policy;
   config::CommandLine command_line;  // read again on SIGHUP
-  // ServerDNSResolvConfFile's nameservers; empty: c-ares reads /etc/resolv.conf.
+  // The resolver's nameservers (read_nameservers), read again on SIGHUP.
   std::vector<config::AddrPort> nameservers;
 };
 
@@ -46,13 +47,18 @@ using ErrorSink = std::function<void(const std::vector<config::ConfigError>&)>;
 // ExitPolicyRejectPrivate, IPv6Exit, Address); errors go to `report`.
 std::optional<proto::ExitPolicy> build_policy(const config::RelayOptions& o, const ErrorSink& report);
 
-// ServerDNSResolvConfFile's nameservers (empty when none is given: c-ares
-// reads /etc/resolv.conf); nullopt, with the error reported, when the file
-// cannot be read or names no nameserver.
-std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o,
-                                                              const config::FileSource& files,
-                                                              const ErrorSink& report);
-std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o, const ErrorSink& report);
+// The resolver's nameservers: ServerDNSResolvConfFile's, or those of
+// `system_file` (/etc/resolv.conf) when it is unset, with tor's fallback to
+// 127.0.0.1 (config::resolver_nameservers). Warnings go to `warn`; nullopt,
+// with the error reported, when the named file cannot be read or names no
+// nameserver.
+std::optional<std::vector<config::AddrPort>> read_nameservers(
+    const config::RelayOptions& o, const config::FileSource& files, const ErrorSink& report, const ErrorSink& warn,
+    const std::string& system_file = config::kSystemResolvConf);
+std::optional<std::vector<config::AddrPort>> read_nameservers(const config::RelayOptions& o, const ErrorSink& report,
+                                                              const ErrorSink& warn);
+// Each as a warning in the log (SIGHUP, SETCONF).
+void log_config_warnings(const std::vector<config::ConfigError>& warnings);
 
 // SIGHUP: the torrc read again with the same command line. Errors are
 // logged (file:line) and give nullopt: the relay keeps its configuration.

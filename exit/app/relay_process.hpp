@@ -68,8 +68,10 @@ class RelayProcess {
   void open_logs(const std::string& done);
   // SIGHUP: ExitPolicy and the resolver.
   void apply_exit_changes(const StartupConfig& fresh);
-  // SIGHUP and SETCONF: ServerDNSResolvConfFile's nameservers (already read)
-  // and ServerDNSAllowNonRFC953Hostnames; new lookups use them.
+  // SIGHUP and SETCONF: the nameservers (already read, from
+  // ServerDNSResolvConfFile or /etc/resolv.conf) and
+  // ServerDNSAllowNonRFC953Hostnames; new lookups use them. The resolver is
+  // changed only when they differ from the running ones.
   void apply_dns(std::vector<config::AddrPort> nameservers, const config::RelayOptions& fresh);
   // SIGHUP and SETCONF: streams opened from now on meet `policy`.
   void apply_exit_policy(proto::ExitPolicy policy, std::vector<config::PolicyLine> lines);

@@ -80,9 +80,11 @@ control::ConfigOutcome RelayProcess::reconfigure(config::RelayOptions next, cons
   std::optional<std::vector<config::AddrPort>> nameservers;
   if (dns_changed) {
     std::string why = "ServerDNSResolvConfFile";
-    nameservers = read_nameservers(next, [&why](const std::vector<config::ConfigError>& errors) {
-      if (!errors.empty()) why = errors.front().message;
-    });
+    nameservers = read_nameservers(
+        next, [&why](const std::vector<config::ConfigError>& errors) {
+          if (!errors.empty()) why = errors.front().message;
+        },
+        log_config_warnings);
     if (!nameservers) return {513, "Unacceptable option value: " + why};
   }
   if (!apply_runtime_options(next)) return {553, "Unable to set option: cannot open SchedulerTraceFile"};
@@ -157,8 +159,29 @@ void RelayProcess::apply_exit_changes(const StartupConfig& fresh) {
   apply_dns(fresh.nameservers, fresh.options);
 }
 
+namespace {
+
+// tor logs at info which resolver file it read (dns.c); the addresses only
+// at debug, as they can identify the operator's resolver.
+void log_nameservers(const std::vector<config::AddrPort>& was, const std::vector<config::AddrPort>& now,
+                     const std::string& file) {
+  if (now == was) {
+    log::write(log::Severity::Info, "No change to the nameservers in '" + file + "'.");
+    return;
+  }
+  log::write(log::Severity::Info, "Nameservers in '" + file + "' changed: " + std::to_string(now.size()) +
+                                      " now, " + std::to_string(was.size()) + " before.");
+  std::string list;
+  for (const auto& ns : now) list += (list.empty() ? "" : ", ") + ns.to_string();
+  log::write(log::Severity::Debug, "Nameservers now: " + list + ".");
+}
+
+}  // namespace
+
 void RelayProcess::apply_dns(std::vector<config::AddrPort> nameservers, const config::RelayOptions& fresh) {
-  config_.options.server_dns_resolv_conf_file = fresh.server_dns_resolv_conf_file;
+  const std::string& named = fresh.server_dns_resolv_conf_file;
+  log_nameservers(config_.nameservers, nameservers, named.empty() ? std::string(config::kSystemResolvConf) : named);
+  config_.options.server_dns_resolv_conf_file = named;
   if (nameservers == config_.nameservers && fresh.server_dns_allow_non_rfc953 == config_.options.server_dns_allow_non_rfc953)
     return;
   StartupConfig next = config_;

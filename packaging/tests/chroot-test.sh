@@ -49,6 +49,10 @@ else
   rm -f "$ROOT.debootstrap.log"
   mkdir -p "$(dirname "$CACHE")" && tar -C "$ROOT" -cf "$CACHE" . && step "cached as $CACHE"
 fi
+# mktemp -d made the chroot's / mode 0700 (and the cache keeps it): as on any
+# system, everyone must be able to enter it, or the unit's User= cannot load
+# the relay's libraries and apt's _apt user cannot write its lists.
+chmod 755 "$ROOT"
 # The same suites as a Debian 12 machine: the packages were linked against
 # bookworm with its updates, and shlibdeps may ask for their versions.
 cat > "$ROOT/etc/apt/sources.list" <<SOURCES

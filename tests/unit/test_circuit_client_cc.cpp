@@ -134,7 +134,7 @@ TEST_CASE("client cc: a v1 SENDME every sendme_inc DATA cells, with that cell's 
   CHECK(of_type<ClientDeliver>(actions).size() == 93);
 }
 
-TEST_CASE("client cc: Vegas's cwnd is the package window; SENDMEs grow it, a wrong tag closes", "[client_circuit][cc][sendme]") {
+TEST_CASE("client cc: Vegas's cwnd is the package window, SENDMEs grow it, a wrong tag closes", "[client_circuit][cc][sendme]") {
   FakeTime t;
   LoneRelay relay;
   auto c = built_by(relay, kCirc, t.config(), HopOptions{true}, sm_with_sendme_inc(31));

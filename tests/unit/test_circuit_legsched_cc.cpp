@@ -238,7 +238,7 @@ ConfluxSetConfig cc_config(LegSchedKind kind) {
 }
 }  // namespace
 
-TEST_CASE("conflux set cc: set_leg_cc feeds the scheduler; a full leg's DATA goes on the other", "[conflux][cc]") {
+TEST_CASE("conflux set cc: set_leg_cc feeds the scheduler, a full leg's DATA goes on the other", "[conflux][cc]") {
   CcPair pair(cc_config(LegSchedKind::Ecf));
   auto& tx = pair.tx;
   const auto now = pair.now;

@@ -55,7 +55,7 @@ TEST_CASE("control options: every option set, in the proxy and the relay", "[con
   CHECK(n == 2);
 }
 
-TEST_CASE("control options: ControlPort 0 opens none; a public one is warned about", "[config][control]") {
+TEST_CASE("control options: ControlPort 0 opens none, a public one is warned about", "[config][control]") {
   CHECK_FALSE(proxy_ok("ControlPort 0\n").control.enabled());
   auto o = proxy_ok("ControlPort 0.0.0.0:9051\n");
   CHECK(o.control.enabled());

@@ -346,7 +346,7 @@ TEST_CASE("every generated torrc is accepted by its program's option parser", "[
   }
 }
 
-TEST_CASE("authorities, relays, exits and proxies get tor's DirAuthority lines; bridges tor's Bridge lines",
+TEST_CASE("authorities, relays, exits and proxies get tor's DirAuthority lines, bridges tor's Bridge lines",
           "[conflux_net][torrc]") {
   auto in = inputs();
   const std::string tors = "DirAuthority auth1 orport=5001 v3ident=" + kV3 + " 127.0.0.1:5002 " + kAuthFp;

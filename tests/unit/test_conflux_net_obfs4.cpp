@@ -24,7 +24,7 @@ bool has_line(const std::string& text, const std::string& line) {
 
 }  // namespace
 
-TEST_CASE("spec: a bridge's transport is obfs4 or none; obfs4proxy is a path", "[conflux_net][spec][pt]") {
+TEST_CASE("spec: a bridge's transport is obfs4 or none, obfs4proxy is a path", "[conflux_net][spec][pt]") {
   auto r = parse_spec(R"({"bridges": [{"name": "o1", "transport": "obfs4"}, {"name": "p1"}], "obfs4proxy": "/opt/obfs4proxy"})");
   REQUIRE(r);
   CHECK(r->bridges[0].transport == "obfs4");

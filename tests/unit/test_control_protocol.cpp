@@ -198,7 +198,7 @@ TEST_CASE("control authentication: SAFECOOKIE", "[control]") {
   }
 }
 
-TEST_CASE("control authentication: NULL when no method is set; no cookie, no SAFECOOKIE", "[control]") {
+TEST_CASE("control authentication: NULL when no method is set, no cookie, no SAFECOOKIE", "[control]") {
   ControlAuth open(ControlAuthConfig{}, [] { return fill(9); });
   CHECK(open.on_command(cmd("PROTOCOLINFO"))->reply.find("AUTH METHODS=NULL\r\n") != std::string::npos);
   CHECK(open.on_command(cmd("AUTHENTICATE"))->reply == "250 OK\r\n");

@@ -165,7 +165,7 @@ TEST_CASE("control port: ControlSocket, mode 0600 (0660 GroupWritable), a privat
   fs::remove_all(dir);
 }
 
-TEST_CASE("control port: a wrong cookie is refused and closed; a port in use fails start", "[controlnet]") {
+TEST_CASE("control port: a wrong cookie is refused and closed, a port in use fails start", "[controlnet]") {
   asio::io_context io;
   control::ControlProgram program({"BW"}, control::ConfigView{});
   const auto dir = std::filesystem::temp_directory_path() / ("conflux-cport2-" + std::to_string(::getpid()));

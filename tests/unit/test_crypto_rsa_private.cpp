@@ -33,7 +33,7 @@ TEST_CASE("rsa private: generated keys have the asked size and a usable public h
   CHECK_THROWS(RsaPrivateKey::generate(1025));
 }
 
-TEST_CASE("rsa private: SHA-1 and SHA-256 digests sign and verify; other digests and keys do not") {
+TEST_CASE("rsa private: SHA-1 and SHA-256 digests sign and verify, other digests and keys do not") {
   const auto& k = key1024();
   const auto d1 = crypto::sha1(bytes_of("tor document"));
   const auto d256 = crypto::sha256(bytes_of("tor document"));
@@ -61,7 +61,7 @@ TEST_CASE("rsa private: SHA-1 and SHA-256 digests sign and verify; other digests
   CHECK_THROWS(k.sign_digest(std::vector<std::uint8_t>{}));
 }
 
-TEST_CASE("rsa private: DER and PEM round trips keep the key; damaged ones are refused") {
+TEST_CASE("rsa private: DER and PEM round trips keep the key, damaged ones are refused") {
   const auto& k = key1024();
   const auto der = k.to_pkcs1_der();
   auto back = RsaPrivateKey::from_pkcs1_der(der);

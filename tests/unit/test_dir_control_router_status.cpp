@@ -33,7 +33,7 @@ TEST_CASE("a router status for the control port is tor's r, s and w lines", "[di
         "w Bandwidth=1234\n");
 }
 
-TEST_CASE("a router status: an IPv6 address is an a line; flags in tor's order", "[dir][control]") {
+TEST_CASE("a router status: an IPv6 address is an a line, flags in tor's order", "[dir][control]") {
   auto r = relay("guard1", 0);
   r.ipv6 = dir::Ipv6{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
   r.flags = dir::Flags{};
@@ -42,7 +42,7 @@ TEST_CASE("a router status: an IPv6 address is an a line; flags in tor's order",
         std::string::npos);
 }
 
-TEST_CASE("router statuses by fingerprint and by nickname; none for a relay without an RSA identity",
+TEST_CASE("router statuses by fingerprint and by nickname, none for a relay without an RSA identity",
           "[dir][control]") {
   dir::ConsensusBody body;
   body.routers = {relay("a", 0), relay("b", 0x40)};

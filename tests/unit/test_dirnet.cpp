@@ -554,7 +554,7 @@ struct TorOnlyNetwork {
 
 }  // namespace
 
-TEST_CASE("authorities given stock descriptors sign tor's consensus; one that differed adopts the majority's",
+TEST_CASE("authorities given stock descriptors sign tor's consensus, one that differed adopts the majority's",
           "[dirnet][tor]") {
   TorOnlyNetwork net;
   const auto descs = stock_descriptors();

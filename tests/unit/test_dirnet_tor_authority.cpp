@@ -121,7 +121,7 @@ TEST_CASE("tor authority keys: made once under tor's names, the certificate rene
   CHECK_FALSE(load_or_create_tor_authority_keys(t.root / "data", kVa));
 }
 
-TEST_CASE("tor authority state: three authorities sign one document; a majority publishes", "[dirnet][tor]") {
+TEST_CASE("tor authority state: three authorities sign one document, a majority publishes", "[dirnet][tor]") {
   std::vector<std::unique_ptr<TorAuthorityState>> s;
   for (auto& k : all_keys()) s.push_back(std::make_unique<TorAuthorityState>(k, voters()));
 

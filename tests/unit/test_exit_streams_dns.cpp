@@ -74,7 +74,7 @@ TEST_CASE("a failed lookup is cached for tor's 1-9 minutes, its kind kept", "[ex
   CHECK_FALSE(cache.find("down.test", t0 + 540s).has_value());
 }
 
-TEST_CASE("a name resolves through the nameserver; the client is told the clipped TTL", "[exit][dns]") {
+TEST_CASE("a name resolves through the nameserver, the client is told the clipped TTL", "[exit][dns]") {
   Harness h;
   EchoServer server(h.io);
   h.dns.add("short.test", local(60));
@@ -106,7 +106,7 @@ TEST_CASE("RESOLVE answers both families with the clipped TTL", "[exit][dns]") {
   CHECK(answers[1].type == cell::ResolvedType::Ipv6);
 }
 
-TEST_CASE("NXDOMAIN: END RESOLVEFAILED, RESOLVED ERROR; SERVFAIL: ERROR_TRANSIENT", "[exit][dns]") {
+TEST_CASE("NXDOMAIN: END RESOLVEFAILED, RESOLVED ERROR (SERVFAIL: ERROR_TRANSIENT)", "[exit][dns]") {
   Harness h;
   DnsRecord broken;
   broken.servfail = true;
@@ -236,7 +236,7 @@ TEST_CASE("NXDOMAIN is cached: the same name again is refused without a question
   CHECK(h.exit->stats().dns_failures == 3);
 }
 
-TEST_CASE("SERVFAIL is cached as transient; CLEARDNSCACHE forgets it", "[exit][dns]") {
+TEST_CASE("SERVFAIL is cached as transient, CLEARDNSCACHE forgets it", "[exit][dns]") {
   Harness h;
   DnsRecord broken;
   broken.servfail = true;

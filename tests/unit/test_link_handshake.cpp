@@ -200,7 +200,7 @@ TEST_CASE("link handshake: relay <-> relay authenticates both ways", "[link]") {
   CHECK(resp.done()->clock_skew == -90);
 }
 
-TEST_CASE("link handshake: both sides learn the peer's RSA identity; a relay can be named by it", "[link][rsa]") {
+TEST_CASE("link handshake: both sides learn the peer's RSA identity, a relay can be named by it", "[link][rsa]") {
   Net n;
   auto init = n.relay_to(n.other, n.relay, n.exporter);
   auto resp = n.responder(n.relay);

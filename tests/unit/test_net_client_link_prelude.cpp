@@ -82,7 +82,7 @@ TEST_CASE("a prelude runs before TLS, and the link opens through what it set up"
   CHECK(run_until(io, [&] { return relay.counters().channels_inbound == 1; }));
 }
 
-TEST_CASE("a prelude that fails closes the link with its reason; nothing reaches TLS", "[net][prelude]") {
+TEST_CASE("a prelude that fails closes the link with its reason, nothing reaches TLS", "[net][prelude]") {
   asio::io_context io;
   net::SystemClock clock;
   TestRelay relay(io, clock, net::ChannelManagerConfig{});

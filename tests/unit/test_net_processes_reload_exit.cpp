@@ -2,7 +2,9 @@
 // across it: ExitPolicy, the resolver's nameservers (ServerDNSResolvConfFile),
 // BandwidthRate/Burst and Log change on the running relay, and the circuit
 // built before the reload carries streams under the new settings after it.
-// The relay's only nameservers are DNS servers this test runs on 127.0.0.1.
+// The relay's only nameservers are DNS servers this test runs on 127.0.0.1;
+// with ServerDNSResolvConfFile unset, its /etc/resolv.conf is a test file
+// bound over the real one in a mount namespace of the relay's own (root only).
 #include <csignal>
 
 #include "conflux/keys/relay_keys.hpp"
@@ -79,6 +81,9 @@ std::string own_descriptor(asio::io_context& io, net::ClientCircuit& circ, Strea
   HttpFetch fetch(circ, id, "/tor/server/authority");
   REQUIRE(circ.send(HopNum{1}, id, cell::BeginDirMsg{}));
   (void)run_until(io, [&] {
+    // A previous fetch's END can arrive after its body was complete: HttpFetch
+    // takes any other stream's message for an error, so it is dropped here.
+    std::erase_if(circ.inbox(), [id](const auto& m) { return m.stream != id; });
     fetch.pump();
     return fetch.finished();
   }, 10s);
@@ -89,7 +94,7 @@ std::string own_descriptor(asio::io_context& io, net::ClientCircuit& circ, Strea
 
 }  // namespace
 
-TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and Log; circuits stay",
+TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and Log, circuits stay",
           "[processes][dns]") {
   TempDir tmp;
   net::SystemClock clock;
@@ -156,7 +161,98 @@ TEST_CASE("relay process: SIGHUP applies ExitPolicy, nameservers, bandwidth and 
   CHECK(proc.running());
 }
 
-TEST_CASE("relay process: SETCONF applies ExitPolicy, BandwidthRate/Burst and Log; circuits stay",
+namespace {
+
+// The relay in a mount namespace of its own where `resolv_conf` is bound
+// over /etc/resolv.conf: the relay reads the default path it reads in
+// service, and this machine's file is never touched. Needs root (unshare).
+Child relay_with_resolv_conf(const fs::path& resolv_conf, const fs::path& torrc, const fs::path& output) {
+  return Child("relay", "/usr/bin/unshare",
+               {"--mount", "--propagation", "private", "/bin/sh", "-c",
+                "mount --bind \"$1\" /etc/resolv.conf && exec \"$2\" -f \"$3\"", "sh", resolv_conf.string(),
+                CONFLUX_RELAY_BINARY, torrc.string()},
+               output);
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("relay process: ServerDNSResolvConfFile unset, SIGHUP reads /etc/resolv.conf again", "[processes][dns]") {
+  if (::geteuid() != 0 || !fs::exists("/usr/bin/unshare")) {
+    WARN("needs root and unshare(1) to bind a test file over /etc/resolv.conf in a mount namespace; not run");
+    return;
+  }
+  TempDir tmp;
+  net::SystemClock clock;
+  asio::io_context io;
+  auto k = keys::load_or_create_relay_keys(tmp.path() / "data", clock.unix_seconds());
+  REQUIRE(k.has_value());
+  DnsTestServer dns_a(io);
+  DnsTestServer dns_b(io);
+  EchoServer echo(io);
+  DnsRecord echo_name;
+  echo_name.v4 = {cell::Ipv4Bytes{127, 0, 0, 1}};
+  dns_a.add("echo.test", echo_name);
+  dns_b.add("echo.test", echo_name);
+  // Rewritten in place (write_text truncates): the bind mount follows the file, not its name.
+  const auto resolv = tmp.path() / "resolv.conf";
+  const std::string server_a = "127.0.0.1:" + std::to_string(dns_a.port());
+  const std::string server_b = "127.0.0.1:" + std::to_string(dns_b.port());
+  write_text(resolv, "nameserver " + server_a + "\n");
+
+  const auto torrc = tmp.path() / "relay.torrc";
+  const auto log_path = tmp.path() / "relay.log";
+  const auto port = free_ports(io, 1)[0];
+  write_text(torrc, "Nickname exitsysresolv\nDataDirectory " + (tmp.path() / "data").string() +
+                        "\nORPort 127.0.0.1:" + std::to_string(port) +
+                        "\nTestingTorNetwork 1\nExitRelay 1\nExitPolicyRejectPrivate 0\n"
+                        "ExitPolicy accept 127.0.0.1:*\nLog info file " + log_path.string() + "\n");
+  Child proc = relay_with_resolv_conf(resolv, torrc, tmp.path() / "relay.out");
+  proc.start();
+  auto log_text = [&] { return read_text(log_path); };
+  auto logged = [&](const std::string& text) { return log_text().find(text) != std::string::npos; };
+  INFO(log_text() << proc.output_text());
+  REQUIRE(run_until(io, [&] { return logged(" is up as ") || !proc.running(); }, 30s));
+  REQUIRE(proc.running());
+
+  OneHopClient client(io, clock, {kLoopback, port}, k->identity());
+  auto& circ = client.circuit();
+  auto first = begin_stream(io, circ, StreamId{1}, "echo.test", echo.port());
+  CHECK(std::holds_alternative<cell::ConnectedMsg>(first));
+  CHECK(dns_a.questions("echo.test") == 2);
+
+  // A comment is no change: the resolver (and its cache) stays.
+  write_text(resolv, "# same server\nnameserver " + server_a + "\n");
+  proc.signal(SIGHUP);
+  REQUIRE(run_until(io, [&] { return count_of(log_text(), "Config reloaded") == 1; }, 10s));
+  CHECK(logged("No change to the nameservers in '/etc/resolv.conf'."));
+  CHECK_FALSE(logged("Resolver configuration changed."));
+  auto cached = begin_stream(io, circ, StreamId{2}, "echo.test", echo.port());
+  CHECK(std::holds_alternative<cell::ConnectedMsg>(cached));
+  CHECK(dns_a.questions("echo.test") == 2);
+
+  write_text(resolv, "nameserver " + server_b + "\n");
+  proc.signal(SIGHUP);
+  REQUIRE(run_until(io, [&] { return count_of(log_text(), "Config reloaded") == 2; }, 10s));
+  CHECK(logged("Nameservers in '/etc/resolv.conf' changed: 1 now, 1 before."));
+  CHECK(count_of(log_text(), "Resolver configuration changed.") == 1);
+  auto second = begin_stream(io, circ, StreamId{3}, "echo.test", echo.port());
+  CHECK(std::holds_alternative<cell::ConnectedMsg>(second));
+  CHECK(dns_b.questions("echo.test") == 2);
+  CHECK(dns_a.questions("echo.test") == 2);
+  CHECK(echo.accepted == 3);
+  // Which resolver the operator uses is not logged above debug.
+  CHECK_FALSE(logged(server_a));
+  CHECK_FALSE(logged(server_b));
+  CHECK(proc.running());
+}
+
+TEST_CASE("relay process: SETCONF applies ExitPolicy, BandwidthRate/Burst and Log, circuits stay",
           "[processes][control]") {
   TempDir tmp;
   net::SystemClock clock;

@@ -108,7 +108,7 @@ TEST_CASE("every SENDME held back while the application lagged goes when it catc
   CHECK(carrier.sendmes == 6);
 }
 
-TEST_CASE("with congestion control: no stream SENDMEs; XOFF while the application lags, XON once it caught up",
+TEST_CASE("with congestion control: no stream SENDMEs, XOFF while the application lags, XON once it caught up",
           "[proxy][stream][cc]") {
   CcStream s;
   auto& [io, clock, carrier, stream] = s;
@@ -134,7 +134,7 @@ TEST_CASE("with congestion control: no stream SENDMEs; XOFF while the applicatio
   CHECK_FALSE(stream.failed());
 }
 
-TEST_CASE("with congestion control: the exit's XOFF stops our DATA until its XON; a stream SENDME is a violation",
+TEST_CASE("with congestion control: the exit's XOFF stops our DATA until its XON, a stream SENDME is a violation",
           "[proxy][stream][cc]") {
   CcStream s;
   auto& [io, clock, carrier, stream] = s;

@@ -191,7 +191,7 @@ TEST_CASE("conflux tunnel: an upload arrives whole and in order at the exit", "[
   CHECK(rig.stream.writable >= 20);
 }
 
-TEST_CASE("conflux tunnel: a leg blocked on its link takes no new DATA; its unblocking wakes the streams",
+TEST_CASE("conflux tunnel: a leg blocked on its link takes no new DATA, its unblocking wakes the streams",
           "[proxy][conflux][cc]") {
   // tor's circuit_ready_to_send at the client: circuit_blocked_on_n_chan.
   OpenRig rig;

@@ -128,7 +128,8 @@ constexpr OptionSpec kOptions[] = {
    "0|1", "0", Same, "allow exit connections to IPv6"},
   {"ServerDNSResolvConfFile", "", false, set_value<&R::server_dns_resolv_conf_file, any_text>,
    reset_value<&R::server_dns_resolv_conf_file>, "path", "/etc/resolv.conf", Same,
-   "the exit's nameservers: its 'nameserver ADDR[:PORT]' lines; SIGHUP and SETCONF read it again"},
+   "the exit's nameservers: its 'nameserver ADDR[:PORT]' lines (unset: /etc/resolv.conf's, or 127.0.0.1 "
+   "when it has none); SIGHUP and SETCONF read it again"},
   {"ServerDNSAllowNonRFC953Hostnames", "", false, set_value<&R::server_dns_allow_non_rfc953, parse_bool>,
    reset_value<&R::server_dns_allow_non_rfc953>, "0|1", "0", Same,
    "look up names with characters other than letters, digits, '-', '.', '_'"},

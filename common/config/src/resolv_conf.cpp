@@ -40,4 +40,39 @@ ResolvConf parse_resolv_conf(std::string_view text) {
   return out;
 }
 
+namespace {
+
+ConfigError fallback_warning(const std::string& file, const std::string& why) {
+  return {file, 0, "Could not read your DNS config (" + why +
+                       "); please investigate your DNS configuration. Meanwhile, falling back to local DNS at "
+                       "127.0.0.1."};
+}
+
+}  // namespace
+
+Result<ResolverNameservers, ConfigError> resolver_nameservers(const std::string& configured, const FileSource& files,
+                                                              const std::string& system_file) {
+  const bool named = !configured.empty();
+  const std::string& file = named ? configured : system_file;
+  ResolverNameservers out;
+  auto text = files.read_file(file);
+  if (!text) {
+    if (named) return Unexpected{ConfigError{file, 0, "ServerDNSResolvConfFile: " + text.error()}};
+    const bool missing = files.kind(file) == PathKind::Missing;
+    out.warnings.push_back(fallback_warning(file, missing ? std::string("no such file") : text.error()));
+  } else if (auto parsed = parse_resolv_conf(*text); !parsed.nameservers.empty()) {
+    out.nameservers = std::move(parsed.nameservers);
+    return out;
+  } else if (named) {
+    return Unexpected{ConfigError{file, 0, "ServerDNSResolvConfFile: no usable 'nameserver' line"}};
+  } else {
+    out.warnings.push_back(fallback_warning(file, text->empty() ? "the file is empty" : "no usable 'nameserver' line"));
+  }
+  IpAddress local;
+  local.bytes[0] = 127;
+  local.bytes[3] = 1;
+  out.nameservers.push_back(AddrPort{local, 53});
+  return out;
+}
+
 }  // namespace conflux::config
