@@ -7,6 +7,9 @@ needs relays started with them, and most of those options take effect only at a 
 has them, every arm of every round gets a network of its own, the spec's `relay_options` plus the arm's, `up`
 before the arm and `down` after it, in a directory of its own (NETDIR-ARM-ROUND). The spec, the addresses, the files and the client schedule are the same for
 every arm (the seeds' rule P5); the relays' keys are new for each network, so the paths are drawn anew.
+An arm may also carry "spec": fields that replace the spec's for its networks (`{"implementation": {"relay1":
+"tor", ..., "torc": "tor"}}`: stock tor relays and a stock tor client, docs/CONFLUX-NET.md); such an arm, too,
+makes every arm run on a network of its own.
 
 In an emulated network each relay also gets a MetricsPort inside its namespace (relay_queues.py), read before
 and after each arm: relays.jsonl gets one line per round, arm and relay.
@@ -21,7 +24,7 @@ import relay_queues
 
 
 def per_arm(mix):
-    return any(a.get("relay_options") for a in mix.get("arms", []))
+    return any(a.get("relay_options") or a.get("spec") for a in mix.get("arms", []))
 
 
 def cpu_seconds(pid):
@@ -75,6 +78,7 @@ class Networks:
 
     def spec_for(self, arm):
         spec = json.loads(json.dumps(self.spec))
+        spec.update(json.loads(json.dumps(arm.get("spec", {}))))
         extra = [relay_queues.relay_option()] if self.emulated else []
         spec["relay_options"] = list(spec.get("relay_options", [])) + list(arm.get("relay_options", [])) + extra
         return spec

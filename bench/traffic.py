@@ -255,8 +255,9 @@ def main(argv):
         net = json.load(f)
     with open(args.mix) as f:
         mix = json.load(f)
-    if any(a.get("relay_options") for a in mix.get("arms", [])):
-        print("mix: arms with relay_options need a network each: run them with bench/experiment.py", file=sys.stderr)
+    if any(a.get("relay_options") or a.get("spec") for a in mix.get("arms", [])):
+        print("mix: arms with relay_options or spec need a network each: run them with bench/experiment.py",
+              file=sys.stderr)
         return 2
     try:
         d = run(net, mix, args.out)
