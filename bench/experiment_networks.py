@@ -12,7 +12,8 @@ An arm may also carry "spec": fields that replace the spec's for its networks (`
 makes every arm run on a network of its own.
 
 In an emulated network each relay also gets a MetricsPort inside its namespace (relay_queues.py), read before
-and after each arm: relays.jsonl gets one line per round, arm and relay.
+and after each arm: relays.jsonl gets one line per round, arm and relay. During each arm every relay's bytes sent
+are sampled once a second (relay_goodput.py; stock tor relays on their ControlPorts): relay_goodput.jsonl.
 """
 
 import json
@@ -20,6 +21,7 @@ import os
 import time
 
 import netload
+import relay_goodput
 import relay_queues
 
 
@@ -74,6 +76,8 @@ class Networks:
         self.up_seconds = []
         self.guards = {}  # "proxy" or "proxy (arm, round)" -> guards
         self.relays = []  # relays.jsonl lines
+        self.samplers = []  # relay_goodput.Sampler of each arm and round
+        self.sampler = None
         self.t0 = self.before = self.cpu0 = None
 
     def spec_for(self, arm):
@@ -97,11 +101,20 @@ class Networks:
         if self.net is None:
             self.up(arm, rnd)
         self.before = relay_queues.scrape(self.net) if self.emulated else {}
+        if self.emulated:
+            self.sampler = relay_goodput.Sampler(self.net, rnd, arm["name"])
+            self.sampler.start()
+            self.samplers.append(self.sampler)
         self.t0 = time.monotonic()
         return self.net
 
     def leave(self, rnd, arm):
         seconds = time.monotonic() - self.t0
+        if self.sampler:
+            self.sampler.stop()
+            for name, e in self.sampler.errors.items():
+                print("goodput of %s in %s, round %d: %s" % (name, arm["name"], rnd, e), flush=True)
+            self.sampler = None
         if self.emulated:
             for name, row in relay_queues.difference(relay_queues.scrape(self.net), self.before).items():
                 self.relays.append(dict(row, round=rnd, arm=arm["name"], relay=name, seconds=round(seconds, 3)))
@@ -122,9 +135,12 @@ class Networks:
         self.net = None
         return netload.net_down(self.net_bin, self.netdir)
 
-    def write(self):
-        if not self.relays:
-            return
-        with open(os.path.join(self.out_dir, "relays.jsonl"), "w") as f:
-            for r in self.relays:
-                f.write(json.dumps(r) + "\n")
+    def write(self, t0):
+        """relays.jsonl and relay_goodput.jsonl (times since t0, the run's start) when there is something."""
+        goodput = [row for s in self.samplers for row in s.rows(t0)]
+        for name, rows in (("relays.jsonl", self.relays), ("relay_goodput.jsonl", goodput)):
+            if not rows:
+                continue
+            with open(os.path.join(self.out_dir, name), "w") as f:
+                for r in rows:
+                    f.write(json.dumps(r) + "\n")
