@@ -22,7 +22,41 @@ import time
 
 import netload
 import relay_goodput
+import tor_control
 import relay_queues
+
+
+def client_names(mix):
+    """The driver's client names in order ("web1", "web2", "bulk1", ...), as traffic.Driver names them."""
+    return ["%s%d" % (c["class"], i + 1) for c in mix.get("clients", []) for i in range(int(c.get("count", 1)))]
+
+
+def per_client_proxies(spec, mix):
+    """With the mix's "guards": "per_client", every proxy an arm names becomes one proxy per client, PROXY-CLIENT
+    (its own process, so its own guards, as each of tor's clients picks its own), with the proxy's options, link
+    and implementation; other proxies stay. The spec unchanged otherwise."""
+    if mix.get("guards", "per_proxy") != "per_client":
+        return spec
+    named = {a.get("proxy") for a in mix["arms"]} | {p for a in mix["arms"] for p in a.get("proxies", {}).values()}
+    clients = client_names(mix)
+    hosts = spec.get("emulation", {}).get("hosts", {})
+    impl = spec.get("implementation", {})
+    proxies = []
+    for p in spec.get("proxies", []):
+        if p["name"] not in named:
+            proxies.append(p)
+            continue
+        for c in clients:
+            name = "%s-%s" % (p["name"], c)
+            proxies.append(dict(p, name=name))
+            if p["name"] in hosts:
+                hosts[name] = dict(hosts[p["name"]])
+            if p["name"] in impl:
+                impl[name] = impl[p["name"]]
+        hosts.pop(p["name"], None)
+        impl.pop(p["name"], None)
+    spec["proxies"] = proxies
+    return spec
 
 
 def per_arm(mix):
@@ -43,12 +77,38 @@ def network_cpu(net):
     return sum(cpu_seconds(p["pid"]) or 0.0 for p in net["processes"] if p.get("started") and p.get("pid", 0) > 1)
 
 
+def stock_guards(net, proc):
+    """A stock tor proxy's guards as its ControlPort lists them (GETINFO entry-guards: "$FP~NICK STATUS" lines),
+    named by the network's relays; [] when it does not answer."""
+    names = {p.get("rsa_fingerprint", "").upper(): p["name"] for p in net["processes"]}
+    try:
+        c = tor_control.Control(proc)
+        try:
+            text = c.getinfo("entry-guards") or ""
+        finally:
+            c.close()
+    except OSError:
+        return []
+    out = []
+    for line in text.strip().splitlines():
+        words = line.split()
+        if not words:
+            continue
+        fp = words[0].lstrip("$").split("~")[0].split("=")[0].upper()
+        out.append("%s (%s)" % (names.get(fp, words[0]), " ".join(words[1:]) or "?"))
+    return out
+
+
 def proxy_guards(net):
-    """{proxy: ["relay2 (confirmed)", ...]} from each started proxy's guard-state: the clients of one proxy share
-    its guards, so an arm's single-path numbers depend on which relays its proxy drew."""
+    """{proxy: ["relay2 (confirmed)", ...]} from each started proxy's guard-state (a stock tor proxy's from its
+    ControlPort): the clients of one proxy share its guards, so an arm's single-path numbers depend on which
+    relays its proxy drew."""
     out = {}
     for p in net["processes"]:
         if p["role"] != "proxy" or not p.get("started"):
+            continue
+        if p.get("implementation") == "tor":
+            out[p["name"]] = stock_guards(net, p)
             continue
         try:
             with open(os.path.join(p["data_dir"], "guard-state")) as f:
@@ -64,6 +124,7 @@ class Networks:
     """Brings networks up and down around the arms; collects their CPU, guards and relay metrics."""
 
     def __init__(self, net_bin, netdir, spec, bin_dir, mix, out_dir):
+        self.mix = mix
         self.net_bin, self.base, self.bin_dir, self.out_dir = net_bin, netdir, bin_dir, out_dir
         self.netdir = netdir
         self.dirs = []  # every network's directory (NETDIR, or NETDIR-ARM-ROUND for a network per arm)
@@ -83,6 +144,7 @@ class Networks:
     def spec_for(self, arm):
         spec = json.loads(json.dumps(self.spec))
         spec.update(json.loads(json.dumps(arm.get("spec", {}))))
+        spec = per_client_proxies(spec, self.mix)
         extra = [relay_queues.relay_option()] if self.emulated else []
         spec["relay_options"] = list(spec.get("relay_options", [])) + list(arm.get("relay_options", [])) + extra
         return spec
