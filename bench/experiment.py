@@ -12,11 +12,13 @@ NAME is bench/experiments/NAME.json; FILE any experiment file of that form:
               "source": "..."},
              {"what": "...", "queue": "relay_queue", "where": "exit", "stat": "p99", "off": 0.001, "on": "< 0.2",
               "source": "..."}]}
-An arm of the mix may carry "relay_options" (torrc lines for every relay): then every arm of every round runs on
-a network of its own, started with them (bench/experiment_networks.py).
+An arm of the mix may carry "relay_options" (torrc lines for every relay) or "spec" (spec fields of its own, such
+as stock tor's "implementation"): then every arm of every round runs on a network of its own, started with them
+(bench/experiment_networks.py). With "guards": "per_client" in the mix each client has its own proxy process.
 Writes DIR (default run/experiments/NAME) with records.jsonl, throughput.jsonl, the PNGs, report.md and
 report.json (the numbers), on an emulated network relays.jsonl (the relays' queue times, bench/relay_queues.py)
-and queue_cdf.png, and the network's directory DIR/net (DIR/net-ARM-ROUND for a network per arm; removed unless
+and queue_cdf.png, relay_goodput.jsonl and relay_goodput.png (each relay's bytes sent per second,
+bench/relay_goodput.py), and the network's directory DIR/net (DIR/net-ARM-ROUND for a network per arm; removed unless
 CONFLUX_SYSTEM_KEEP=1).
 An emulated network ("emulation" in the spec) needs root and /dev/net/tun: without them the command exits 77.
 Exit status: 0 when every download was intact, 1 otherwise, 2 usage, 77 cannot run here.
