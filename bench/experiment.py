@@ -12,11 +12,13 @@ NAME is bench/experiments/NAME.json; FILE any experiment file of that form:
               "source": "..."},
              {"what": "...", "queue": "relay_queue", "where": "exit", "stat": "p99", "off": 0.001, "on": "< 0.2",
               "source": "..."}]}
-An arm of the mix may carry "relay_options" (torrc lines for every relay): then every arm of every round runs on
-a network of its own, started with them (bench/experiment_networks.py).
+An arm of the mix may carry "relay_options" (torrc lines for every relay) or "spec" (spec fields of its own, such
+as stock tor's "implementation"): then every arm of every round runs on a network of its own, started with them
+(bench/experiment_networks.py). With "guards": "per_client" in the mix each client has its own proxy process.
 Writes DIR (default run/experiments/NAME) with records.jsonl, throughput.jsonl, the PNGs, report.md and
 report.json (the numbers), on an emulated network relays.jsonl (the relays' queue times, bench/relay_queues.py)
-and queue_cdf.png, and the network's directory DIR/net (DIR/net-ARM-ROUND for a network per arm; removed unless
+and queue_cdf.png, relay_goodput.jsonl and relay_goodput.png (each relay's bytes sent per second,
+bench/relay_goodput.py), and the network's directory DIR/net (DIR/net-ARM-ROUND for a network per arm; removed unless
 CONFLUX_SYSTEM_KEEP=1).
 An emulated network ("emulation" in the spec) needs root and /dev/net/tun: without them the command exits 77.
 Exit status: 0 when every download was intact, 1 otherwise, 2 usage, 77 cannot run here.
@@ -41,6 +43,7 @@ import traffic  # noqa: E402
 import experiment_plots  # noqa: E402
 import experiment_networks  # noqa: E402
 import relay_queues  # noqa: E402
+import relay_goodput  # noqa: E402
 import queue_plots  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, ".."))
@@ -140,7 +143,19 @@ def seed_lines(exp, table, queues, records):
     return lines
 
 
-def report(exp, spec, net, table, queues, records, cost, out_dir):
+def goodput_lines(goodput):
+    """The relays' mean goodput per arm (relay_goodput.jsonl), a row per relay."""
+    if not goodput:
+        return []
+    arms = list(goodput)
+    relays = sorted({r for a in arms for r in goodput[a]})
+    return ["", "## Relay goodput (bytes sent per second, mean over each arm's samples; relay_goodput.png)", "",
+            "| relay | " + " | ".join(arms) + " |", "|---|" + "---:|" * len(arms)] + [
+        "| %s | %s |" % (r, " | ".join(fmt(goodput[a].get(r), " MiB/s") if r in goodput[a] else "–" for a in arms))
+        for r in relays]
+
+
+def report(exp, spec, net, table, queues, records, cost, out_dir, goodput=None):
     lines = ["# %s" % exp.get("title", exp["name"]), "",
              "Command: `bench/experiment.py %s`; %d downloads, %d failed; wall %.0f s." % (
                  exp["name"], len(records), sum(1 for r in records if r["error"]), cost["wall_s"]), "",
@@ -157,6 +172,7 @@ def report(exp, spec, net, table, queues, records, cost, out_dir):
     if queues:
         lines += ["", "## Queue times in the relays (sampled cells, from their MetricsPorts)", ""] + \
             relay_queues.report_lines(queues)
+    lines += goodput_lines(goodput)
     if exp.get("seeds") and exp.get("compare"):
         lines += seed_lines(exp, table, queues, records)
     lines += ["", "## Cost, and the guards the proxies drew", "",
@@ -166,7 +182,8 @@ def report(exp, spec, net, table, queues, records, cost, out_dir):
                   cost["load_before"], cost["load_after"]),
               ""] + ["- guards of %s: %s" % (p, ", ".join(g)) for p, g in cost["guards"].items()] + [
               "", "## Plots", ""]
-    for name in experiment_plots.OUTPUTS + (queue_plots.OUTPUTS if queues else ()):
+    for name in experiment_plots.OUTPUTS + (queue_plots.OUTPUTS if queues else ()) + \
+            ((relay_goodput.OUTPUT,) if goodput else ()):
         lines.append("![%s](%s)" % (name, name))
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -208,14 +225,16 @@ def run(exp, args):
             + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
             "load_before": load_before, "load_after": open("/proc/loadavg").read().split()[0],
             "up_s": [round(x, 1) for x in networks.up_seconds], "guards": networks.guards}
-    networks.write()
-    for p in experiment_plots.plot(out_dir) + queue_plots.plot(out_dir):
+    networks.write(driver.t0)
+    for p in experiment_plots.plot(out_dir) + queue_plots.plot(out_dir) + relay_goodput.plot(out_dir):
         print("wrote %s" % p)
     table = summarize(driver.records)
     queues = relay_queues.summarize(networks.relays)
-    report(exp, spec, net, table, queues, driver.records, cost, out_dir)
+    goodput = relay_goodput.summary([row for s in networks.samplers for row in s.rows(driver.t0)])
+    report(exp, spec, net, table, queues, driver.records, cost, out_dir, goodput)
     with open(os.path.join(out_dir, "report.json"), "w") as f:
         json.dump({"experiment": exp["name"], "mix": mix, "table": table, "queues": queues, "cost": cost,
+                   "relay_goodput_MiBps": goodput,
                    "networks": networks.dirs, "namespaces": networks.namespaces}, f, indent=1)
     if os.environ.get("CONFLUX_SYSTEM_KEEP") != "1":
         for d in networks.dirs:

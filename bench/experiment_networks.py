@@ -7,9 +7,13 @@ needs relays started with them, and most of those options take effect only at a 
 has them, every arm of every round gets a network of its own, the spec's `relay_options` plus the arm's, `up`
 before the arm and `down` after it, in a directory of its own (NETDIR-ARM-ROUND). The spec, the addresses, the files and the client schedule are the same for
 every arm (the seeds' rule P5); the relays' keys are new for each network, so the paths are drawn anew.
+An arm may also carry "spec": fields that replace the spec's for its networks (`{"implementation": {"relay1":
+"tor", ..., "torc": "tor"}}`: stock tor relays and a stock tor client, docs/CONFLUX-NET.md); such an arm, too,
+makes every arm run on a network of its own.
 
 In an emulated network each relay also gets a MetricsPort inside its namespace (relay_queues.py), read before
-and after each arm: relays.jsonl gets one line per round, arm and relay.
+and after each arm: relays.jsonl gets one line per round, arm and relay. During each arm every relay's bytes sent
+are sampled once a second (relay_goodput.py; stock tor relays on their ControlPorts): relay_goodput.jsonl.
 """
 
 import json
@@ -17,11 +21,46 @@ import os
 import time
 
 import netload
+import relay_goodput
+import tor_control
 import relay_queues
 
 
+def client_names(mix):
+    """The driver's client names in order ("web1", "web2", "bulk1", ...), as traffic.Driver names them."""
+    return ["%s%d" % (c["class"], i + 1) for c in mix.get("clients", []) for i in range(int(c.get("count", 1)))]
+
+
+def per_client_proxies(spec, mix):
+    """With the mix's "guards": "per_client", every proxy an arm names becomes one proxy per client, PROXY-CLIENT
+    (its own process, so its own guards, as each of tor's clients picks its own), with the proxy's options, link
+    and implementation; other proxies stay. The spec unchanged otherwise."""
+    if mix.get("guards", "per_proxy") != "per_client":
+        return spec
+    named = {a.get("proxy") for a in mix["arms"]} | {p for a in mix["arms"] for p in a.get("proxies", {}).values()}
+    clients = client_names(mix)
+    hosts = spec.get("emulation", {}).get("hosts", {})
+    impl = spec.get("implementation", {})
+    proxies = []
+    for p in spec.get("proxies", []):
+        if p["name"] not in named:
+            proxies.append(p)
+            continue
+        for c in clients:
+            name = "%s-%s" % (p["name"], c)
+            proxies.append(dict(p, name=name))
+            if p["name"] in hosts:
+                hosts[name] = dict(hosts[p["name"]])
+            if p["name"] in impl:
+                impl[name] = impl[p["name"]]
+        hosts.pop(p["name"], None)
+        impl.pop(p["name"], None)
+    spec["proxies"] = proxies
+    return spec
+
+
 def per_arm(mix):
-    return any(a.get("relay_options") for a in mix.get("arms", []))
+    return any(a.get("relay_options") or a.get("spec") for a in mix.get("arms", []))
 
 
 def cpu_seconds(pid):
@@ -38,12 +77,38 @@ def network_cpu(net):
     return sum(cpu_seconds(p["pid"]) or 0.0 for p in net["processes"] if p.get("started") and p.get("pid", 0) > 1)
 
 
+def stock_guards(net, proc):
+    """A stock tor proxy's guards as its ControlPort lists them (GETINFO entry-guards: "$FP~NICK STATUS" lines),
+    named by the network's relays; [] when it does not answer."""
+    names = {p.get("rsa_fingerprint", "").upper(): p["name"] for p in net["processes"]}
+    try:
+        c = tor_control.Control(proc)
+        try:
+            text = c.getinfo("entry-guards") or ""
+        finally:
+            c.close()
+    except OSError:
+        return []
+    out = []
+    for line in text.strip().splitlines():
+        words = line.split()
+        if not words:
+            continue
+        fp = words[0].lstrip("$").split("~")[0].split("=")[0].upper()
+        out.append("%s (%s)" % (names.get(fp, words[0]), " ".join(words[1:]) or "?"))
+    return out
+
+
 def proxy_guards(net):
-    """{proxy: ["relay2 (confirmed)", ...]} from each started proxy's guard-state: the clients of one proxy share
-    its guards, so an arm's single-path numbers depend on which relays its proxy drew."""
+    """{proxy: ["relay2 (confirmed)", ...]} from each started proxy's guard-state (a stock tor proxy's from its
+    ControlPort): the clients of one proxy share its guards, so an arm's single-path numbers depend on which
+    relays its proxy drew."""
     out = {}
     for p in net["processes"]:
         if p["role"] != "proxy" or not p.get("started"):
+            continue
+        if p.get("implementation") == "tor":
+            out[p["name"]] = stock_guards(net, p)
             continue
         try:
             with open(os.path.join(p["data_dir"], "guard-state")) as f:
@@ -59,6 +124,7 @@ class Networks:
     """Brings networks up and down around the arms; collects their CPU, guards and relay metrics."""
 
     def __init__(self, net_bin, netdir, spec, bin_dir, mix, out_dir):
+        self.mix = mix
         self.net_bin, self.base, self.bin_dir, self.out_dir = net_bin, netdir, bin_dir, out_dir
         self.netdir = netdir
         self.dirs = []  # every network's directory (NETDIR, or NETDIR-ARM-ROUND for a network per arm)
@@ -71,10 +137,14 @@ class Networks:
         self.up_seconds = []
         self.guards = {}  # "proxy" or "proxy (arm, round)" -> guards
         self.relays = []  # relays.jsonl lines
+        self.samplers = []  # relay_goodput.Sampler of each arm and round
+        self.sampler = None
         self.t0 = self.before = self.cpu0 = None
 
     def spec_for(self, arm):
         spec = json.loads(json.dumps(self.spec))
+        spec.update(json.loads(json.dumps(arm.get("spec", {}))))
+        spec = per_client_proxies(spec, self.mix)
         extra = [relay_queues.relay_option()] if self.emulated else []
         spec["relay_options"] = list(spec.get("relay_options", [])) + list(arm.get("relay_options", [])) + extra
         return spec
@@ -93,11 +163,20 @@ class Networks:
         if self.net is None:
             self.up(arm, rnd)
         self.before = relay_queues.scrape(self.net) if self.emulated else {}
+        if self.emulated:
+            self.sampler = relay_goodput.Sampler(self.net, rnd, arm["name"])
+            self.sampler.start()
+            self.samplers.append(self.sampler)
         self.t0 = time.monotonic()
         return self.net
 
     def leave(self, rnd, arm):
         seconds = time.monotonic() - self.t0
+        if self.sampler:
+            self.sampler.stop()
+            for name, e in self.sampler.errors.items():
+                print("goodput of %s in %s, round %d: %s" % (name, arm["name"], rnd, e), flush=True)
+            self.sampler = None
         if self.emulated:
             for name, row in relay_queues.difference(relay_queues.scrape(self.net), self.before).items():
                 self.relays.append(dict(row, round=rnd, arm=arm["name"], relay=name, seconds=round(seconds, 3)))
@@ -118,9 +197,12 @@ class Networks:
         self.net = None
         return netload.net_down(self.net_bin, self.netdir)
 
-    def write(self):
-        if not self.relays:
-            return
-        with open(os.path.join(self.out_dir, "relays.jsonl"), "w") as f:
-            for r in self.relays:
-                f.write(json.dumps(r) + "\n")
+    def write(self, t0):
+        """relays.jsonl and relay_goodput.jsonl (times since t0, the run's start) when there is something."""
+        goodput = [row for s in self.samplers for row in s.rows(t0)]
+        for name, rows in (("relays.jsonl", self.relays), ("relay_goodput.jsonl", goodput)):
+            if not rows:
+                continue
+            with open(os.path.join(self.out_dir, name), "w") as f:
+                for r in rows:
+                    f.write(json.dumps(r) + "\n")

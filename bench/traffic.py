@@ -22,13 +22,17 @@ A mix (JSON) names the arms, the clients and how long each arm runs:
    "arms": [{"name": "conflux-off", "proxy": "single", "proxies": {"bulk": "guards-single"}},
             {"name": "conflux-on",  "proxy": "conflux"}],
    "clients": [{"class": "web", "count": 4}, {"class": "bulk", "count": 1}],
-   "rounds": 2, "round_s": 60, "seed": 1}
+   "rounds": 2, "round_s": 60, "seed": 1,
+   "guards": "per_proxy"}                            # or "per_client": each client its own proxy (below)
 
 Each round runs every arm in turn (the order rotates from round to round, so a drift in the machine's load
 hits both alike) for round_s seconds: every client of the mix uses the arm's proxy for its class (or the
 arm's "proxy"). A client keeps its own circuit (SOCKS username = client name and arm) unless its model asks
 for fresh circuits. No download starts after the arm's time is up; the ones in flight finish (or time out).
 Every body is checked against network.json's SHA-256; a wrong or short body is an error record.
+
+With "guards": "per_client" each client uses its own copy of the arm's proxy, PROXY-CLIENT ("client-web1"),
+so its own guards, as each of tor's clients picks its own; bench/experiment.py starts those copies.
 
 An arm may also carry "relay_options" (torrc lines for every relay); bench/experiment.py then runs each arm on a
 network of its own with them (bench/experiment_networks.py); this command line refuses such a mix.
@@ -67,9 +71,16 @@ class MixError(Exception):
     pass
 
 
+def proxy_of(mix, arm, cls, client):
+    """The proxy a client uses in an arm: the arm's for its class; with "guards": "per_client" the client's own
+    copy of it, PROXY-CLIENT (bench/experiment_networks.py starts one per client)."""
+    p = arm.get("proxies", {}).get(cls, arm.get("proxy"))
+    return "%s-%s" % (p, client) if mix.get("guards") == "per_client" else p
+
+
 def load_mix(mix, net):
     """Checks a mix against the network; returns (models, arms, clients). Raises MixError."""
-    unknown = set(mix) - {"classes", "arms", "clients", "rounds", "round_s", "seed"}
+    unknown = set(mix) - {"classes", "arms", "clients", "rounds", "round_s", "seed", "guards"}
     if unknown:
         raise MixError("unknown mix fields: %s" % ", ".join(sorted(unknown)))
     models = {k: dict(v) for k, v in MODELS.items()}
@@ -92,11 +103,14 @@ def load_mix(mix, net):
     arms = mix.get("arms", [])
     if not arms or not clients:
         raise MixError("a mix needs at least one arm and one client")
+    if mix.get("guards", "per_proxy") not in ("per_proxy", "per_client"):
+        raise MixError("guards: \"per_proxy\" (clients share their proxy's guards) or \"per_client\"")
     for a in arms:
-        for cls in {c["class"] for c in clients}:
-            p = a.get("proxies", {}).get(cls, a.get("proxy"))
-            if p not in proxies:
-                raise MixError("arm %s: class %s has no started proxy (%r)" % (a.get("name"), cls, p))
+        for c in clients:
+            for i in range(int(c.get("count", 1))):
+                p = proxy_of(mix, a, c["class"], "%s%d" % (c["class"], i + 1))
+                if p not in proxies:
+                    raise MixError("arm %s: class %s has no started proxy (%r)" % (a.get("name"), c["class"], p))
     return models, arms, clients
 
 
@@ -105,6 +119,7 @@ class Driver:
 
     def __init__(self, net, mix, out_dir, progress=True, networks=None):
         self.models, self.arms, self.clients = load_mix(mix, net)
+        self.mix = mix
         self.rounds = int(mix.get("rounds", 1))
         self.round_s = float(mix.get("round_s", 60))
         self.seed = int(mix.get("seed", 1))
@@ -153,7 +168,7 @@ class Driver:
 
     async def client(self, rnd, arm, cls, client, end, rng):
         model = self.models[cls]
-        proxy = arm.get("proxies", {}).get(cls, arm.get("proxy"))
+        proxy = proxy_of(self.mix, arm, cls, client)
         lo, hi = model["think_s"]
         # A random start within the first think time (at most 5 s), so clients of one class do not move in step.
         await asyncio.sleep(rng.uniform(0, min(hi, 5.0)))
@@ -255,8 +270,9 @@ def main(argv):
         net = json.load(f)
     with open(args.mix) as f:
         mix = json.load(f)
-    if any(a.get("relay_options") for a in mix.get("arms", [])):
-        print("mix: arms with relay_options need a network each: run them with bench/experiment.py", file=sys.stderr)
+    if any(a.get("relay_options") or a.get("spec") for a in mix.get("arms", [])):
+        print("mix: arms with relay_options or spec need a network each: run them with bench/experiment.py",
+              file=sys.stderr)
         return 2
     try:
         d = run(net, mix, args.out)

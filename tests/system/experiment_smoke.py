@@ -16,7 +16,9 @@ runs on a network of its own (bench/experiment_networks.py). Then it checks what
   4. the four PNGs are PNGs of the size their figures are drawn at; report.md has a row per class and arm;
   5. relays.jsonl: in every arm every relay of the network answered its MetricsPort, runs the scheduler the
      arm's relay_options name (conflux_relay_sched_policy), and the arm's relays sampled cells;
-  6. every network's namespaces are gone, and no process's output has a sanitizer report.
+  6. relay_goodput.jsonl: in every arm every relay was sampled at least once a second on average, and the
+     exit sent at least the bytes the arm's downloads received (every byte a client gets leaves the exit);
+  7. every network's namespaces are gone, and no process's output has a sanitizer report.
 Exit 0 when every check passed, 1 otherwise, 77 (skip) when not root, without /dev/net/tun or ip, without
 matplotlib, or when namespaces cannot be made. SIGTERM/SIGINT stop the experiment, which takes its network
 down; a run killed with SIGKILL leaves a directory whose network the next run takes down.
@@ -44,7 +46,7 @@ RUN_TIMEOUT_S = 150  # two networks, one per arm: two `up`s of about 20 s each
 # Figure sizes (inches) x dpi in bench/experiment_plots.py and queue_plots.py: a CDF panel per class (3 here),
 # 5 x 4 each; the queue CDFs 10 x 4.
 PNG_SIZES = {"ttfb_cdf.png": (1500, 400), "ttlb_cdf.png": (1500, 400), "throughput.png": (1000, 350),
-             "queue_cdf.png": (1000, 400)}
+             "queue_cdf.png": (1000, 400), "relay_goodput.png": (1000, 600)}
 FIELDS = {"round": int, "arm": str, "proxy": str, "class": str, "client": str, "file": str, "size": int,
           "start": float, "ttfb": float, "ttlb": float, "bytes": int, "new_circuit": bool}
 
@@ -129,6 +131,25 @@ def check_relays(out, exp):
               f"{sampled} cells sampled")
 
 
+def check_goodput(out, exp, records):
+    """Each relay's bytes over time were sampled through the arm, and they add up: the exit sent at least what the
+    clients received."""
+    path = os.path.join(out, "relay_goodput.jsonl")
+    rows = read_jsonl(path) if os.path.exists(path) else []
+    spec = exp["spec"]
+    want_relays = spec.get("authorities", 1) + spec["relays"] + len(spec["bridges"])
+    for arm in exp["mix"]["arms"]:
+        rs = [r for r in rows if r["arm"] == arm["name"]]
+        relays = {r["relay"] for r in rs}
+        covered = min((sum(r["dt"] for r in rs if r["relay"] == n) for n in relays), default=0)
+        n_min = min((sum(1 for r in rs if r["relay"] == n) for n in relays), default=0)
+        exit_sent = sum(r["bytes"] for r in rs if r["role"] == "exit")
+        got = sum(r["bytes"] for r in records if r["arm"] == arm["name"])
+        check(len(relays) == want_relays and n_min >= covered * 0.5 and exit_sent >= got > 0,
+              f"{arm['name']}: {len(relays)} of {want_relays} relays' goodput sampled (at least {n_min} samples "
+              f"over {covered:.1f} s each); the exit sent {exit_sent} bytes, the clients received {got}")
+
+
 def namespaces():
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30).stdout
     return {line.split()[0] for line in out.splitlines() if line.strip()}
@@ -193,9 +214,10 @@ def main():
         status = run_experiment(conflux_net, out)
         check(status == 0, f"bench/experiment.py exited {status}")
         if os.path.exists(os.path.join(out, "records.jsonl")):
-            check_records(out, exp)
+            records = check_records(out, exp)
             check_outputs(out, exp)
             check_relays(out, exp)
+            check_goodput(out, exp, records)
         nets = sorted(glob.glob(os.path.join(out, "net*", "network.json")))
         ours = set(ns for n in nets for ns in json.load(open(n)).get("namespaces", []))
         left = ours & namespaces()

@@ -181,3 +181,81 @@ TEST_CASE("network.json records a stock relay's implementation and ControlPort",
   REQUIRE(back.has_value());
   CHECK(*back == info);
 }
+
+TEST_CASE("a stock tor proxy: a tor client with a SocksPort and a ControlPort", "[conflux_net][stock_tor]") {
+  auto s = parse_spec(R"({"relays": 3, "exits": 1, "bridges": [],
+    "proxies": [{"name": "ours"}, {"name": "torc", "conflux": true, "options": ["Log info file /n/torc/info.log"]}],
+    "implementation": {"torc": "tor"}})");
+  REQUIRE(s.has_value());
+  CHECK(runs_stock_tor(*s, "torc"));
+  CHECK_FALSE(runs_stock_tor(*s, "ours"));
+  auto plan = plan_processes(*s);
+  // file server 1, auth1 2, three relays 1 each, two proxies 2 each
+  const auto n = ports_needed(plan);
+  REQUIRE(n == 1 + 2 + 3 + 4);
+  std::vector<std::uint16_t> ports;
+  for (std::size_t i = 0; i < n; ++i) ports.push_back(static_cast<std::uint16_t>(20000 + i));
+  assign_ports(plan, ports);
+  const auto& ours = plan[plan.size() - 2];
+  const auto& torc = plan.back();
+  REQUIRE(torc.name == "torc");
+  CHECK(torc.stock_tor);
+  CHECK(ours.ports.metrics_port == 20007);
+  CHECK(torc.ports.socks_port == 20008);
+  CHECK(torc.ports.control_port == 20009);
+  CHECK(torc.ports.metrics_port == 0);  // tor has no MetricsPort for a client
+
+  TorrcInputs in;
+  in.net_dir = "/n";
+  in.authorities = {{"auth1", 4001, 4002, std::string(40, 'A'), std::string(40, 'B')}};
+  const auto t = render_torrc(torc, in);
+  INFO(t);
+  CHECK(has_line(t, "SocksPort 127.0.0.1:20008"));
+  CHECK(has_line(t, "ControlPort 127.0.0.1:20009"));
+  CHECK(has_line(t, "CookieAuthentication 1"));
+  CHECK(has_line(t, "ConfluxEnabled 1"));
+  CHECK(has_line(t, "EnforceDistinctSubnets 0"));
+  CHECK(has_line(t, "TestingTorNetwork 1"));
+  CHECK(has_line(t, "DirAuthority auth1 orport=4001 v3ident=" + std::string(40, 'A') + " 127.0.0.1:4002 " +
+                        std::string(40, 'B')));
+  CHECK(t.ends_with("\nLog info file /n/torc/info.log\n"));
+  CHECK(t.find("MetricsPort") == std::string::npos);  // conflux-proxy's option; tor would refuse it for a client
+  CHECK(t.find("UseBridges") == std::string::npos);
+}
+
+TEST_CASE("a stock tor proxy takes no bridges", "[conflux_net][stock_tor]") {
+  CHECK(error_of(R"({"proxies": [{"name": "torb", "use_bridges": true}], "implementation": {"torb": "tor"}})")
+            .pointer == "/implementation/torb");
+  CHECK(error_of(R"({"proxies": [{"name": "p"}], "implementation": {"q": "tor"}})").pointer == "/implementation/q");
+}
+
+TEST_CASE("stock tor in an emulated network listens and leaves on its own address", "[conflux_net][stock_tor]") {
+  auto s = parse_spec(R"({"relays": 3, "exits": 1, "bridges": [], "proxies": [{"name": "torc"}],
+    "implementation": {"relay1": "tor", "relay2": "tor", "exit1": "tor", "torc": "tor"},
+    "emulation": {"subnet": "10.90.0.0/24"}})");
+  REQUIRE(s.has_value());
+  auto plan = plan_processes(*s);
+  std::vector<std::uint16_t> ports;
+  for (std::size_t i = 0; i < ports_needed(plan); ++i) ports.push_back(static_cast<std::uint16_t>(30000 + i));
+  assign_ports(plan, ports);
+  TorrcInputs in;
+  in.net_dir = "/n";
+  in.stock_relays = true;
+  in.file_port = 8080;
+  for (const auto& p : plan) {
+    if (!p.stock_tor) continue;
+    const auto t = render_torrc(p, in);
+    INFO(p.name << "\n" << t);
+    CHECK(p.address.starts_with("10.90.0."));
+    CHECK(has_line(t, "ControlPort " + p.address + ":" + std::to_string(p.ports.control_port)));
+    CHECK(t.find("127.0.0.1") == std::string::npos);
+    if (p.role == Role::Proxy) {
+      CHECK(has_line(t, "SocksPort " + p.address + ":" + std::to_string(p.ports.socks_port)));
+      continue;
+    }
+    CHECK(has_line(t, "Address " + p.address));
+    CHECK(has_line(t, "OutboundBindAddress " + p.address));
+    CHECK(has_line(t, "ORPort " + p.address + ":" + std::to_string(p.ports.or_port)));
+    if (p.role == Role::Exit) CHECK(has_line(t, "OutboundBindAddressExit " + p.address));
+  }
+}

@@ -104,8 +104,8 @@ asio::awaitable<std::optional<Failure>> stock_relays_know_the_network(const Read
   for (const auto& w : in.watched) {
     if (!w.stock_tor) continue;
     for (;;) {
-      // Its ControlPort is on 127.0.0.1 whatever address it relays on (its torrc).
-      const net::tcp::endpoint control{asio::ip::make_address_v4("127.0.0.1"), w.ports.control_port};
+      // Its ControlPort is on its own address (its torrc).
+      const net::tcp::endpoint control{w.address, w.ports.control_port};
       const auto missing = co_await stock_tor_unknown_relay(control,
                                                             w.data_dir / "control_auth_cookie", relays, 3s);
       if (!missing) break;

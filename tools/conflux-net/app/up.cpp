@@ -154,7 +154,7 @@ class Up {
       }
     }
     for (const auto& x : spec_.proxies) {
-      if (x.start && programs_.proxy.empty()) {
+      if (x.start && !netspec::runs_stock_tor(spec_, x.name) && programs_.proxy.empty()) {
         std::fprintf(stderr,
                      "conflux-net: conflux-proxy not found, and the spec starts the proxy '%s' (build it, name its "
                      "directory with --bin-dir, or use a spec with \"proxies\": [])\n",
@@ -306,7 +306,7 @@ class Up {
     in.exit_policy = spec_.exit_policy;
     in.relay_options = spec_.relay_options;
     for (const auto& p : procs_) {
-      in.stock_relays = in.stock_relays || p.plan.stock_tor;
+      in.stock_relays = in.stock_relays || (p.plan.stock_tor && netspec::is_relay_role(p.plan.role));
       if (p.plan.role == Role::Authority)
         in.authorities.push_back(
             {p.plan.name, p.plan.ports.or_port, p.plan.ports.dir_port, p.v3ident, p.rsa_fingerprint, p.plan.address});
@@ -339,6 +339,7 @@ class Up {
         return {programs_.self, {"serve-files", "--root", (dir_ / netspec::kFilesDirName).string(), "--listen", listen}};
       }
       case Role::Proxy:
+        if (p.plan.stock_tor) return {spec_.tor, {"-f", p.paths.torrc.string()}};
         return {programs_.proxy, {"-f", p.paths.torrc.string()}};
       default:
         if (p.plan.stock_tor) return {spec_.tor, {"-f", p.paths.torrc.string()}};
@@ -503,7 +504,8 @@ class Up {
       r.address = p.plan.address;
       r.netns = p.netns;
       info_.processes.push_back(std::move(r));
-      if (p.plan.role == Role::Proxy && p.plan.start && !info_.proxy)
+      // The first started proxy with a MetricsPort (ours): `status` reads it.
+      if (p.plan.role == Role::Proxy && p.plan.start && !p.plan.stock_tor && !info_.proxy)
         info_.proxy = netspec::ProxyAddresses{p.plan.name, p.plan.address + ":" + std::to_string(p.plan.ports.socks_port),
                                               "http://" + p.plan.address + ":" +
                                                   std::to_string(p.plan.ports.metrics_port) + "/metrics"};

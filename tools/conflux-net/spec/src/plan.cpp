@@ -94,7 +94,8 @@ void assign_ports(std::vector<ProcessPlan>& plan, std::span<const std::uint16_t>
         break;
       case Role::Proxy:
         p.ports.socks_port = take();
-        p.ports.metrics_port = take();
+        // tor has no MetricsPort for clients: its ControlPort instead.
+        (p.stock_tor ? p.ports.control_port : p.ports.metrics_port) = take();
         break;
       case Role::Router:
         break;

@@ -114,7 +114,9 @@ Check check_emulation(const Context& cx, const NetSpec& s) {
   return std::nullopt;
 }
 
-// Each named relay exists and each implementation is known.
+// Each named relay or proxy exists and each implementation is known. A stock
+// tor proxy is a tor client (tor's own Conflux when "conflux" is true); it
+// takes no bridges here.
 Check check_implementations(const NetSpec& s, const Context& cx) {
   bool stock = false;
   for (const auto& [name, impl] : s.implementation) {
@@ -122,15 +124,18 @@ Check check_implementations(const NetSpec& s, const Context& cx) {
     bool known = false;
     for (unsigned i = 1; i <= s.relays - s.exits; ++i) known = known || name == "relay" + std::to_string(i);
     for (unsigned i = 1; i <= s.exits; ++i) known = known || name == "exit" + std::to_string(i);
-    if (!known)
-      return cx.error(p, "names no relay or exit of this network (relay1.., exit1..; authorities and bridges are "
-                         "always conflux-relay)");
+    const ProxySpec* proxy = nullptr;
+    for (const auto& x : s.proxies)
+      if (x.name == name) proxy = &x;
+    if (!known && !proxy)
+      return cx.error(p, "names no relay, exit or proxy of this network (relay1.., exit1.., a proxy's name; "
+                         "authorities and bridges are always conflux-relay)");
     if (impl != "conflux" && impl != "tor") return cx.error(p, "\"conflux\" (ours) or \"tor\" (stock tor)");
+    if (proxy && impl == "tor" && proxy->use_bridges)
+      return cx.error(p, "a stock tor proxy uses the network's guards, not its bridges (\"use_bridges\": false)");
     stock = stock || impl == "tor";
   }
   if (!stock) return std::nullopt;
-  if (s.emulation)
-    return cx.error("/implementation", "stock tor relays run on loopback only, not yet in an emulated network");
   if (s.tor.empty() || s.tor.front() != '/') return cx.error("/tor", "an absolute path to tor");
   return std::nullopt;
 }

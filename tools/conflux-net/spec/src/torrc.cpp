@@ -115,28 +115,45 @@ std::string client_dir_lines(const TorrcInputs& in) {
 // with this network's names, ports and exit policy).
 std::string stock_relay_torrc(const ProcessPlan& p, const TorrcInputs& in) {
   std::string t = relay_lines_without_options(p, in) + client_dir_lines(in) +
-                  "SocksPort 0\nAddress 127.0.0.1\nContactInfo " + p.name +
+                  "SocksPort 0\nAddress " + p.address + "\nContactInfo " + p.name +
                   "@conflux-net.invalid\n"
                   // No self-test of the ORPort: it publishes at once, and our
                   // authorities test it as they test ours.
                   "AssumeReachable 1\n"
                   // Every connection it opens (OR, directory, exit) leaves
-                  // from 127.0.0.1, which the kernel cannot route elsewhere.
-                  "OutboundBindAddress 127.0.0.1\n"
-                  "ControlPort " + at("127.0.0.1", p.ports.control_port) + "\nCookieAuthentication 1\n"
+                  // from its own address: 127.0.0.1, which the kernel cannot
+                  // route elsewhere, or its address in an emulated network.
+                  "OutboundBindAddress " + p.address + "\n"
+                  // On its own address, so that `up` and experiments reach it
+                  // from the machine in an emulated network too.
+                  "ControlPort " + at(p.address, p.ports.control_port) + "\nCookieAuthentication 1\n"
                   "RunAsDaemon 0\nSandbox 0\nShutdownWaitLength 0\nAvoidDiskWrites 1\n";
   if (p.role != Role::Exit) return t + "ExitRelay 0\nExitPolicy reject *:*\n";
   // As for ours (below); tor also rejects its own addresses unless told not
   // to, and needs no resolver: clients connect to IP literals.
   return t + "ExitRelay 1\nExitPolicyRejectPrivate 0\nExitPolicyRejectLocalInterfaces 0\n"
-             "OutboundBindAddressExit 127.0.0.1\nIPv6Exit 0\nServerDNSResolvConfFile /dev/null\n"
+             "OutboundBindAddressExit " + p.address + "\nIPv6Exit 0\nServerDNSResolvConfFile /dev/null\n"
              "ServerDNSDetectHijacking 0\nServerDNSTestAddresses\n" + exit_policy_lines(in);
+}
+
+// Debian's tor as a client of this network: the proxy's SocksPort (tor
+// isolates by SOCKS username by default, as ours does), a ControlPort for
+// its circuits, guards and byte counts, and tor's own Conflux.
+std::string stock_proxy_torrc(const ProcessPlan& p, const TorrcInputs& in) {
+  std::string t = common_lines(p, in) + client_dir_lines(in) + "SocksPort " + at(p.address, p.ports.socks_port) +
+                  "\nControlPort " + at(p.address, p.ports.control_port) +
+                  "\nCookieAuthentication 1\nClientUseIPv6 0\nRunAsDaemon 0\nSandbox 0\n"
+                  // As ours (below): one machine, or one /24, for every relay.
+                  "EnforceDistinctSubnets 0\nConfluxEnabled " + std::string(p.conflux ? "1" : "0") + "\n";
+  for (const auto& line : p.options) t += line + "\n";
+  return t;
 }
 
 }  // namespace
 
 std::string render_torrc(const ProcessPlan& p, const TorrcInputs& in) {
   if (p.stock_tor && (p.role == Role::Relay || p.role == Role::Exit)) return stock_relay_torrc(p, in);
+  if (p.stock_tor && p.role == Role::Proxy) return stock_proxy_torrc(p, in);
   switch (p.role) {
     case Role::FileServer:
     case Role::Router:

@@ -28,7 +28,7 @@ struct ProcessRecord {
   Ports ports;
   std::string identity;  // relays: Ed25519 identity, base64
   std::string rsa_fingerprint;  // relays: their RSA identity's SHA-1, 40 hex digits (tor's fingerprint)
-  std::string implementation;   // relays: "tor" when stock tor runs it; empty for ours (and in older files)
+  std::string implementation;   // relays and proxies: "tor" when stock tor runs it; empty for ours (and in older files)
   std::string dir, torrc, data_dir, log, output;
   std::string address;  // where it listens (ProcessPlan::address); optional when read
   std::string netns;    // emulated networks: its network namespace; optional when read

@@ -38,7 +38,7 @@ struct Ports {
   std::uint16_t metrics_port = 0;
   std::uint16_t http_port = 0;
   std::uint16_t pt_port = 0;  // an obfs4 bridge's transport listener (ServerTransportListenAddr)
-  std::uint16_t control_port = 0;  // a stock tor relay's ControlPort (cookie authentication)
+  std::uint16_t control_port = 0;  // a stock tor relay's or proxy's ControlPort (cookie authentication)
   bool operator==(const Ports&) const = default;
 };
 
@@ -54,7 +54,7 @@ struct ProcessPlan {
   // Where it listens: 127.0.0.1, or in an emulated network its own address
   // (in its own network namespace; the router has none).
   std::string address = "127.0.0.1";
-  bool stock_tor = false;      // relays and exits: run by stock tor (NetSpec::implementation), not conflux-relay
+  bool stock_tor = false;      // run by stock tor (NetSpec::implementation), not conflux-relay or conflux-proxy
   std::vector<std::string> options{};  // proxies: the spec's extra torrc lines
   bool operator==(const ProcessPlan&) const = default;
 };

@@ -90,7 +90,8 @@ struct NetSpec {
   // Which program runs a relay, by its name ("relay2", "exit1"): "conflux"
   // (ours, conflux-relay: the default for every name not listed) or "tor"
   // (Debian's stock tor, at `tor`), so one network can mix the two
-  // implementations. Only relays and exits yet.
+  // implementations. Relays, exits and proxies (a stock tor proxy is a tor
+  // client: SocksPort and ControlPort, tor's Conflux when `conflux`).
   std::map<std::string, std::string> implementation;
   std::string tor = "/usr/sbin/tor";  // the stock tor program
   bool operator==(const NetSpec&) const = default;
@@ -135,7 +136,7 @@ struct SpecError {
 // Checks a spec built in code (parse_spec runs the same checks).
 [[nodiscard]] Result<NetSpec, SpecError> validate_spec(NetSpec spec);
 
-// Whether the spec runs the relay `name` on stock tor (implementation "tor").
+// Whether the spec runs the relay or proxy `name` on stock tor (implementation "tor").
 [[nodiscard]] bool runs_stock_tor(const NetSpec& spec, std::string_view name);
 
 // The spec as JSON with every field written out (DIR/spec.json, --print-spec).
