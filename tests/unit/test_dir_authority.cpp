@@ -75,6 +75,8 @@ struct Spec {
   std::vector<std::string> policy = kRejectAll;
   std::uint64_t unreachable_for = 60;
   std::uint64_t published_ago = 600;
+  bool dir_cache = false;  // tunnelled-dir-server
+  std::uint16_t dir_port = 0;
 };
 
 TorRelayRecord make_record(std::uint8_t n, const Spec& s) {
@@ -89,6 +91,8 @@ TorRelayRecord make_record(std::uint8_t n, const Spec& s) {
   f.bandwidth_rate = f.bandwidth_burst = s.bw;
   f.bandwidth_observed = s.measured ? s.bw : 0;
   f.exit_policy = s.policy;
+  f.tunnelled_dir_server = s.dir_cache;
+  f.dir_port = s.dir_port;
   const crypto::Ed25519Public id = k.identity.public_key();
   const TorDescriptorKeys dk{k.rsa, id, k.signing, k.cert, k.onion, tap_key(), kAt + 30 * kDay};
   auto d = parse_tor_server_descriptor(make_tor_server_descriptor(f, dk), kAt);
@@ -317,6 +321,21 @@ TEST_CASE("authority: one entry per RSA identity", "[dir][authority]") {
   REQUIRE(entries.size() == 1);
   CHECK(entries[0].identity == std::min(key_from(1).public_key(), key_from(2).public_key()));
   CHECK(entries[0].rsa_identity == k1.rsa.public_key().fingerprint());
+}
+
+TEST_CASE("authority: V2Dir for a directory cache, as tor's authorities vote it", "[dir][authority]") {
+  // Stock clients take guards only among V2Dir relays: without it for
+  // tunnelled-dir-server, the authority (the one relay with a DirPort) was
+  // every stock client's only guard in an emulated network.
+  std::vector<TorRelayRecord> recs;
+  { Spec s; s.dir_cache = true; recs.push_back(make_record(1, s)); }
+  { Spec s; s.dir_port = 7001; recs.push_back(make_record(2, s)); }
+  recs.push_back(make_record(3, Spec{}));
+  const auto entries = compute_router_entries(recs, kAt, AuthorityParams{});
+  REQUIRE(entries.size() == 3);
+  CHECK(find(entries, 1)->flags.v2dir);
+  CHECK(find(entries, 2)->flags.v2dir);
+  CHECK_FALSE(find(entries, 3)->flags.v2dir);
 }
 
 TEST_CASE("bandwidth weights: dir-spec cases, hand-computed", "[dir][weights]") {

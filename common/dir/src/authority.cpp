@@ -24,6 +24,7 @@ struct Candidate {
   // A tor descriptor's family, by RSA fingerprint: the entry lists those
   // members that are listed too, by their Ed25519 identity (listed_relays).
   std::vector<crypto::RsaFingerprint> rsa_family{};
+  bool dir_cache = false;  // tunnelled-dir-server: it answers BEGIN_DIR
 };
 
 bool running_at(const ReachabilityHistory& h, std::uint64_t at, const AuthorityParams& params) {
@@ -66,6 +67,7 @@ std::optional<Candidate> candidate_of(const TorRelayRecord& rec, std::uint64_t a
   e.published = d->published;
   e.rsa_identity = d->rsa_identity;
   c.rsa_family = d->facts.family;
+  c.dir_cache = d->tunnelled_dir_server;
   return c;
 }
 
@@ -169,6 +171,10 @@ std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> 
     RouterEntry& e = c.entry;
     e.flags.running = true;
     e.flags.valid = true;
+    // tor's authorities: V2Dir for a directory cache (tunnelled-dir-server,
+    // which stock relays publish by default and ours as mirrors); a DirPort
+    // serves tor's documents too (exit/app/relay_tor_mirror.cpp).
+    e.flags.v2dir = c.dir_cache || e.dir_port != 0;
     e.flags.fast = c.bw >= fast_bw;
     e.flags.stable = h.run_length(at) >= stable_run;
     e.flags.exit = exit_flag(e.exit_policy);

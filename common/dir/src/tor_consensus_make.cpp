@@ -27,15 +27,11 @@ constexpr std::string_view kFixedPublished = "2038-01-01 00:00:00";
 
 std::string hex(const crypto::RsaFingerprint& f) { return bytes::to_hex(f, true); }
 
-// V2Dir for a relay with a DirPort, as tor's authorities vote it for any
-// DirPort: ours with one serve tor's documents too (a relay given these
-// authorities' v3idents mirrors them: exit/app/relay_tor_mirror.cpp), and
-// stock clients sample guards only among V2Dir relays.
 std::string flags_of(const RouterEntry& r) {
   const Flags& f = r.flags;
   std::string s = "s";
   for (auto [on, name] : {std::pair{f.exit, "Exit"}, {f.fast, "Fast"}, {f.guard, "Guard"}, {f.running, "Running"},
-                          {f.stable, "Stable"}, {r.dir_port != 0, "V2Dir"}, {f.valid, "Valid"}})
+                          {f.stable, "Stable"}, {f.v2dir, "V2Dir"}, {f.valid, "Valid"}})
     if (on) s += std::string(" ") + name;
   return s + "\n";
 }

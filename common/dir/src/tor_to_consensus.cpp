@@ -18,6 +18,7 @@ Flags flags_of(const TorRouterStatus& r) {
   f.running = r.has_flag("Running");
   f.stable = r.has_flag("Stable");
   f.valid = r.has_flag("Valid");
+  f.v2dir = r.has_flag("V2Dir");
   return f;
 }
 

@@ -32,6 +32,10 @@ struct Flags {
   bool running = false;
   bool stable = false;
   bool valid = false;
+  // A directory cache: tor's authorities vote V2Dir for a relay whose
+  // descriptor says tunnelled-dir-server (ours: or has a DirPort), and stock
+  // clients take guards only among V2Dir relays.
+  bool v2dir = false;
   friend bool operator==(const Flags&, const Flags&) = default;
 };
 
