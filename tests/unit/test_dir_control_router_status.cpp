@@ -37,8 +37,8 @@ TEST_CASE("a router status: an IPv6 address is an a line, flags in tor's order",
   auto r = relay("guard1", 0);
   r.ipv6 = dir::Ipv6{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
   r.flags = dir::Flags{};
-  r.flags.valid = r.flags.stable = r.flags.guard = r.flags.running = true;
-  CHECK(dir::control_router_status(r).find("\na [2001:db8::1]:9001\ns Guard Running Stable Valid\n") !=
+  r.flags.valid = r.flags.stable = r.flags.guard = r.flags.running = r.flags.v2dir = true;
+  CHECK(dir::control_router_status(r).find("\na [2001:db8::1]:9001\ns Guard Running Stable V2Dir Valid\n") !=
         std::string::npos);
 }
 

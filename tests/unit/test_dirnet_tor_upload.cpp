@@ -308,7 +308,8 @@ TEST_CASE("a tor descriptor POSTed to an authority of ours enters its consensus 
   CHECK(e.exit_policy == "accept 1-65535");
   CHECK(e.protocols == exit0->protocols);
   CHECK(e.bandwidth == 1);  // min(1073741824, 1863) bytes/s, in KB/s
-  CHECK(e.flags == dir::Flags{true, true, true, true, true, true});  // testing thresholds: all six
+  // Testing thresholds: all six, and V2Dir for stock tor's tunnelled-dir-server.
+  CHECK(e.flags == dir::Flags{true, true, true, true, true, true, true});
   CHECK(e.published == exit0->published);
   CHECK(e.descriptor_digest ==
         crypto::sha256({reinterpret_cast<const std::uint8_t*>(exit0->text.data()), exit0->text.size()}));
@@ -318,7 +319,7 @@ TEST_CASE("a tor descriptor POSTed to an authority of ours enters its consensus 
   const dir::TorConsensusDraft draft = dir::make_tor_microdesc_consensus(body, {});
   CHECK(draft.unsigned_text.find("\nr exit0 " + std::string(bytes::base64_encode(exit0->rsa_identity)) + " ") !=
         std::string::npos);
-  CHECK(draft.unsigned_text.find("\ns Exit Fast Guard Running Stable Valid\n") != std::string::npos);
+  CHECK(draft.unsigned_text.find("\ns Exit Fast Guard Running Stable V2Dir Valid\n") != std::string::npos);
   REQUIRE(draft.microdescs.size() == 1);
   auto mds = dir::parse_tor_microdescs(draft.microdescs[0]);
   REQUIRE(mds);

@@ -21,6 +21,7 @@ std::string flags_line(const Flags& f) {
   if (f.guard) s += " Guard";
   if (f.running) s += " Running";
   if (f.stable) s += " Stable";
+  if (f.v2dir) s += " V2Dir";
   if (f.valid) s += " Valid";
   return s + "\n";
 }
