@@ -191,19 +191,23 @@ def run_checks(conflux_net, d):
     return info
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    conflux_net = sys.argv[1]
-    if os.geteuid() != 0 or not os.path.exists("/dev/net/tun") or not shutil.which("ip"):
-        print("SKIP: needs root, /dev/net/tun and ip")
-        return 77
+def skip_reason(tools=()):
+    """Why this machine cannot run an emulated network (None when it can): root, /dev/net/tun, ip, `tools`."""
+    if os.geteuid() != 0 or not os.path.exists("/dev/net/tun") or not shutil.which("ip") or \
+            not all(os.access(t, os.X_OK) for t in tools):
+        return "needs root, /dev/net/tun and ip" + "".join(" and " + t for t in tools)
     probe = f"cfx-probe-{os.getpid()}"
     if subprocess.run(["ip", "netns", "add", probe], capture_output=True, timeout=30).returncode != 0:
-        print("SKIP: cannot make network namespaces")
-        return 77
+        return "cannot make network namespaces"
     subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=30)
+    return None
+
+
+def run_network_test(conflux_net, checks, after_down):
+    """Runs `checks(conflux_net, d)` (it brings a network up in the fresh directory d and returns its network.json,
+    or raises) and takes the network down whatever happens, ctest's timeout included; then
+    `after_down(d, info, ours, left)` checks what is left (`ours`: the network's namespaces, `left`: those still
+    there; not called when the network never came up). The logs stay only on failure. Returns the exit status."""
     take_down_stale(conflux_net)
     # ctest's timeout sends SIGTERM: leave through the finally below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
@@ -211,35 +215,50 @@ def main():
     started = time.monotonic()
     info = None
     try:
-        info = run_checks(conflux_net, d)
+        info = checks(conflux_net, d)
     finally:
         # timeout(1) signals twice: a second SIGTERM must not cut the clean-up short.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         down(conflux_net, d)
-        ours = [n for n in (info or {}).get("namespaces", [])]
+        ours = (info or {}).get("namespaces", [])
         left = [n for n in namespaces() if n in ours]
         if info is not None:
-            counters = {}
-            for line in open(os.path.join(d, "router", "output.log")):
-                if line.startswith("{\"host\""):
-                    c = json.loads(line)
-                    counters[c["host"]] = c
-            for h in ("exit1", "exit2", "proxy"):
-                print(f"  router: {json.dumps(counters.get(h))}")
-            to_exits = sum(counters.get(h, {}).get("received_bytes", 0) for h in ("exit1", "exit2"))
-            check(to_exits > MIB and counters.get("proxy", {}).get("received_bytes", 0) > MIB,
-                  "the router carried the download to the exits and the proxy")
-            check(not left and len(ours) == 8, f"down removed the network's {len(ours)} namespaces ({len(left)} left)")
+            after_down(d, info, ours, left)
         if not CHECKS:
             print("interrupted before the network was up; taken down")
-        if all(CHECKS):
+        if CHECKS and all(CHECKS):
             shutil.rmtree(d, ignore_errors=True)
             os.unlink(d + ".spec.json")
         else:
             print(f"  logs kept in {d}")
     print(f"{sum(CHECKS)} of {len(CHECKS)} checks passed in {time.monotonic() - started:.1f} s")
     return 0 if CHECKS and all(CHECKS) else 1
+
+
+def check_router_and_namespaces(d, info, ours, left):
+    counters = {}
+    for line in open(os.path.join(d, "router", "output.log")):
+        if line.startswith("{\"host\""):
+            c = json.loads(line)
+            counters[c["host"]] = c
+    for h in ("exit1", "exit2", "proxy"):
+        print(f"  router: {json.dumps(counters.get(h))}")
+    to_exits = sum(counters.get(h, {}).get("received_bytes", 0) for h in ("exit1", "exit2"))
+    check(to_exits > MIB and counters.get("proxy", {}).get("received_bytes", 0) > MIB,
+          "the router carried the download to the exits and the proxy")
+    check(not left and len(ours) == 8, f"down removed the network's {len(ours)} namespaces ({len(left)} left)")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    why = skip_reason()
+    if why:
+        print("SKIP: " + why)
+        return 77
+    return run_network_test(sys.argv[1], run_checks, check_router_and_namespaces)
 
 
 if __name__ == "__main__":

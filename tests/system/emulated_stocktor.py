@@ -21,11 +21,8 @@ otherwise, 77 (skip) when not root, without /dev/net/tun, ip or /usr/sbin/tor, o
 import hashlib
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
@@ -98,43 +95,20 @@ def run_checks(conflux_net, d):
     return info
 
 
+def check_namespaces(d, info, ours, left):
+    emu.check(ours and not left, f"down removed the network's {len(ours)} namespaces ({len(left)} left)")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    conflux_net = sys.argv[1]
-    if os.geteuid() != 0 or not os.path.exists("/dev/net/tun") or not shutil.which("ip") or \
-            not os.access(TOR, os.X_OK):
-        print("SKIP: needs root, /dev/net/tun, ip and " + TOR)
+    why = emu.skip_reason((TOR,))
+    if why:
+        print("SKIP: " + why)
         return 77
-    probe = f"cfx-probe-{os.getpid()}"
-    if subprocess.run(["ip", "netns", "add", probe], capture_output=True, timeout=30).returncode != 0:
-        print("SKIP: cannot make network namespaces")
-        return 77
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=30)
     emu.DIR_PREFIX = DIR_PREFIX
-    emu.take_down_stale(conflux_net)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    d = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
-    started = time.monotonic()
-    info = None
-    try:
-        info = run_checks(conflux_net, d)
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        emu.down(conflux_net, d)
-        ours = (info or {}).get("namespaces", [])
-        left = [n for n in emu.namespaces() if n in ours]
-        if info is not None:
-            emu.check(ours and not left, f"down removed the network's {len(ours)} namespaces ({len(left)} left)")
-        if emu.CHECKS and all(emu.CHECKS):
-            shutil.rmtree(d, ignore_errors=True)
-            os.unlink(d + ".spec.json")
-        else:
-            print(f"  logs kept in {d}")
-    print(f"{sum(emu.CHECKS)} of {len(emu.CHECKS)} checks passed in {time.monotonic() - started:.1f} s")
-    return 0 if emu.CHECKS and all(emu.CHECKS) else 1
+    return emu.run_network_test(sys.argv[1], run_checks, check_namespaces)
 
 
 if __name__ == "__main__":
