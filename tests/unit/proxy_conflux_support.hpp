@@ -9,6 +9,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -114,6 +115,7 @@ struct FakeExit {
 
   ManualClock& clock;
   proto::ReorderBudget budget;
+  proto::ConfluxSetConfig set_config;
   proto::ExitLinkRegistry registry;
   std::map<proto::SetId, std::unique_ptr<proto::ConfluxSet>> sets;
   std::map<std::uint64_t, FakeLeg*> legs;  // by serial
@@ -135,6 +137,8 @@ struct FakeExit {
     proto::ExitLinkConfig c;
     c.offer_resumption = false;
     registry = proto::ExitLinkRegistry(c);
+    // Nor does it bound how far it sends ahead of a stalled leg.
+    set_config.max_unconfirmed_cells = std::numeric_limits<std::uint64_t>::max();
   }
 
   proto::ConfluxSet* set_of(std::uint64_t serial) {
@@ -169,7 +173,7 @@ struct FakeExit {
       auto r = registry.on_link(1, id, *link);
       REQUIRE(r);
       if (r->new_set) {
-        sets[r->set] = std::make_unique<proto::ConfluxSet>(r->set, budget);
+        sets[r->set] = std::make_unique<proto::ConfluxSet>(r->set, budget, set_config);
         registry.hold(r->set);  // as the join point does: a legless set waits for a replacement
       }
       auto& set = *sets[r->set];

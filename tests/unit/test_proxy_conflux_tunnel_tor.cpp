@@ -123,3 +123,53 @@ TEST_CASE("conflux tunnel, tor exit: a leg lost mid-download ends the set and it
   CHECK(rig.exit.relinks == 0);
   CHECK(rig.leg(1).closed);
 }
+
+TEST_CASE("conflux tunnel, tor exit: a stalled leg's gap is held past our own exits' cap, as tor's client does",
+          "[proxy][conflux]") {
+  // Leg 0's cells stop arriving; a tor exit keeps sending on leg 1 as its
+  // SENDMEs come back. Tor's client has no per-set cap by default, so a set
+  // of ours with a tor exit must not close at the 4 MiB it holds for ours.
+  // Congestion control, as tor's Conflux requires: no stream window either.
+  FakeStream s;
+  TunnelRig rig;
+  rig.exit.act_as_tor();
+  rig.exit.set_config.scheduler = proto::LegSchedKind::LowRtt;  // tor's: spills onto the open leg
+  rig.config.congestion_control = proto::CcParams{};
+  rig.make();
+  rig.tunnel->start(80);
+  REQUIRE(rig.legs.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    rig.leg(i).cc = proto::CcAgreement{31};
+    rig.leg(i).open();
+  }
+  rig.exit.run();
+  REQUIRE(rig.tunnel->state() == ConfluxTunnel::State::Open);
+  auto id = rig.tunnel->attach(s);
+  REQUIRE(id);
+  REQUIRE(rig.tunnel->send(*id, begin_msg()));
+  rig.exit.run();
+  REQUIRE(std::holds_alternative<cell::ConnectedMsg>(s.msgs.at(0)));
+  auto* set = rig.exit.set_of(rig.leg(0).serial());
+  REQUIRE(set != nullptr);
+  const std::size_t cells = 12000;  // 5.8 MB of DATA bodies
+  const auto body = pattern(cells * 480, 7);
+  std::size_t sent = 0;
+  for (int round = 0; round < 1000 && sent < cells; ++round) {
+    while (sent < cells && set->can_send_data(rig.exit.clock.now())) {
+      rig.exit.send(rig.leg(0).serial(), *id,
+                    cell::DataMsg{{body.begin() + static_cast<std::ptrdiff_t>(sent * 480),
+                                   body.begin() + static_cast<std::ptrdiff_t>((sent + 1) * 480)}});
+      ++sent;
+    }
+    rig.exit.pump_client(rig.leg(1).serial());  // leg 0 stalls: its cells stay on the wire
+  }
+  REQUIRE(sent == cells);
+  REQUIRE_FALSE(rig.leg(0).to_client.empty());
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Open);
+  CHECK_FALSE(s.closed);
+  rig.exit.run();  // the stall ends
+  CHECK(rig.tunnel->state() == ConfluxTunnel::State::Open);
+  CHECK_FALSE(s.closed);
+  CHECK(s.data.size() == body.size());
+  CHECK(s.data == body);
+}

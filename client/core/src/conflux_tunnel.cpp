@@ -1,6 +1,7 @@
 #include "conflux/client/conflux_tunnel.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "conflux/client/circuit.hpp"
@@ -361,6 +362,11 @@ void ConfluxTunnel::on_linked(std::uint64_t serial, const cell::ConfluxLinkedMsg
   // Every leg ends at the same exit; if any LINKED does not offer
   // resumption, tor's rules hold for the whole set.
   exit_kind_ = linked->peer_resumes && exit_kind_ != ExitKind::Tor ? ExitKind::Resumes : ExitKind::Tor;
+  // A tor exit does not bound how far it sends ahead of a stalled leg (ours
+  // does: conflux_unconfirmed.hpp), and tor's client holds whatever comes
+  // (cfx_max_oooq_bytes is off by default): so do we, within the process's
+  // ReorderBudget, which sheds the sets holding the oldest data first.
+  if (exit_kind_ == ExitKind::Tor) set_->set_reorder_cap(std::numeric_limits<std::size_t>::max());
   const auto rtt = std::chrono::duration_cast<proto::RttDuration>(linked->rtt);
   if (auto added = set_->add_leg(l->id, l->ours, linked->peer, rtt, now()); !added) {
     if (added.error() == proto::ConfluxError::TooManyLegs)

@@ -90,6 +90,8 @@ class ConfluxReceiver {
   [[nodiscard]] SeqAbs highest_received() const noexcept { return highest_; }
   [[nodiscard]] std::size_t queued_cells() const noexcept { return queue_.size(); }
   [[nodiscard]] std::size_t queued_bytes() const noexcept { return queued_bytes_; }
+  // A new per-set cap (ReceiverLimits::max_set_bytes) from now on.
+  void set_max_set_bytes(std::size_t bytes) noexcept { limits_.max_set_bytes = bytes; }
   [[nodiscard]] std::optional<ConfluxTime> oldest_queued() const noexcept;
   [[nodiscard]] std::optional<SeqAbs> leg_last_seq(LegId leg) const noexcept;
   [[nodiscard]] std::size_t leg_count() const noexcept { return legs_.size(); }

@@ -171,6 +171,9 @@ class ConfluxSet {
   // new DATA until it is not, as tor's circuit_ready_to_send. Resends
   // already queued for the leg still go (flush()).
   void set_leg_channel_blocked(LegId leg, bool blocked);
+  // Our receiver's per-set cap on out-of-order bytes (ReceiverLimits::
+  // max_set_bytes); the shared ReorderBudget still bounds them all.
+  void set_reorder_cap(std::size_t bytes) noexcept { rx_.set_max_set_bytes(bytes); }
 
   [[nodiscard]] SetId id() const noexcept { return id_; }
   [[nodiscard]] std::size_t live_legs() const noexcept { return legs_.size(); }
