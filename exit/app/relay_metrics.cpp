@@ -124,7 +124,8 @@ void conflux_sets(metrics::Snapshot& out, const exit::ConfluxJoinStats& j) {
               {{"direction", "sent"}});
   out.counter("conflux_relay_conflux_switches_total", "", j.switches_received, {{"direction", "received"}});
   out.counter("conflux_relay_conflux_unconfirmed_holds_total",
-              "Times DATA waited because a set ran max_unconfirmed_cells ahead of its legs' SENDMEs (a stalled leg).",
+              "Answers of no leg for DATA because a set ran max_unconfirmed_cells ahead of its legs' SENDMEs "
+              "(a stalled leg).",
               j.unconfirmed_holds);
 }
 

@@ -324,8 +324,10 @@ def watch(checks, tmux, what, port, nicknames, workdir, shots, busy, relay_line=
     gone = wait_for(lambda: not tmux.alive(name), 20)
     if not gone:  # nyx asks "Are you sure (q again to confirm)?" when configured to
         tmux.keys(name, "q")
-        gone = wait_for(lambda: not tmux.alive(name), 10)
-    checks.add(gone, "%s: nyx quits on q" % what)
+        # Its threads stop at their next poll: slow on a loaded machine (one run in the whole ctest took
+        # more than 30 s; alone it quits at once).
+        gone = wait_for(lambda: not tmux.alive(name), 40)
+    checks.add(gone, "%s: nyx quits on q%s" % (what, "" if gone else "; its screen:\n" + tmux.text(name)))
     if not gone:
         print(tmux.text(name))
 

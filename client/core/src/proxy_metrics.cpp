@@ -69,7 +69,8 @@ void render_conflux(metrics::Snapshot& s, const ConfluxPool& pool) {
     s.gauge("conflux_proxy_conflux_set_reorder_cells_max", "Deepest out-of-order queue so far, per set",
             ss.max_reorder_cells, {{"set", set_label}});
     s.counter("conflux_proxy_conflux_set_unconfirmed_holds_total",
-              "Times DATA waited because the set ran max_unconfirmed_cells ahead of its legs' SENDMEs, per set",
+              "Answers of no leg for DATA because the set ran max_unconfirmed_cells ahead of its legs' SENDMEs, "
+              "per set",
               ss.unconfirmed_holds, {{"set", set_label}});
     for (const auto& leg : set->legs()) {
       metrics::Labels l{{"set", set_label}, {"leg", std::to_string(leg.id.value())}};
