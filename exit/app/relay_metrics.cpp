@@ -147,6 +147,9 @@ void collect_scheduler_metrics(metrics::Snapshot& out, const net::Scheduler& s) 
   out.counter("conflux_relay_sched_cells_total", "Circuit cells moved to channel output buffers.", st.cells);
   out.counter("conflux_relay_sched_bytes_total", "Bytes moved to channel output buffers.", st.bytes);
   out.counter("conflux_relay_sched_kist_runs_total", "KIST (or KISTLite) runs.", st.kist_runs);
+  out.counter("conflux_relay_sched_kist_runs_released_total",
+              "KIST runs that moved fewer than KISTSchedHoldMinCells cells and did not hold the next run.",
+              st.kist_runs_released);
   out.counter("conflux_relay_sched_tcp_info_calls_total", "Kernel queries by KIST, one per pending socket per run.",
               st.tcp_info_calls);
   out.counter("conflux_relay_sched_kernel_calls_total",

@@ -27,7 +27,8 @@ constexpr auto kHeartbeat = std::chrono::seconds(60);
 constexpr auto kConfluxTick = std::chrono::milliseconds(100);
 
 
-// Schedulers and KISTSchedRunInterval (0 = tor's default today, 2 ms);
+// Schedulers, KISTSchedRunInterval (0 = tor's default today, 2 ms) and
+// KISTSchedHoldMinCells;
 // KISTLimit and KISTGlobalLimit, the 2014 paper's forms (ours).
 net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
   net::SchedulerConfig c;
@@ -46,6 +47,7 @@ net::SchedulerConfig scheduler_config(const config::RelayOptions& o) {
     }
   }
   if (o.kist_sched_run_interval.count() > 0) c.run_interval = o.kist_sched_run_interval;
+  c.hold_min_cells = o.kist_sched_hold_min_cells;
   c.limit_form = o.kist_limit == config::KistLimitKind::Original ? net::KistLimitForm::Original
                                                                   : net::KistLimitForm::Deployed;
   c.global_limit = o.kist_global_limit;

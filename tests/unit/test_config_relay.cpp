@@ -65,6 +65,7 @@ TEST_CASE("relay options: defaults", "[config][relay]") {
   CHECK(o.schedulers == std::vector<SchedulerKind>{SchedulerKind::Kist, SchedulerKind::KistLite,
                                                    SchedulerKind::Vanilla});
   CHECK(o.kist_sched_run_interval == 0ms);
+  CHECK(o.kist_sched_hold_min_cells == 8);
   CHECK(o.kist_limit == KistLimitKind::Deployed);
   CHECK_FALSE(o.kist_global_limit);
   CHECK(o.scheduler_sample_cells == 100);
@@ -90,7 +91,8 @@ TEST_CASE("relay options: a full configuration", "[config][relay]") {
               "MyFamily relay2, $FFCB46DB1339DA84674C70D7CB586434C4370441\nMyFamily relay3\n"
               "V3AuthVotingInterval 1 minute\n"
               "RunAsDaemon 0\nConfluxEnabled 1\nCircuitPriorityHalflife 30\n"
-              "Schedulers Vanilla, KIST\nKISTSchedRunInterval 10 msec\nKISTLimit original\nKISTGlobalLimit 1\n"
+              "Schedulers Vanilla, KIST\nKISTSchedRunInterval 10 msec\nKISTSchedHoldMinCells 0\nKISTLimit original\n"
+              "KISTGlobalLimit 1\n"
               "SchedulerSampleCells 10\n"
               "MetricsPort 9035 prometheus\n");
   CHECK(o.nickname == "MyRelay");
@@ -124,6 +126,7 @@ TEST_CASE("relay options: a full configuration", "[config][relay]") {
   CHECK(o.circuit_priority_halflife == 30.0);
   CHECK(o.schedulers == std::vector<SchedulerKind>{SchedulerKind::Vanilla, SchedulerKind::Kist});
   CHECK(o.kist_sched_run_interval == 10ms);
+  CHECK(o.kist_sched_hold_min_cells == 0);
   CHECK(o.kist_limit == KistLimitKind::Original);
   CHECK(o.kist_global_limit);
   CHECK(o.scheduler_sample_cells == 10);
@@ -171,6 +174,8 @@ TEST_CASE("relay options: each option's errors carry its line", "[config][relay]
       {"Schedulers ,", "Schedulers: no scheduler"},
       {"KISTSchedRunInterval 101 msec", "KISTSchedRunInterval: at most 100"},
       {"KISTSchedRunInterval 1 month", "KISTSchedRunInterval: unknown unit"},
+      {"KISTSchedHoldMinCells 100001", "KISTSchedHoldMinCells: "},
+      {"KISTSchedHoldMinCells some", "KISTSchedHoldMinCells: "},
       {"KISTLimit Newest", "KISTLimit: unknown KIST limit 'Newest' (Deployed, Original)"},
       {"KISTGlobalLimit yes", "KISTGlobalLimit: expected 0 or 1"},
       {"SchedulerSampleCells 1000001", "SchedulerSampleCells: "},

@@ -52,3 +52,53 @@ TEST_CASE("K2: with work waiting, KIST runs are KISTSchedRunInterval apart", "[n
   // feeder's period), which is what a run per notify would give.
   CHECK(median <= 11.0);
 }
+
+namespace {
+
+// Two single cells on one socket, the second `gap` after the first run:
+// how long after the first run the second one started.
+std::chrono::microseconds second_run_after(std::uint32_t hold_min_cells, std::chrono::microseconds gap) {
+  asio::io_context io;
+  SystemClock clock;
+  SchedulerConfig cfg;
+  cfg.preference = {SchedulerPolicy::Kist};
+  cfg.run_interval = 10ms;
+  cfg.hold_min_cells = hold_min_cells;
+  Scheduler relay(io, clock, nullptr, cfg);
+  REQUIRE(relay.policy() == SchedulerPolicy::Kist);
+  LoopbackLinks links(io, relay, 1);
+  REQUIRE(links.ready());
+  auto push_one = [&] {
+    auto& ch = links.senders.front();
+    REQUIRE(ch->mux().push(CircId{1}, conflux::test::test_relay_cell(1), clock.now()) == proto::MuxPush::Queued);
+    ch->cells_queued();
+  };
+  const std::uint64_t released_before = relay.stats().kist_runs_released;
+  push_one();
+  auto first = watch_runs(io, relay, 1, 1000ms);
+  REQUIRE(first.size() == 1);
+  REQUIRE(first[0].cells == 1);
+  asio::steady_timer later(io);
+  later.expires_after(gap);
+  later.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec) push_one();
+  });
+  auto second = watch_runs(io, relay, 1, 1000ms);
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].cells == 1);
+  CHECK(relay.stats().kist_runs_released - released_before == (hold_min_cells > 1 ? 2u : 0u));
+  return std::chrono::duration_cast<std::chrono::microseconds>(second[0].started - first[0].started);
+}
+
+}  // namespace
+
+TEST_CASE("a KIST run of fewer than KISTSchedHoldMinCells cells does not hold the next", "[net][kist][sched]") {
+  // An idle relay forwarding a request, then its answer 1 ms later: with the
+  // hold it waits for the rest of the 10 ms interval, without it it runs at
+  // once. The margins are whole milliseconds, not a timing threshold.
+  const auto held = second_run_after(0, 1000us);
+  const auto released = second_run_after(8, 1000us);
+  INFO("second run after (us): held " << held.count() << ", released " << released.count());
+  CHECK(held >= 10ms);
+  CHECK(released < 5ms);
+}

@@ -59,6 +59,8 @@ ValueResult<std::vector<SchedulerKind>> schedulers(std::string_view s) {
   return out;
 }
 
+ValueResult<std::uint32_t> hold_min_cells(std::string_view s) { return bounded<std::uint32_t, 0, 100000>(s); }
+
 ValueResult<std::uint32_t> sample_every(std::string_view s) {
   auto v = parse_int(s, 0, 1'000'000);
   if (!v) return Unexpected{v.error()};
@@ -186,6 +188,9 @@ constexpr OptionSpec kOptions[] = {
    "KIST|KISTLite|Vanilla[,...]", "KIST,KISTLite,Vanilla", Same, "first usable one wins"},
   {"KISTSchedRunInterval", "", false, set_value<&R::kist_sched_run_interval, kist_interval>,
    reset_value<&R::kist_sched_run_interval>, "msec interval 0-100", "0 msec", Same, "0 = built-in default"},
+  {"KISTSchedHoldMinCells", "", false, set_value<&R::kist_sched_hold_min_cells, hold_min_cells>,
+   reset_value<&R::kist_sched_hold_min_cells>, "integer 0-100000", "8", Ours,
+   "a KIST run that moved fewer cells and left none waiting does not hold the next run; 0 = always (tor)"},
   {"KISTLimit", "", false, set_value<&R::kist_limit, kist_limit_kind>, reset_value<&R::kist_limit>,
    "Deployed|Original", "Deployed", Ours,
    "per-socket limit: tor's, or the 2014 paper's min(SO_SNDBUF - SIOCOUTQ, (cwnd - unacked) * mss)"},

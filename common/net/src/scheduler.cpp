@@ -162,11 +162,20 @@ void Scheduler::arm_run_timer() {
   if (run_timer_armed_) return;
   run_timer_armed_ = true;
   run_timer_.expires_after(config_.run_interval);
-  run_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
-    if (alive.expired()) return;
+  run_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_),
+                         generation = run_timer_generation_](const boost::system::error_code& ec) {
+    if (alive.expired() || generation != run_timer_generation_) return;
     run_timer_armed_ = false;
     if (!ec) schedule();
   });
+}
+
+void Scheduler::release_run_timer() {
+  if (!run_timer_armed_) return;
+  run_timer_armed_ = false;
+  ++run_timer_generation_;  // its wait may already be queued: it must not touch the next timer
+  run_timer_.cancel();
+  ++stats_.kist_runs_released;
 }
 
 void Scheduler::post_run() {

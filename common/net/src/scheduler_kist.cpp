@@ -69,6 +69,7 @@ SocketReading read_socket(int fd, const SchedulerConfig& config, std::uint64_t o
 void Scheduler::run_kist() {
   ++stats_.runs;
   ++stats_.kist_runs;
+  const std::uint64_t cells_before = stats_.cells;
   const auto now = clock_.now();  // the run's one clock read, for every cell (E4)
   run_now_ = now;
   const auto previous_run = last_run_;
@@ -190,6 +191,7 @@ void Scheduler::run_kist() {
   for (std::size_t i : readd) {
     if (!cands[i].channel->closed()) add_pending({cands[i].channel, cands[i].key});
   }
+  if (readd.empty() && !out_of_tokens && stats_.cells - cells_before < config_.hold_min_cells) release_run_timer();
   if (out_of_tokens) {
     wait_for_tokens();
   } else {

@@ -103,6 +103,7 @@ struct RelayOptions {
   double circuit_priority_halflife = 30.0;            // seconds; 0 or negative: round robin
   std::vector<SchedulerKind> schedulers = {SchedulerKind::Kist, SchedulerKind::KistLite, SchedulerKind::Vanilla};
   std::chrono::milliseconds kist_sched_run_interval{0};  // 0: built-in default
+  std::uint32_t kist_sched_hold_min_cells = 8;           // KISTSchedHoldMinCells (ours); 0: tor's timing
   KistLimitKind kist_limit = KistLimitKind::Deployed;   // ours
   bool kist_global_limit = false;                        // ours
   std::uint32_t scheduler_sample_cells = 100;           // SchedulerSampleCells: 1 in N timed; 0 = none (ours)

@@ -23,6 +23,14 @@
 // armed at the start of each run, so runs with work waiting are one
 // interval apart (K2) and a notify never needs the clock.
 //
+// A light KIST run does not hold the next (KISTSchedHoldMinCells, ours):
+// the interval exists so that cells of many circuits meet in one decision,
+// which only matters when there is enough work to order. A run that moved
+// fewer cells than that and left no socket at a limit releases the timer, so
+// a request and its answer crossing an idle relay are not held an interval
+// at each hop; a busy relay (bulk, many circuits, a limit reached) keeps
+// tor's timing. 0 holds after every run, as tor does.
+//
 // The bandwidth bucket (BandwidthRate/Burst) bounds every policy's writes.
 #include <chrono>
 #include <cstdint>
@@ -59,6 +67,9 @@ struct SchedulerConfig {
   double sock_buf_size_factor = 1.0;  // KISTSockBufSizeFactor (Deployed only)
   KistLimitForm limit_form = KistLimitForm::Deployed;  // KISTLimit
   bool global_limit = false;                           // KISTGlobalLimit
+  // KISTSchedHoldMinCells: a run that moved fewer cells (and left none
+  // waiting on a limit) does not hold the next. 0: every run holds (tor).
+  std::uint32_t hold_min_cells = 8;
   // Experiments: a text file that gets one line per sampled cell (relay and
   // kernel queue time) and per KIST run (pending sockets, kernel query
   // time). Empty: no trace. The file is bounded by `trace_max_lines`.
@@ -106,6 +117,7 @@ class Scheduler {
   void run_vanilla();
   void run_kist();
   void arm_run_timer();
+  void release_run_timer();
   void observe_global_drain(std::unordered_map<std::uint64_t, std::uint64_t> acked,
                             Clock::Monotonic::time_point previous_run, Clock::Monotonic::time_point now);
   void wait_for_tokens();
@@ -131,6 +143,7 @@ class Scheduler {
   std::unordered_set<const Channel*> pending_set_;
   bool run_posted_ = false;
   bool run_timer_armed_ = false;
+  std::uint64_t run_timer_generation_ = 0;  // a released timer's wait is stale
   bool waiting_for_tokens_ = false;
   Clock::Monotonic::time_point last_run_{};
   // Set during a run: the run's one clock reading, also for the cells whose

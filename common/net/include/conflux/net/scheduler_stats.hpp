@@ -30,6 +30,9 @@ struct SchedulerStats {
   // kernel queries it made for them, one per pending socket (TCP_INFO +
   // SIOCOUTQNSD; with KISTLimit Original SO_SNDBUF + SIOCOUTQ + TCP_INFO).
   std::uint64_t kist_runs = 0;
+  // Of those, light runs that released the interval timer
+  // (KISTSchedHoldMinCells): the next run was not held.
+  std::uint64_t kist_runs_released = 0;
   std::uint64_t pending_sockets_total = 0;
   std::uint64_t pending_sockets_max = 0;
   std::uint64_t pending_sockets_last = 0;
