@@ -186,7 +186,8 @@ TEST_CASE("relay options: each option's errors carry its line", "[config][relay]
       {"TestingDirAuthVoteExit *", "TestingDirAuthVoteExit: address patterns ('*')"},
       {"TestingDirAuthVoteGuard not-a-nick", "TestingDirAuthVoteGuard: malformed entry 'not-a-nick'"},
       {"TestingDirAuthVoteGuard $FFCB46DB1339DA84674C70D7CB586434C437044", "TestingDirAuthVoteGuard: malformed"},
-      {"TestingDirAuthVoteGuard $FFCB46DB1339DA84674C70D7CB586434C4370441=bad-nick", "TestingDirAuthVoteGuard: malformed"},
+      {"TestingDirAuthVoteGuard $FFCB46DB1339DA84674C70D7CB586434C4370441=bad-nick",
+       "TestingDirAuthVoteGuard: malformed"},
       {"TestingDirAuthVoteGuardIsStrict 2", "TestingDirAuthVoteGuardIsStrict: expected 0 or 1"},
       {"TestingDirAuthVoteExitIsStrict yes", "TestingDirAuthVoteExitIsStrict: expected 0 or 1"},
   };
@@ -429,7 +430,8 @@ const std::string kTestingAuthority =
 
 }  // namespace
 
-TEST_CASE("relay options: TestingDirAuthVoteGuard and ...Exit take tor's fingerprints and nicknames", "[config][relay]") {
+TEST_CASE("relay options: TestingDirAuthVoteGuard and ...Exit take tor's fingerprints and nicknames",
+          "[config][relay]") {
   const std::string& testing_authority = kTestingAuthority;
   auto o = ok(testing_authority +
               "TestingDirAuthVoteGuard relay1, $FFCB46DB1339DA84674C70D7CB586434C4370441~named,"

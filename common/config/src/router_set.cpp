@@ -9,7 +9,9 @@
 namespace conflux::config {
 namespace {
 
-bool is_hex_digit(char c) noexcept { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_hex_digit(char c) noexcept {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // tor's is_legal_hexdigest: "$"? HEX40 ("=" | "~") NICK?
 std::optional<RsaId> fingerprint_of(std::string_view item) {
@@ -25,6 +27,8 @@ std::optional<RsaId> fingerprint_of(std::string_view item) {
   return id;
 }
 
+constexpr const char kNameThem[] = "name relays by $FINGERPRINT or nickname";
+
 }  // namespace
 
 ValueResult<RouterSet> parse_router_set(std::string_view text) {
@@ -35,9 +39,9 @@ ValueResult<RouterSet> parse_router_set(std::string_view text) {
     } else if (is_valid_nickname(item)) {
       out.nicknames.push_back(item);
     } else if (item.size() >= 4 && item.front() == '{' && item[3] == '}') {
-      return Unexpected{"country codes ('" + shown(item) + "') are not supported: name relays by $FINGERPRINT or nickname"};
+      return Unexpected{"country codes ('" + shown(item) + "') are not supported: " + kNameThem};
     } else if (item.find_first_of(".:*") != std::string::npos) {
-      return Unexpected{"address patterns ('" + shown(item) + "') are not supported: name relays by $FINGERPRINT or nickname"};
+      return Unexpected{"address patterns ('" + shown(item) + "') are not supported: " + kNameThem};
     } else {
       return Unexpected{"malformed entry '" + shown(item) + "' (a $FINGERPRINT of 40 hex digits or a nickname)"};
     }

@@ -23,8 +23,8 @@ void force(const ForcedFlag& f, const RouterEntry& e, bool& flag) {
 
 bool RelaySet::contains(const RouterEntry& e) const {
   // tor's routerset_contains: the nickname first, then the identity digest.
-  if (std::any_of(nicknames.begin(), nicknames.end(), [&](const std::string& n) { return same_ignoring_case(n, e.nickname); }))
-    return true;
+  const auto named = [&](const std::string& n) { return same_ignoring_case(n, e.nickname); };
+  if (std::any_of(nicknames.begin(), nicknames.end(), named)) return true;
   return e.rsa_identity && std::find(fingerprints.begin(), fingerprints.end(), *e.rsa_identity) != fingerprints.end();
 }
 
