@@ -144,6 +144,20 @@ exit::ExitConfig exit_config(const StartupConfig& s, const net::Clock& clock, co
   return c;
 }
 
+// TestingDirAuthVote*, from the configuration's routersets (an RsaId is an
+// RsaFingerprint's bytes); authority_params drops them outside a test network.
+dir::RelaySet relay_set(const config::RouterSet& s) {
+  dir::RelaySet out;
+  out.fingerprints.assign(s.fingerprints.begin(), s.fingerprints.end());
+  out.nicknames = s.nicknames;
+  return out;
+}
+
+dir::TestingVotes testing_votes(const config::RelayOptions& o) {
+  return {{relay_set(o.testing_vote_guard), o.testing_vote_guard_strict},
+          {relay_set(o.testing_vote_exit), o.testing_vote_exit_strict}};
+}
+
 // Where BEGIN_DIR streams connect: the DirPort as this host reaches it
 // (loopback for a wildcard listener).
 exit::DirPortTarget begin_dir_target(const net::tcp::endpoint& listener) {
@@ -316,7 +330,7 @@ bool RelayProcess::start_directory() {
   if (o.authoritative_directory) {
     dirnet::AuthorityOptions aopts;
     aopts.params = dirnet::authority_params(static_cast<std::uint64_t>(o.consensus_interval.count()),
-                                            o.testing_tor_network);
+                                            o.testing_tor_network, testing_votes(o));
     aopts.params.consensus_params = o.consensus_params;
     authority_ = std::make_unique<dirnet::AuthorityState>(aopts);
     routes_.set_tor_uploads(&authority_->tor_uploads());

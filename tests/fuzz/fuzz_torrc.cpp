@@ -10,6 +10,7 @@
 #include "conflux/config/option_values.hpp"
 #include "conflux/config/proxy_options.hpp"
 #include "conflux/config/relay_options.hpp"
+#include "conflux/config/router_set.hpp"
 #include "conflux/config/torrc_parser.hpp"
 
 using namespace conflux::config;
@@ -46,6 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)parse_socks_port(e.value);
       (void)parse_bridge_line(e.value);
       (void)parse_conflux_ux(e.value);
+      (void)parse_router_set(e.value);
     }
   }
   MemoryFileSource files;

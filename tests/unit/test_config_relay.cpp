@@ -186,6 +186,15 @@ TEST_CASE("relay options: each option's errors carry its line", "[config][relay]
       {"ConsensusParams cc_alg=2 cc_alg=0", "ConsensusParams: cc_alg is given twice"},
       {"ConsensusParams cc_alg=2147483648", "ConsensusParams: cc_alg: "},
       {"OverrideConsensusParams cc_alg=two", "OverrideConsensusParams: cc_alg: "},
+      {"TestingDirAuthVoteGuard relay1,{de}", "TestingDirAuthVoteGuard: country codes ('{de}') are not supported"},
+      {"TestingDirAuthVoteGuard 10.0.0.0/8", "TestingDirAuthVoteGuard: address patterns ('10.0.0.0/8')"},
+      {"TestingDirAuthVoteExit *", "TestingDirAuthVoteExit: address patterns ('*')"},
+      {"TestingDirAuthVoteGuard not-a-nick", "TestingDirAuthVoteGuard: malformed entry 'not-a-nick'"},
+      {"TestingDirAuthVoteGuard $FFCB46DB1339DA84674C70D7CB586434C437044", "TestingDirAuthVoteGuard: malformed"},
+      {"TestingDirAuthVoteGuard $FFCB46DB1339DA84674C70D7CB586434C4370441=bad-nick",
+       "TestingDirAuthVoteGuard: malformed"},
+      {"TestingDirAuthVoteGuardIsStrict 2", "TestingDirAuthVoteGuardIsStrict: expected 0 or 1"},
+      {"TestingDirAuthVoteExitIsStrict yes", "TestingDirAuthVoteExitIsStrict: expected 0 or 1"},
   };
   for (const auto& c : cases) {
     INFO(c.line);
@@ -414,4 +423,54 @@ TEST_CASE("relay options: MaxMemInQueues and the DoS options, as tor spells them
   CHECK(bad("DoSStreamCreationDefenseType 4\n").line == 3);
   CHECK(bad("DoSCircuitCreationRate -1\n").line == 3);
   CHECK(bad("MaxMemInQueues lots\n").line == 3);
+}
+
+namespace {
+
+// An authority of a test network, named in its own DirAuthority line (no
+// "published nowhere" warning).
+const std::string kTestingAuthority =
+    "TestingTorNetwork 1\nAuthoritativeDirectory 1\nDirPort 9030\nDirAuthority a "
+    "v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:9030 1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\n";
+
+}  // namespace
+
+TEST_CASE("relay options: TestingDirAuthVoteGuard and ...Exit take tor's fingerprints and nicknames",
+          "[config][relay]") {
+  const std::string& testing_authority = kTestingAuthority;
+  auto o = ok(testing_authority +
+              "TestingDirAuthVoteGuard relay1, $FFCB46DB1339DA84674C70D7CB586434C4370441~named,"
+              " ffcb46db1339da84674c70d7cb586434c4370442=Other ,Relay2,,\n"
+              "TestingDirAuthVoteGuardIsStrict 1\nTestingDirAuthVoteExit exit1\n");
+  CHECK(o.warnings.empty());
+  CHECK(o.testing_vote_guard.nicknames == std::vector<std::string>{"relay1", "Relay2"});
+  REQUIRE(o.testing_vote_guard.fingerprints.size() == 2);
+  CHECK(o.testing_vote_guard.fingerprints[0][0] == 0xFF);
+  CHECK(o.testing_vote_guard.fingerprints[0][19] == 0x41);
+  CHECK(o.testing_vote_guard.fingerprints[1][19] == 0x42);
+  CHECK(o.testing_vote_guard_strict);
+  CHECK(o.testing_vote_exit.nicknames == std::vector<std::string>{"exit1"});
+  CHECK_FALSE(o.testing_vote_exit_strict);
+
+  // A single option: the last line wins (with a warning), an empty value resets.
+  auto again = ok(testing_authority + "TestingDirAuthVoteGuard relay1\nTestingDirAuthVoteGuard relay3\n");
+  CHECK(again.testing_vote_guard.nicknames == std::vector<std::string>{"relay3"});
+  CHECK(again.warnings.size() == 1);
+  CHECK(ok(testing_authority + "TestingDirAuthVoteGuard relay1\nTestingDirAuthVoteGuard\n").testing_vote_guard.empty());
+  CHECK(ok("").testing_vote_guard.empty());
+  CHECK_FALSE(ok("").testing_vote_guard_strict);
+}
+
+TEST_CASE("relay options: TestingDirAuthVote* outside a test network's authority are ignored, with a warning",
+          "[config][relay]") {
+  // tor ignores them silently without TestingTorNetwork and at a relay that
+  // is no authority; we accept them too and say so, at the option's line.
+  auto plain = ok(kTestingAuthority.substr(kTestingAuthority.find('\n') + 1) + "TestingDirAuthVoteGuard relay1\n");
+  REQUIRE(plain.warnings.size() == 1);
+  CHECK(plain.warnings[0].line == 6);
+  CHECK(plain.warnings[0].message == "TestingDirAuthVoteGuard has no effect without TestingTorNetwork 1");
+  auto relay = ok("TestingTorNetwork 1\nTestingDirAuthVoteExitIsStrict 1\n");
+  REQUIRE(relay.warnings.size() == 2);  // and: no DirAuthority lines
+  CHECK(relay.warnings[1].line == 4);
+  CHECK(relay.warnings[1].message == "TestingDirAuthVoteExitIsStrict has no effect but at an authority");
 }

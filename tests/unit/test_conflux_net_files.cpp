@@ -66,6 +66,18 @@ TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
   ProcessPlan proxy_plan{"proxy", Role::Proxy, true, "", false, true, {0, 0, 9001, 9002, 0}};
   CHECK(render_torrc(proxy_plan, in_opts).find("CircuitPriorityHalflife") == std::string::npos);
 
+  // The spec's guard_relays: the authority votes Guard for them alone; no
+  // other role is told.
+  CHECK(a.find("TestingDirAuthVote") == std::string::npos);
+  auto in_guards = in;
+  in_guards.guard_relays = {"relay1", "relay2"};
+  CHECK(has_line(render_torrc(auth, in_guards), "TestingDirAuthVoteGuard relay1,relay2"));
+  CHECK(has_line(render_torrc(auth, in_guards), "TestingDirAuthVoteGuardIsStrict 1"));
+  in_guards.stock_relays = true;  // the authority's lines when stock relays join
+  CHECK(has_line(render_torrc(auth, in_guards), "TestingDirAuthVoteGuard relay1,relay2"));
+  CHECK(render_torrc(relay, in_guards).find("TestingDirAuthVote") == std::string::npos);
+  CHECK(render_torrc(proxy_plan, in_guards).find("TestingDirAuthVote") == std::string::npos);
+
   auto in2 = in;
   in2.exit_policy = {"accept *:443"};
   ProcessPlan exit{"exit1", Role::Exit, true, "", false, true, {7002, 0, 0, 0, 0}};

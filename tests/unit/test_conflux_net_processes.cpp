@@ -118,6 +118,16 @@ struct TempDir {
   fs::path path;
 };
 
+// The "s" line of the relay `nick` in a consensus (" Exit Fast ... "), with
+// a space at each end; empty when the relay is not listed.
+std::string status_flags(const std::string& consensus, const std::string& nick) {
+  const auto r = consensus.find("\nr " + nick + " ");
+  if (r == std::string::npos) return {};
+  const auto s = consensus.find("\ns ", r);
+  if (s == std::string::npos) return {};
+  return consensus.substr(s + 2, consensus.find('\n', s + 1) - s - 2) + " ";
+}
+
 NetworkInfo load(const fs::path& dir) {
   auto info = decode_network(read_text(dir / "network.json"));
   INFO((info ? std::string() : info.error()));
@@ -132,7 +142,8 @@ TEST_CASE("conflux-net up, status, file server, down", "[conflux_net][processes]
   const auto dir = tmp.path / "net";
   const auto spec = tmp.path / "spec.json";
   std::ofstream(spec) << R"({"relays": 3, "exits": 1, "bridges": [{"name": "slowbridge", "bandwidth_rate": "100 KBytes"}],
-    "proxies": [], "files": [{"name": "small.bin", "size": 70000}, {"name": "big.bin", "size": "3 MB"}], "file_seed": 5})";
+    "proxies": [], "files": [{"name": "small.bin", "size": 70000}, {"name": "big.bin", "size": "3 MB"}], "file_seed": 5,
+    "guard_relays": ["relay1"]})";
 
   const auto t0 = std::chrono::steady_clock::now();
   auto up = conflux_net({"up", "--dir", dir.string(), "--spec", spec.string(), "--timeout", "60"}, tmp.path / "up.out");
@@ -157,6 +168,18 @@ TEST_CASE("conflux-net up, status, file server, down", "[conflux_net][processes]
   }
   CHECK(read_text(dir / "slowbridge" / "torrc").find("BandwidthRate 100 KBytes") != std::string::npos);
   CHECK(read_text(dir / "exit1" / "torrc").find("ExitPolicy accept *:") != std::string::npos);
+
+  // guard_relays: the authority's consensus gives Guard to relay1 alone,
+  // where by bandwidth (10 MB/s each) every relay would have it.
+  REQUIRE(info.processes[1].name == "auth1");
+  const auto consensus = http_get(info.processes[1].ports.dir_port, "/tor/status-vote/current/consensus");
+  INFO(consensus.substr(0, 3000));
+  CHECK(consensus.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+  CHECK(status_flags(consensus, "relay1").find(" Guard ") != std::string::npos);
+  for (const char* other : {"auth1", "relay2", "exit1"}) {
+    CHECK(status_flags(consensus, other).find(" Fast ") != std::string::npos);  // listed
+    CHECK(status_flags(consensus, other).find(" Guard ") == std::string::npos);
+  }
 
   SECTION("status, the file server and down") {
     auto st = conflux_net({"status", "--dir", dir.string()}, tmp.path / "status.out");

@@ -183,6 +183,25 @@ TEST_CASE("spec validation", "[conflux_net][spec]") {
   CHECK(tiny->relays == 1);
 }
 
+TEST_CASE("guard_relays: the authorities' only Guards, by relay name", "[conflux_net][spec]") {
+  auto r = parse_spec(R"({"relays": 5, "exits": 1, "guard_relays": ["relay1", "relay4", "auth1", "exit1"]})");
+  REQUIRE(r.has_value());
+  CHECK(r->guard_relays == std::vector<std::string>{"relay1", "relay4", "auth1", "exit1"});
+  auto again = parse_spec(encode_spec(*r));
+  REQUIRE(again.has_value());
+  CHECK(again->guard_relays == r->guard_relays);
+  CHECK(default_spec().guard_relays.empty());  // the authorities' own rule
+
+  CHECK(error_of(R"({"relays": 5, "exits": 1, "guard_relays": ["relay5"]})").pointer == "/guard_relays/0");
+  CHECK(error_of(R"({"guard_relays": ["relay1", "auth2"]})").pointer == "/guard_relays/1");
+  CHECK(error_of(R"({"guard_relays": ["bridge100k"]})").message ==
+        "names no authority, relay or exit of this network (auth1.., relay1.., exit1..)");
+  CHECK(error_of(R"({"guard_relays": ["Relay1"]})").pointer == "/guard_relays/0");  // names as the network's
+  CHECK(error_of(R"({"guard_relays": ["relay1", "relay1"]})").message == "'relay1' is listed twice");
+  CHECK(error_of(R"({"guard_relays": [1]})").pointer == "/guard_relays/0");
+  CHECK(error_of(R"({"guard_relays": "relay1"})").pointer == "/guard_relays");
+}
+
 TEST_CASE("oversized and deeply nested specs are refused without crashing", "[conflux_net][spec]") {
   CHECK_FALSE(parse_spec(std::string(kMaxSpecSize + 1, ' ')).has_value());
   const std::string deep = "{\"files\": " + std::string(5000, '[') + std::string(5000, ']') + "}";

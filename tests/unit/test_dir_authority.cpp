@@ -338,6 +338,98 @@ TEST_CASE("authority: V2Dir for a directory cache, as tor's authorities vote it"
   CHECK_FALSE(find(entries, 3)->flags.v2dir);
 }
 
+namespace {
+
+// Four relays under tor's normal rules: relay 1 (3 MB/s) alone gets Guard,
+// relay 2 alone Exit; relays 3 and 4 get neither.
+std::vector<TorRelayRecord> testing_vote_relays() {
+  std::vector<TorRelayRecord> recs;
+  { Spec s; s.bw = 3'000'000; recs.push_back(make_record(1, s)); }
+  { Spec s; s.policy = kWeb; recs.push_back(make_record(2, s)); }
+  recs.push_back(make_record(3, Spec{}));
+  recs.push_back(make_record(4, Spec{}));
+  return recs;
+}
+
+}  // namespace
+
+TEST_CASE("authority: TestingDirAuthVoteGuard votes Guard for the relays it names", "[dir][authority]") {
+  const auto recs = testing_vote_relays();
+  AuthorityParams params;
+  const auto plain = compute_router_entries(recs, kAt, params);
+  REQUIRE(find(plain, 1)->flags.guard);
+  for (int n = 2; n <= 4; ++n) CHECK_FALSE(find(plain, static_cast<std::uint8_t>(n))->flags.guard);
+
+  TestingVotes votes;
+  votes.guard.relays.fingerprints = {keys_of(3).rsa.public_key().fingerprint()};
+  votes.guard.relays.nicknames = {"RELAY4"};  // tor's routerset: nicknames ignore case
+  params.testing_votes = votes;
+  const auto entries = compute_router_entries(recs, kAt, params);
+  CHECK(find(entries, 1)->flags.guard);  // not strict: its own Guard stays
+  CHECK_FALSE(find(entries, 2)->flags.guard);
+  CHECK(find(entries, 3)->flags.guard);
+  CHECK(find(entries, 4)->flags.guard);
+  for (std::uint8_t n = 1; n <= 4; ++n) {
+    CHECK(find(entries, n)->flags.exit == find(plain, n)->flags.exit);  // Exit untouched
+    CHECK(find(entries, n)->bandwidth == find(plain, n)->bandwidth);
+  }
+  // The weights count the forced Guards: G = 3000 + 100 + 100, M = 0, E = 100
+  // (kilobytes/s), where the plain flags give G = 3000, M = 200.
+  const auto expected = compute_bandwidth_weights(3200, 0, 100, 0, kDefaultWeightScale);
+  REQUIRE(expected);
+  CHECK(weights_for(entries) == expected->weights);
+  CHECK(weights_for(plain) != expected->weights);
+}
+
+TEST_CASE("authority: TestingDirAuthVoteGuardIsStrict takes Guard from every other relay", "[dir][authority]") {
+  AuthorityParams params;
+  params.testing_votes.emplace();
+  params.testing_votes->guard.relays.nicknames = {"relay3"};
+  params.testing_votes->guard.strict = true;
+  const auto entries = compute_router_entries(testing_vote_relays(), kAt, params);
+  CHECK_FALSE(find(entries, 1)->flags.guard);  // 3 MB/s, Guard by the rules, not named
+  CHECK_FALSE(find(entries, 2)->flags.guard);
+  CHECK(find(entries, 3)->flags.guard);
+  CHECK_FALSE(find(entries, 4)->flags.guard);
+  // Strict with nobody named: no Guard at all (tor's test_dir.c, routerset_none).
+  params.testing_votes->guard.relays = {};
+  for (const auto& e : compute_router_entries(testing_vote_relays(), kAt, params)) CHECK_FALSE(e.flags.guard);
+}
+
+TEST_CASE("authority: TestingDirAuthVoteExit votes Exit whatever the policy, strict or not", "[dir][authority]") {
+  AuthorityParams params;
+  params.testing_votes.emplace();
+  params.testing_votes->exit.relays.nicknames = {"relay4"};  // its policy is reject *:*
+  auto entries = compute_router_entries(testing_vote_relays(), kAt, params);
+  CHECK(find(entries, 2)->flags.exit);
+  CHECK(find(entries, 4)->flags.exit);
+  CHECK(find(entries, 4)->exit_policy == "reject 1-65535");  // the summary stays what the relay said
+  CHECK_FALSE(find(entries, 3)->flags.exit);
+  CHECK(find(entries, 1)->flags.guard);  // Guard untouched
+  params.testing_votes->exit.strict = true;
+  entries = compute_router_entries(testing_vote_relays(), kAt, params);
+  CHECK_FALSE(find(entries, 2)->flags.exit);
+  CHECK(find(entries, 4)->flags.exit);
+}
+
+TEST_CASE("authority: a relay set matches by RSA identity or nickname, nothing else", "[dir][authority]") {
+  RouterEntry e;
+  e.nickname = "Relay7";
+  e.rsa_identity = crypto::RsaFingerprint{};
+  e.rsa_identity->fill(0x77);
+  RelaySet set;
+  CHECK_FALSE(set.contains(e));
+  set.nicknames = {"relay"};  // no prefixes
+  CHECK_FALSE(set.contains(e));
+  set.nicknames = {"rELAY7"};
+  CHECK(set.contains(e));
+  set.nicknames.clear();
+  set.fingerprints.push_back(*e.rsa_identity);
+  CHECK(set.contains(e));
+  e.rsa_identity.reset();  // an entry without an RSA identity matches by nickname only
+  CHECK_FALSE(set.contains(e));
+}
+
 TEST_CASE("bandwidth weights: dir-spec cases, hand-computed", "[dir][weights]") {
   // Arguments are the class sums; the method-26 +1 makes G, M, E, D below.
   SECTION("case 1: G=4000 M=1000 E=4000 D=1000") {

@@ -56,3 +56,19 @@ TEST_CASE("DirPort routes: status codes by role, path, method and size", "[dirne
   CHECK(relay.handle(HttpMethod::Post, "/tor/", "", now).status == 404);  // not an authority
   CHECK(relay.counters().ok == 1);
 }
+
+TEST_CASE("authority_params: TestingDirAuthVote* count only in a test network, as tor's", "[dirnet]") {
+  // tor applies them in dirserv_set_routerstatus_testing, which runs only
+  // with TestingTorNetwork; elsewhere the options are ignored.
+  dir::TestingVotes votes;
+  votes.guard.relays.nicknames = {"relay1"};
+  votes.guard.strict = true;
+  votes.exit.relays.nicknames = {"exit1"};
+  const auto testing = authority_params(20, true, votes);
+  REQUIRE(testing.testing_votes);
+  CHECK(*testing.testing_votes == votes);
+  CHECK(testing.thresholds.guard_familiar_after == 0);
+  const auto plain = authority_params(20, false, votes);
+  CHECK_FALSE(plain.testing_votes);
+  CHECK(plain.thresholds.guard_familiar_after == dir::FlagThresholds{}.guard_familiar_after);
+}

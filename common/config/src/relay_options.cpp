@@ -39,6 +39,19 @@ void check_server_transports(OptionBuilder& b, RelayOptions& o) {
   }
 }
 
+// tor ignores the TestingDirAuthVote* options outside a test network's
+// authority, silently; we say so.
+void warn_unused_testing_votes(OptionBuilder& b, RelayOptions& o) {
+  for (std::string_view name : {"TestingDirAuthVoteGuard", "TestingDirAuthVoteGuardIsStrict",
+                                "TestingDirAuthVoteExit", "TestingDirAuthVoteExitIsStrict"}) {
+    if (!b.seen(name)) continue;
+    if (!o.testing_tor_network)
+      o.warnings.emplace_back(b.pos(name), std::string(name) + " has no effect without TestingTorNetwork 1");
+    else if (!o.authoritative_directory)
+      o.warnings.emplace_back(b.pos(name), std::string(name) + " has no effect but at an authority");
+  }
+}
+
 // Cross-option checks. Each error points at the line most likely to need the
 // fix, or at the configuration as a whole when no line is involved.
 void validate(OptionBuilder& b, RelayOptions& o, const UserEnvironment& env) {
@@ -67,6 +80,7 @@ void validate(OptionBuilder& b, RelayOptions& o, const UserEnvironment& env) {
   if (o.ipv6_exit && o.exit_relay == AutoBool::False)
     o.warnings.emplace_back(b.pos("IPv6Exit"), "IPv6Exit has no effect with ExitRelay 0");
   check_server_transports(b, o);
+  warn_unused_testing_votes(b, o);
   warn_public_metrics(b, o.metrics_ports, o.warnings);
   if (o.logs.empty()) o.logs.push_back(LogSpec{});  // tor: notice and above to stdout
 }

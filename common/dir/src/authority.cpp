@@ -180,6 +180,7 @@ std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> 
     e.flags.exit = exit_flag(e.exit_policy);
     e.flags.guard = e.flags.fast && e.flags.stable && h.known_for(at) >= th.guard_familiar_after &&
                     h.wfu_ppm() >= guard_wfu && c.bw >= guard_bw;
+    if (params.testing_votes) apply_testing_votes(*params.testing_votes, e);
     e.bandwidth = c.bw / 1000;
     out.push_back(std::move(e));
   }

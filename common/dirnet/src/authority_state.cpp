@@ -4,10 +4,14 @@
 
 namespace conflux::dirnet {
 
-dir::AuthorityParams authority_params(std::uint64_t interval_seconds, bool testing_network) {
+dir::AuthorityParams authority_params(std::uint64_t interval_seconds, bool testing_network,
+                                     const dir::TestingVotes& votes) {
   dir::AuthorityParams p;
   p.interval = interval_seconds == 0 ? 1 : interval_seconds;
-  if (testing_network) p.thresholds = dir::FlagThresholds::testing_network();
+  if (testing_network) {
+    p.thresholds = dir::FlagThresholds::testing_network();
+    p.testing_votes = votes;
+  }
   return p;
 }
 

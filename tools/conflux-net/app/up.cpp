@@ -305,6 +305,7 @@ class Up {
     in.consensus_interval = spec_.consensus_interval;
     in.exit_policy = spec_.exit_policy;
     in.relay_options = spec_.relay_options;
+    in.guard_relays = spec_.guard_relays;
     for (const auto& p : procs_) {
       in.stock_relays = in.stock_relays || (p.plan.stock_tor && netspec::is_relay_role(p.plan.role));
       if (p.plan.role == Role::Authority)

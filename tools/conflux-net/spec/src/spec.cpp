@@ -140,6 +140,22 @@ Check check_implementations(const NetSpec& s, const Context& cx) {
   return std::nullopt;
 }
 
+// Each name is a relay the consensus lists (bridges are in none), once.
+Check check_guard_relays(const NetSpec& s, const Context& cx) {
+  std::set<std::string> listed, seen;
+  for (unsigned i = 1; i <= s.authorities; ++i) listed.insert("auth" + std::to_string(i));
+  for (unsigned i = 1; i <= s.relays - s.exits; ++i) listed.insert("relay" + std::to_string(i));
+  for (unsigned i = 1; i <= s.exits; ++i) listed.insert("exit" + std::to_string(i));
+  for (std::size_t i = 0; i < s.guard_relays.size(); ++i) {
+    const auto& name = s.guard_relays[i];
+    const auto p = "/guard_relays/" + std::to_string(i);
+    if (!listed.contains(name))
+      return cx.error(p, "names no authority, relay or exit of this network (auth1.., relay1.., exit1..)");
+    if (!seen.insert(name).second) return cx.error(p, "'" + name + "' is listed twice");
+  }
+  return std::nullopt;
+}
+
 Check validate(const NetSpec& s, const Context& cx) {
   if (s.authorities < 1 || s.authorities > kMaxAuthorities)
     return cx.error("/authorities", "must be 1 to " + std::to_string(kMaxAuthorities));
@@ -201,6 +217,7 @@ Check validate(const NetSpec& s, const Context& cx) {
   }
 
   if (auto e = check_implementations(s, cx)) return e;
+  if (auto e = check_guard_relays(s, cx)) return e;
 
   if (s.files.size() > kMaxFiles) return cx.error("/files", "at most " + std::to_string(kMaxFiles));
   std::set<std::string> file_names;
@@ -350,7 +367,7 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
                            "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins",
-                           "obfs4proxy", "directory", "emulation", "implementation", "tor"}))
+                           "obfs4proxy", "directory", "emulation", "implementation", "tor", "guard_relays"}))
     return e;
   if (auto e = read_emulation(cx, j, s.emulation)) return e;
   if (auto e = read_string(cx, j, "obfs4proxy", "", s.obfs4proxy)) return e;
@@ -376,6 +393,13 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
                           }))
     return e;
   if (auto e = read_array(cx, j, "relay_options", 64, s.relay_options,
+                          [&](const Json& v, const std::string& p, std::string& out) -> Check {
+                            if (!v.is_string()) return cx.error(p, "expected a string");
+                            out = v.get<std::string>();
+                            return std::nullopt;
+                          }))
+    return e;
+  if (auto e = read_array(cx, j, "guard_relays", kMaxAuthorities + kMaxRelays, s.guard_relays,
                           [&](const Json& v, const std::string& p, std::string& out) -> Check {
                             if (!v.is_string()) return cx.error(p, "expected a string");
                             out = v.get<std::string>();
@@ -524,6 +548,7 @@ std::string encode_spec(const NetSpec& s) {
   j["implementation"] = nlohmann::ordered_json::object();
   for (const auto& [name, impl] : s.implementation) j["implementation"][name] = impl;
   j["tor"] = s.tor;
+  j["guard_relays"] = s.guard_relays;
   return j.dump(2) + "\n";
 }
 

@@ -34,12 +34,22 @@ std::string relay_lines(const ProcessPlan& p, const TorrcInputs& in) {
   return t;
 }
 
+// The spec's guard candidates, by nickname (every relay's is its name), and
+// no others: what the authorities of a test network vote whatever the
+// relays advertise.
+std::string guard_vote_lines(const TorrcInputs& in) {
+  if (in.guard_relays.empty()) return {};
+  std::string names;
+  for (const auto& n : in.guard_relays) names += (names.empty() ? "" : ",") + n;
+  return "TestingDirAuthVoteGuard " + names + "\nTestingDirAuthVoteGuardIsStrict 1\n";
+}
+
 std::string authority_lines(const ProcessPlan& p, const TorrcInputs& in) {
-  if (!in.stock_relays) return relay_lines(p, in);
+  if (!in.stock_relays) return relay_lines(p, in) + guard_vote_lines(in);
   const auto params = authority_params_for_stock_relays(in.relay_options);
   std::string t = relay_lines_without_options(p, in);
   for (const auto& line : params.other_options) t += line + "\n";
-  return t + params.consensus_params_line + "\n";
+  return t + params.consensus_params_line + "\n" + guard_vote_lines(in);
 }
 
 std::string exit_policy_lines(const TorrcInputs& in) {

@@ -30,6 +30,7 @@
 #include "conflux/config/file_source.hpp"
 #include "conflux/config/option_spec.hpp"
 #include "conflux/config/option_values.hpp"
+#include "conflux/config/router_set.hpp"
 #include "conflux/config/torrc_parser.hpp"
 #include "conflux/config/values.hpp"
 
@@ -89,6 +90,13 @@ struct RelayOptions {
   bool bridge_relay = false;
   bool authoritative_directory = false;
   bool testing_tor_network = false;       // TestingTorNetwork: flags for a network that just started
+  // TestingDirAuthVoteGuard / ...Exit: an authority of a test network votes
+  // the flag for these relays whatever its rules say; ...IsStrict: for no
+  // others. Without TestingTorNetwork they are ignored, as in tor.
+  RouterSet testing_vote_guard;
+  bool testing_vote_guard_strict = false;
+  RouterSet testing_vote_exit;
+  bool testing_vote_exit_strict = false;
   std::vector<DirAuthorityLine> dir_authorities;
   std::uint64_t bandwidth_rate = kDefaultBandwidth;   // bytes per second
   std::uint64_t bandwidth_burst = kDefaultBandwidth;  // bytes

@@ -22,6 +22,7 @@
 
 #include "conflux/dir/consensus.hpp"
 #include "conflux/dir/reachability.hpp"
+#include "conflux/dir/testing_votes.hpp"
 #include "conflux/dir/tor_server_descriptor.hpp"
 
 namespace conflux::dir {
@@ -57,6 +58,9 @@ struct AuthorityParams {
   std::uint64_t valid_intervals = 3;   // VU = VA + valid_intervals * interval
   std::int64_t weight_scale = kDefaultWeightScale;
   std::map<std::string, std::int32_t> consensus_params;  // copied into the body
+  // TestingDirAuthVote*: set only at a test network's authority, as tor
+  // applies them only with TestingTorNetwork (dirnet's authority_params).
+  std::optional<TestingVotes> testing_votes;
 };
 
 // What the authority holds about one relay: a tor server descriptor it
@@ -82,7 +86,8 @@ struct TorRelayRecord {
 // min(average, observed), the IPv4 exit policy's summary, proto, the first
 // IPv6 or-address, the SHA-256 of its text as the digest, and the members of
 // its declared family ("$FINGERPRINT" ones) that are listed too, by Ed25519
-// identity. The flag thresholds are computed over all listed relays.
+// identity. The flag thresholds are computed over all listed relays; then
+// params.testing_votes, if any, force Guard and Exit.
 [[nodiscard]] std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> records,
                                                               std::uint64_t at, const AuthorityParams& params);
 

@@ -27,9 +27,11 @@ struct AuthorityOptions {
   dir::AuthorityParams params;               // interval, thresholds, descriptor window
 };
 
-// AuthorityParams from the two options conflux-relay has: ConsensusInterval,
-// and whether this is a test network (FlagThresholds::testing_network()).
-[[nodiscard]] dir::AuthorityParams authority_params(std::uint64_t interval_seconds, bool testing_network);
+// AuthorityParams from conflux-relay's options: ConsensusInterval, whether
+// this is a test network (FlagThresholds::testing_network()), and the
+// TestingDirAuthVote* options, which count only in a test network (as tor's).
+[[nodiscard]] dir::AuthorityParams authority_params(std::uint64_t interval_seconds, bool testing_network,
+                                                   const dir::TestingVotes& votes = {});
 
 class AuthorityState {
  public:

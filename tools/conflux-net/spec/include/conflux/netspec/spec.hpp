@@ -94,6 +94,11 @@ struct NetSpec {
   // client: SocksPort and ControlPort, tor's Conflux when `conflux`).
   std::map<std::string, std::string> implementation;
   std::string tor = "/usr/sbin/tor";  // the stock tor program
+  // The relays (authorities, relays, exits, by name) the authorities vote
+  // Guard for, and no other (tor's TestingDirAuthVoteGuard with ...IsStrict
+  // 1): an experiment's guard candidates, whatever each implementation's
+  // relays advertise. Empty: the authorities' own rule.
+  std::vector<std::string> guard_relays;
   bool operator==(const NetSpec&) const = default;
 };
 

@@ -42,6 +42,7 @@ struct TorrcInputs {
   std::vector<std::string> relay_options;  // extra lines for every relay role
   std::string obfs4proxy;                  // ServerTransportPlugin / ClientTransportPlugin obfs4 exec ...
   bool stock_relays = false;               // some relay runs on stock tor (ProcessPlan::stock_tor)
+  std::vector<std::string> guard_relays;   // NetSpec::guard_relays: the authorities' Guard votes
 };
 
 // The ConsensusParams line our authorities get when stock tor relays join:
