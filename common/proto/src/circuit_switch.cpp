@@ -367,7 +367,9 @@ bool CircuitSwitch::Impl::originate(Circuit& c, StreamId stream, const cell::Rel
   auto payload = cell::encode_relay_msg_payload(stream, msg);
   if (!payload) return false;
   auto digest = c.crypto.originate_backward(*payload);
-  if (is_data && !c.flow.on_data_sent(now(), digest)) return false;
+  // The clock is read for the one cell in sendme_inc that times a round trip.
+  if (is_data && !c.flow.on_data_sent(c.flow.next_data_needs_time() ? now() : CcClock::time_point{}, digest))
+    return false;
   send(c.p, cell::CellCommand::Relay, *payload);
   return true;
 }
