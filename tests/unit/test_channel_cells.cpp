@@ -3,6 +3,7 @@
 // field layouts.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -556,4 +557,34 @@ TEST_CASE("encoders: header and size checks", "[chan][encode]") {
   CHECK(encode_auth_challenge_cell(ac).error() == CellEncodeError::TooManyItems);
   ac.methods.pop_back();
   CHECK(encode_auth_challenge_cell(ac)->size() == 65534);
+}
+
+TEST_CASE("write_fixed_cell writes in place what encode_cell returns", "[chan][fixed]") {
+  const std::vector<std::uint8_t> body{0x02, 0x00, 0x00, 0x00, 0x05, 0xaa};
+  for (LinkVersion link : {LinkVersion{3}, LinkVersion{4}}) {
+    auto expected = encode_cell(link, CircId{0x1234}, CellCommand::Relay, body);
+    REQUIRE(expected.has_value());
+    std::vector<std::uint8_t> out(expected->size() + 3, 0xee);
+    auto n = write_fixed_cell(out, link, CircId{0x1234}, CellCommand::Relay, body);
+    REQUIRE(n.has_value());
+    CHECK(*n == expected->size());
+    CHECK(hex({out.data(), *n}) == hex(*expected));
+    CHECK(out.back() == 0xee);  // nothing past the cell
+  }
+}
+
+TEST_CASE("write_fixed_cell refuses what no fixed cell can carry, and leaves the buffer", "[chan][fixed][reject]") {
+  std::vector<std::uint8_t> out(514, 0xee);
+  const std::vector<std::uint8_t> too_long(kCellPayloadLen + 1, 1);
+  auto n = write_fixed_cell(out, 4, CircId{1}, CellCommand::Relay, too_long);
+  REQUIRE(!n.has_value());
+  CHECK(n.error() == CellEncodeError::PayloadTooLong);
+  n = write_fixed_cell(out, 4, CircId{1}, CellCommand::Versions, {});
+  REQUIRE(!n.has_value());
+  CHECK(n.error() == CellEncodeError::WrongCellKind);
+  std::vector<std::uint8_t> small(513, 0xee);
+  n = write_fixed_cell(small, 4, CircId{1}, CellCommand::Relay, {});
+  REQUIRE(!n.has_value());
+  CHECK(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xee; }));
+  CHECK(std::all_of(small.begin(), small.end(), [](std::uint8_t b) { return b == 0xee; }));
 }

@@ -159,3 +159,54 @@ TEST_CASE("a circuit is blocked on its channel from the high watermark until it 
   dflt.detach(CircId{7});
   CHECK_FALSE(dflt.circuit_blocked(CircId{7}));
 }
+
+TEST_CASE("a cell ring is first in, first out across its wrap and its growth", "[mux][ring]") {
+  CellRing ring;
+  std::uint8_t next_in = 0;
+  std::uint8_t next_out = 0;
+  auto push = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      ring.push_back(cell_of(next_in), kT0 + std::chrono::nanoseconds(next_in));
+      ++next_in;
+    }
+  };
+  auto pop = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      REQUIRE(!ring.empty());
+      CHECK(ring.front().cell[0] == next_out);
+      CHECK(ring.front().at == kT0 + std::chrono::nanoseconds(next_out));
+      ring.pop_front();
+      ++next_out;
+    }
+  };
+  push(10);
+  pop(7);
+  push(12);  // wraps around the first 16 slots
+  CHECK(ring.capacity() == 16);
+  CHECK(ring.size() == 15);
+  push(20);  // grows while wrapped: the order survives the move
+  CHECK(ring.capacity() == 64);
+  pop(35);
+  CHECK(ring.empty());
+  push(3);
+  pop(3);
+  CHECK(ring.capacity() == 64);  // storage kept when emptied
+}
+
+TEST_CASE("circuit mux keeps each circuit's order when drained queues are reused", "[mux][ring]") {
+  CircuitMux mux({}, CircuitPriority{-1.0});
+  // Circuit 1 drains (its ring goes spare); circuit 2 then takes that ring.
+  REQUIRE(mux.push(CircId{1}, cell_of(1)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{1}, cell_of(2)) == MuxPush::Queued);
+  CHECK(tags_in_order(mux) == std::vector<std::uint8_t>{1, 2});
+  for (std::uint8_t t = 10; t < 40; ++t) REQUIRE(mux.push(CircId{2}, cell_of(t)) == MuxPush::Queued);
+  REQUIRE(mux.push(CircId{1}, cell_of(3)) == MuxPush::Queued);
+  CHECK(mux.queued_cells(CircId{2}) == 30);
+  CHECK(mux.queued_cells(CircId{1}) == 1);
+  auto tags = tags_in_order(mux);
+  REQUIRE(tags.size() == 31);
+  CHECK(tags[0] == 10);
+  CHECK(tags[1] == 3);  // round robin: circuit 1's one cell after circuit 2's first
+  for (std::size_t i = 2; i < tags.size(); ++i) CHECK(tags[i] == static_cast<std::uint8_t>(9 + i));
+  CHECK(mux.queued_cells() == 0);
+}

@@ -382,3 +382,20 @@ TEST_CASE("an edge blocked on its channel towards the client sends no DATA until
   net.pump(0);
   CHECK(of_type<CircuitWritable>(inbox).empty());
 }
+
+TEST_CASE("the edge reads the clock for one DATA cell in sendme_inc: the one whose SENDME times a round trip",
+          "[switch][cc]") {
+  auto reads = std::make_shared<std::size_t>(0);
+  CircuitSwitchConfig cfg;
+  cfg.now = [reads] {
+    ++*reads;
+    return CcClock::time_point(std::chrono::seconds(1000));
+  };
+  Net net(1, cfg);
+  CcTestClient client(net);
+  REQUIRE(client.create(kAskCc));
+  const CircuitHandle h = edge_circuit(net);
+  const std::size_t before = *reads;
+  CHECK(fill_window(net, h) == 124);
+  CHECK(*reads - before == 4);  // cells 31, 62, 93 and 124, as tor timestamps them
+}

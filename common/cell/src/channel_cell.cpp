@@ -74,6 +74,25 @@ CellEncoded<std::size_t> append_fixed_cell(bytes::Writer& out, LinkVersion link,
   return fixed_cell_len(link);
 }
 
+CellEncoded<std::size_t> write_fixed_cell(bytes::MutByteSpan out, LinkVersion link, CircId circ_id, CellCommand cmd,
+                                          bytes::ByteSpan payload) {
+  auto id_len = check_header(link, circ_id, cmd, false);
+  if (!id_len) return id_len;
+  if (payload.size() > kCellPayloadLen) return fail(CellEncodeError::PayloadTooLong);
+  const std::size_t len = fixed_cell_len(link);
+  if (out.size() < len) return fail(CellEncodeError::PayloadTooLong);
+  bytes::SpanWriter w(out.first(*id_len + 1));
+  if (*id_len == 4)
+    w.u32(circ_id.value());
+  else
+    w.u16(static_cast<std::uint16_t>(circ_id.value()));
+  w.u8(static_cast<std::uint8_t>(cmd));
+  auto body = out.subspan(*id_len + 1, kCellPayloadLen);
+  std::copy(payload.begin(), payload.end(), body.begin());
+  std::fill(body.begin() + static_cast<std::ptrdiff_t>(payload.size()), body.end(), std::uint8_t{0});
+  return len;
+}
+
 CellEncoded<std::size_t> append_var_cell(bytes::Writer& out, LinkVersion link, CircId circ_id,
                                          CellCommand cmd, bytes::ByteSpan payload) {
   auto id_len = check_header(link, circ_id, cmd, true);

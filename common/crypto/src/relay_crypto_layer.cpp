@@ -36,7 +36,7 @@ bool RelayCryptoLayer::recognize(ConstRelayPayload payload) {
 
   // Absorb into a copy (the checkpoint) with the Digest field read as zero,
   // so the payload stays intact for forwarding whatever the outcome.
-  trial_.restore(digest_);
+  trial_ = digest_;
   trial_.update(payload.first<kRelayDigestOffset>());
   trial_.update(kZeroDigestField);
   trial_.update(payload.subspan<kRelayDigestOffset + kRelayDigestLen>());

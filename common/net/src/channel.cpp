@@ -69,13 +69,17 @@ awaitable<void> Channel::read_loop() {
     }
     bytes::ByteSpan got(chunk.data(), n);
     events_.on_raw_bytes(*this, got, true);
-    inbuf_.insert(inbuf_.end(), got.begin(), got.end());
+    // Cells are framed where they lie: in the chunk itself when no partial
+    // cell is left from the last read (the usual case on a busy channel), so
+    // a cell is not copied into inbuf_ first; else in inbuf_, after the rest.
+    const bool in_chunk = inbuf_.empty();
+    if (!in_chunk) inbuf_.insert(inbuf_.end(), got.begin(), got.end());
+    const bytes::ByteSpan data = in_chunk ? got : bytes::ByteSpan(inbuf_);
     account_buffers();
 
     std::size_t used = 0;
     while (!closed_) {
-      auto framed = cell::frame_cell(bytes::ByteSpan(inbuf_).subspan(used), link_,
-                                     cell::FramerLimits{limits_.max_var_payload});
+      auto framed = cell::frame_cell(data.subspan(used), link_, cell::FramerLimits{limits_.max_var_payload});
       if (std::holds_alternative<cell::NeedMore>(framed)) break;
       if (auto* err = std::get_if<cell::FrameError>(&framed)) {
         // A cell we cannot frame means the peer does not speak our protocol:
@@ -85,12 +89,16 @@ awaitable<void> Channel::read_loop() {
         co_return;
       }
       auto& ok = std::get<cell::Framed>(framed);
-      current_cell_ = bytes::ByteSpan(inbuf_).subspan(used, ok.consumed);
+      current_cell_ = data.subspan(used, ok.consumed);
       used += ok.consumed;
       events_.on_cell(*this, ok.cell);
       current_cell_ = {};
     }
-    inbuf_.erase(inbuf_.begin(), inbuf_.begin() + static_cast<std::ptrdiff_t>(used));
+    if (in_chunk) {
+      inbuf_.assign(data.begin() + static_cast<std::ptrdiff_t>(used), data.end());
+    } else {
+      inbuf_.erase(inbuf_.begin(), inbuf_.begin() + static_cast<std::ptrdiff_t>(used));
+    }
     account_buffers();
   }
 }

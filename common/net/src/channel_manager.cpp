@@ -196,7 +196,7 @@ std::shared_ptr<LinkChannel> ChannelManager::adopt(tcp::socket socket, bool outb
   auto link = LinkChannel::create(TlsStream(std::move(socket), ctx), scheduler_, clock_, *this,
                                   link_params(role, expected, expected_rsa), log_);
   set_block_watermarks(link->channel().mux());
-  Entry e{link, outbound, false, expected, expected_rsa, clock_.now(), peer, false, false, orconn_id, std::nullopt};
+  Entry e{link, outbound, false, expected, expected_rsa, clock_.now(), false, peer, false, false, orconn_id, std::nullopt};
   if (!ec) e.remote = remote;
   channels_.emplace(link->id(), std::move(e));
   link->start();
@@ -269,11 +269,14 @@ void ChannelManager::on_link_cell(LinkChannel& link, const cell::CellView& c) {
   Entry* e = find(link.id());
   if (e == nullptr || !e->open) return;
   ++counters_.cells_in;
-  e->last_active = clock_.now();
+  e->active = true;
   if (e->client && dos_refuse_create(link.id(), *e, c)) return;
   report_create(*e, c);
+  // Inside a read chunk: the cells this one makes us send take its time.
+  in_link_cell_ = true;
   switch_.on_cell(link.id(), c);
   run_actions();
+  in_link_cell_ = false;
 }
 
 void ChannelManager::on_link_unblocked(LinkChannel& link, std::span<const CircId> circs) {
@@ -284,6 +287,8 @@ void ChannelManager::on_link_unblocked(LinkChannel& link, std::span<const CircId
 }
 
 void ChannelManager::on_link_bytes(LinkChannel&, std::size_t n, bool inbound) {
+  // A channel read a chunk; its cells follow at once (Channel::read_loop).
+  if (inbound) chunk_now_ = clock_.now();
   (inbound ? counters_.bytes_in : counters_.bytes_out) += n;
 }
 
@@ -325,15 +330,18 @@ void ChannelManager::on_link_closed(LinkChannel& link, std::string_view reason) 
 // ---- the switch's actions ----------------------------------------------------
 
 void ChannelManager::run_actions() {
-  for (auto& a : switch_.take_actions()) actions_.push_back(std::move(a));
-  if (draining_) return;  // the outer call runs them, in order
+  // A call made while an action runs (its handling called the switch again)
+  // leaves the new actions in the switch: the outer loop takes them right
+  // after that action, so they still run in order, and actions_ does not
+  // move under the action being executed.
+  if (draining_) return;
   draining_ = true;
-  while (!actions_.empty()) {
-    auto a = std::move(actions_.front());
-    actions_.pop_front();
-    execute(a);
-    for (auto& more : switch_.take_actions()) actions_.push_back(std::move(more));
+  switch_.take_actions(actions_);
+  for (std::size_t i = 0; i < actions_.size(); ++i) {
+    execute(actions_[i]);
+    switch_.take_actions(actions_);
   }
+  actions_.clear();  // keeps its storage for the next cell
   draining_ = false;
   check_queue_memory();
 }
@@ -366,10 +374,10 @@ void ChannelManager::execute(proto::SwitchAction& action) {
 void ChannelManager::send_cell(const proto::SendCell& s) {
   Entry* e = find(s.chan);
   if (e == nullptr || !e->open) return;  // the switch hears of the closed channel on its own
-  switch (e->link->send_cell(s.circ, s.cell)) {
+  switch (e->link->send_cell(s.circ, s.cell, in_link_cell_ ? std::optional(chunk_now_) : std::nullopt)) {
     case proto::MuxPush::Queued:
       ++counters_.cells_out;
-      e->last_active = clock_.now();
+      e->active = true;
       return;
     case proto::MuxPush::ControlQueueFull:
       return;
@@ -422,7 +430,7 @@ void ChannelManager::close_idle_channels() {
   std::vector<std::shared_ptr<LinkChannel>> idle;
   for (auto& [id, e] : channels_) {
     if (!e.open) continue;
-    if (switch_.circuits_on(id) > 0) {
+    if (switch_.circuits_on(id) > 0 || std::exchange(e.active, false)) {
       e.last_active = now;
     } else if (now - e.last_active >= config_.idle_timeout) {
       idle.push_back(e.link);

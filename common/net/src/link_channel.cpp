@@ -82,11 +82,12 @@ std::optional<crypto::RsaFingerprint> LinkChannel::peer_rsa_identity() const {
   return done_ ? done_->peer_rsa_identity : std::nullopt;
 }
 
-proto::MuxPush LinkChannel::send_cell(CircId circ, const proto::WireCell& cell) {
+proto::MuxPush LinkChannel::send_cell(CircId circ, const proto::WireCell& cell,
+                                      std::optional<Clock::Monotonic::time_point> queued_at) {
   // Not yet open or already closed: the cell has nowhere to go. Reported as
   // a full queue so the caller closes the circuit rather than losing it quietly.
   if (!is_open()) return proto::MuxPush::CircuitQueueFull;
-  auto pushed = channel_->mux().push(circ, cell, clock_.now());
+  auto pushed = channel_->mux().push(circ, cell, queued_at ? *queued_at : clock_.now());
   if (pushed == proto::MuxPush::Queued) channel_->cells_queued();
   return pushed;
 }

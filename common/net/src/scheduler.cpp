@@ -141,7 +141,8 @@ void Scheduler::check_probes() {
 }
 
 void Scheduler::notify(const std::shared_ptr<Channel>& channel) {
-  add_pending({channel, channel.get()});
+  // Told once per cell queued: a channel already pending costs one lookup.
+  if (!pending_set_.contains(channel.get())) add_pending({channel, channel.get()});
   schedule();
 }
 

@@ -1,14 +1,27 @@
 #include "conflux/proto/circuit_mux.hpp"
 
 namespace conflux::proto {
+namespace {
+
+// Emptied rings kept for reuse: enough for the circuits a channel serves in
+// turn, and none larger than a blocked queue (cellq_high's default), so a
+// circuit that once queued thousands of cells does not keep that memory.
+constexpr std::size_t kSpareRings = 8;
+constexpr std::size_t kSpareRingMaxCells = 256;
+
+}  // namespace
 
 CircuitMux::~CircuitMux() { gauge_sub(queued_cells_ * kQueuedCellCost + control_.size()); }
 
 MuxPush CircuitMux::push(CircId circ, const WireCell& cell, MuxTime now) {
-  Queue& q = queues_[circ];
+  auto [at, made] = queues_.try_emplace(circ);
+  Queue& q = at->second;
+  if (made && !spare_.empty()) {
+    q.cells = std::move(spare_.back());
+    spare_.pop_back();
+  }
   if (q.cells.size() >= limits_.max_cells_per_circuit) return MuxPush::CircuitQueueFull;
-  q.cells.push_back(cell);
-  q.queued_at.push_back(now);
+  q.cells.push_back(cell, now);
   ++q.pushed;
   ++queued_cells_;
   gauge_add(kQueuedCellCost);
@@ -27,7 +40,7 @@ std::vector<QueuedCircuit> CircuitMux::queued_circuits(std::uint64_t channel) co
   std::vector<QueuedCircuit> out;
   out.reserve(queues_.size());
   for (const auto& [circ, q] : queues_)
-    if (!q.cells.empty()) out.push_back({channel, circ, q.cells.size(), q.queued_at.front(), 0, 0});
+    if (!q.cells.empty()) out.push_back({channel, circ, q.cells.size(), q.cells.front().at, 0, 0});
   return out;
 }
 
@@ -105,13 +118,13 @@ std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
     active_->remove(circ);
   }
   Queue& q = it->second;
-  out.insert(out.end(), q.cells.front().begin(), q.cells.front().end());
+  const WireCell& cell = q.cells.front().cell;
+  out.insert(out.end(), cell.begin(), cell.end());
   q.cells.pop_front();
-  q.queued_at.pop_front();
   gauge_sub(kQueuedCellCost);
   if (!q.samples.empty() && q.samples.front().first == q.popped) {
     last_sample_ = q.samples.front().second;
-    q.samples.pop_front();
+    q.samples.erase(q.samples.begin());
   }
   ++q.popped;
   --queued_cells_;
@@ -122,7 +135,10 @@ std::size_t CircuitMux::pop_into(std::vector<std::uint8_t>& out, MuxTime now) {
   bool more = !q.cells.empty();
   // Keep no queue for idle circuits: the map stays as small as the set of
   // circuits with traffic in flight (the policy keeps their EWMA history).
-  if (!more) queues_.erase(it);
+  if (!more) {
+    if (spare_.size() < kSpareRings && q.cells.capacity() <= kSpareRingMaxCells) spare_.push_back(std::move(q.cells));
+    queues_.erase(it);
+  }
   active_->sent(circ, now, more);
   return kWireCellLen;
 }

@@ -61,14 +61,6 @@ struct Answered {
   std::optional<CcAgreement> cc;
 };
 
-std::optional<WireCell> wire_cell(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payload) {
-  auto encoded = cell::encode_cell(kWireLink, circ, cmd, payload);
-  if (!encoded || encoded->size() != kWireCellLen) return std::nullopt;
-  WireCell w{};
-  std::copy(encoded->begin(), encoded->end(), w.begin());
-  return w;
-}
-
 }  // namespace
 
 struct CircuitSwitch::Impl {
@@ -108,7 +100,10 @@ struct CircuitSwitch::Impl {
   }
 
   void send(const Side& side, cell::CellCommand cmd, bytes::ByteSpan payload) {
-    if (auto w = wire_cell(side.id, cmd, payload)) actions.push_back(SendCell{side.chan, side.id, *w});
+    // Encoded in place in the action: a relayed cell is copied once here.
+    auto& a = std::get<SendCell>(actions.emplace_back(SendCell{side.chan, side.id, WireCell{}}));
+    auto written = cell::write_fixed_cell(a.cell, kWireLink, side.id, cmd, payload);
+    if (!written || *written != kWireCellLen) actions.pop_back();
   }
   void destroy(ChannelId chan, CircId id, cell::DestroyReason reason) {
     actions.push_back(SendDestroy{chan, id, reason});
@@ -372,7 +367,9 @@ bool CircuitSwitch::Impl::originate(Circuit& c, StreamId stream, const cell::Rel
   auto payload = cell::encode_relay_msg_payload(stream, msg);
   if (!payload) return false;
   auto digest = c.crypto.originate_backward(*payload);
-  if (is_data && !c.flow.on_data_sent(now(), digest)) return false;
+  // The clock is read for the one cell in sendme_inc that times a round trip.
+  if (is_data && !c.flow.on_data_sent(c.flow.next_data_needs_time() ? now() : CcClock::time_point{}, digest))
+    return false;
   send(c.p, cell::CellCommand::Relay, *payload);
   return true;
 }
@@ -517,6 +514,16 @@ void CircuitSwitch::close_circuit(CircuitHandle circuit, cell::DestroyReason rea
 }
 
 std::vector<SwitchAction> CircuitSwitch::take_actions() { return std::exchange(impl_->actions, {}); }
+
+void CircuitSwitch::take_actions(std::vector<SwitchAction>& into) {
+  auto& mine = impl_->actions;
+  if (into.empty()) {
+    into.swap(mine);
+    return;
+  }
+  into.insert(into.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
+  mine.clear();
+}
 
 std::optional<ChannelId> CircuitSwitch::client_channel(CircuitHandle circuit) const {
   auto it = impl_->circuits.find(circuit);

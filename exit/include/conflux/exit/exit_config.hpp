@@ -49,7 +49,9 @@ struct ExitLimits {
   std::size_t max_upstream_bytes = (proto::kStreamWindow.start + kBacklogCells) * kMaxDataLen;
   // Server bytes read in one go (each read is also capped by the stream
   // window), so a stalled circuit holds at most this much per stream.
-  std::size_t read_cells = 8;
+  // 32 cells (15.9 KB): with 8, a bulk download cost the exit 300 reads and
+  // 350 epoll_waits per MiB, with 32 about 100 and 175 (BENCHMARKS.md).
+  std::size_t read_cells = 32;
 };
 
 struct ExitTimeouts {

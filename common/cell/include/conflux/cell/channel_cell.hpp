@@ -109,6 +109,12 @@ inline Unexpected<CellEncodeError> fail(CellEncodeError e) { return Unexpected<C
 // Returns the number of bytes appended; on error nothing is appended.
 CellEncoded<std::size_t> append_fixed_cell(bytes::Writer& out, LinkVersion link, CircId circ_id,
                                            CellCommand cmd, bytes::ByteSpan payload);
+// One fixed cell written into `out` (at least fixed_cell_len(link) bytes),
+// the payload padded with NUL bytes. Returns the bytes written; on error
+// `out` is left as it was. Relays write each forwarded cell this way, in
+// place, without a buffer of its own.
+CellEncoded<std::size_t> write_fixed_cell(bytes::MutByteSpan out, LinkVersion link, CircId circ_id, CellCommand cmd,
+                                          bytes::ByteSpan payload);
 // Appends one variable-length cell carrying exactly `payload`.
 CellEncoded<std::size_t> append_var_cell(bytes::Writer& out, LinkVersion link, CircId circ_id,
                                          CellCommand cmd, bytes::ByteSpan payload);

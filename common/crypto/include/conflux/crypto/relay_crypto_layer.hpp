@@ -9,7 +9,7 @@
 #include <span>
 
 #include "conflux/crypto/aes_ctr.hpp"
-#include "conflux/crypto/digest.hpp"
+#include "conflux/crypto/running_sha1.hpp"
 #include "conflux/crypto/relay_crypto_types.hpp"
 
 namespace conflux::crypto {
@@ -43,12 +43,10 @@ class RelayCryptoLayer {
 
  private:
   AesCtr cipher_;
-  Sha1 digest_;
+  RunningSha1 digest_;
   // Where a candidate cell is absorbed before we know it is ours; on a match
-  // it is swapped in (no copy), otherwise digest_ was never touched.
-  // Each EVP digest copy allocates in OpenSSL 3.0, so reusing this context
-  // keeps a recognized cell to two copies (this one and peek()).
-  Sha1 trial_;
+  // it is swapped in, otherwise digest_ was never touched.
+  RunningSha1 trial_;
   std::optional<SendmeDigest> last_;
 };
 

@@ -228,6 +228,10 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
     std::optional<crypto::Ed25519Public> identity;  // expected (outbound) or proven
     std::optional<crypto::RsaFingerprint> rsa;      // likewise
     Clock::Monotonic::time_point last_active{};
+    // A cell crossed the channel since the last idle check, which then
+    // moves last_active to its own time (no clock read per cell; the idle
+    // timeout is checked a few times per period anyway).
+    bool active = false;
     std::optional<proto::DosAddress> peer;  // inbound: the address it came from
     bool client = false;                    // inbound and not authenticated as a relay
     bool dos_counted = false;               // counted by the DoS guard as an open client connection
@@ -324,7 +328,11 @@ class ChannelManager final : public proto::CircuitOutput, private LinkChannel::O
   std::map<crypto::Ed25519Public, std::uint64_t> by_identity_;  // open channels extends reuse
   std::map<crypto::RsaFingerprint, std::uint64_t> by_rsa_;       // the same, by RSA fingerprint
   std::map<RelayKey, Connect> connecting_;
-  std::deque<proto::SwitchAction> actions_;
+  std::vector<proto::SwitchAction> actions_;  // run_actions' batch, in order
+  // The clock read once per chunk a channel reads: the queue time of the
+  // cells that chunk's cells make us send (one read per chunk, not per cell).
+  Clock::Monotonic::time_point chunk_now_{};
+  bool in_link_cell_ = false;  // on_link_cell is running: chunk_now_ holds
   bool draining_ = false;
   bool shutting_down_ = false;
   RuntimeCounters counters_;

@@ -94,7 +94,9 @@ class LinkChannel final : public Channel::Events, public std::enable_shared_from
 
   // A circuit cell (already encoded with its circuit ID) into the mux; wakes
   // the scheduler. CircuitQueueFull is the caller's cue to close the circuit.
-  [[nodiscard]] proto::MuxPush send_cell(CircId circ, const proto::WireCell& cell);
+  // `queued_at` is the cell's time in the queue (the clock's now() if unset).
+  [[nodiscard]] proto::MuxPush send_cell(CircId circ, const proto::WireCell& cell,
+                                         std::optional<Clock::Monotonic::time_point> queued_at = std::nullopt);
   // A channel-level cell (DESTROY) on the control path, ahead of circuit cells.
   [[nodiscard]] bool send_control(CircId circ, cell::CellCommand cmd, bytes::ByteSpan payload);
 

@@ -29,14 +29,12 @@
 
 #include "conflux/bytes/reader.hpp"
 #include "conflux/bytes/strong_int.hpp"
+#include "conflux/proto/cell_ring.hpp"
 #include "conflux/proto/circuit_priority.hpp"
 #include "conflux/proto/queue_memory.hpp"
+#include "conflux/proto/wire_cell.hpp"
 
 namespace conflux::proto {
-
-// One encoded fixed-size cell as it goes on the wire (link v4+: 514 bytes).
-inline constexpr std::size_t kWireCellLen = 514;
-using WireCell = std::array<std::uint8_t, kWireCellLen>;
 
 struct CircuitMuxLimits {
   std::size_t max_cells_per_circuit = 2500;  // tor's circ_max_cell_queue_size default
@@ -116,10 +114,11 @@ class CircuitMux {
 
  private:
   struct Queue {
-    std::deque<WireCell> cells;
-    std::deque<MuxTime> queued_at;  // one per cell
-    // Sampled cells, with their index among the cells pushed to this queue.
-    std::deque<std::pair<std::uint64_t, CellSample>> samples;
+    CellRing cells;
+    // Sampled cells, with their index among the cells pushed to this queue,
+    // oldest first (a vector: at most one in SchedulerSampleCells cells, and
+    // an empty one allocates nothing, where a deque allocates when made).
+    std::vector<std::pair<std::uint64_t, CellSample>> samples;
     std::uint64_t pushed = 0;
     std::uint64_t popped = 0;
     bool blocked = false;
@@ -128,6 +127,9 @@ class CircuitMux {
   CircuitMuxLimits limits_;
   std::vector<std::uint8_t> control_;
   std::unordered_map<CircId, Queue> queues_;
+  // Rings of circuits that drained, for the next circuits that queue cells:
+  // a bulk circuit drains at almost every scheduler run.
+  std::vector<CellRing> spare_;
   std::unique_ptr<ActiveCircuits> active_;  // circuits with cells, and the service policy
   std::unordered_map<CircId, double> weights_;  // worse-class circuits (set_circuit_weight)
   std::size_t queued_cells_ = 0;

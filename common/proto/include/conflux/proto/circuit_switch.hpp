@@ -193,6 +193,10 @@ class CircuitSwitch {
 
   // Actions produced so far, in order; the runtime drains them after each call.
   [[nodiscard]] std::vector<SwitchAction> take_actions();
+  // The same, appended to `into`; when `into` is empty the two vectors
+  // trade storage, so a runtime that drains after every cell allocates
+  // nothing once both have grown.
+  void take_actions(std::vector<SwitchAction>& into);
 
   // The channel toward the client (the previous hop) of a circuit: what a
   // Conflux LINK is attributed to at the exit.

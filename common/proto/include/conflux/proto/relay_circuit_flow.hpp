@@ -64,6 +64,13 @@ class RelayCircuitFlow {
   }
   // Whether a DATA cell may be originated now.
   [[nodiscard]] bool can_send() const noexcept;
+  // Whether on_data_sent reads its `now` for the next DATA cell: only the
+  // cell whose SENDME will time a round trip (congestion control, one in
+  // sendme_inc), as tor timestamps only that cell. Otherwise any time will do.
+  [[nodiscard]] bool next_data_needs_time() const noexcept {
+    const auto* cc = std::get_if<CcSendmeSender>(&package_);
+    return cc != nullptr && cc->next_cell_triggers_sendme();
+  }
   // A DATA cell this hop originated was sealed at `now` with this running digest.
   [[nodiscard]] Result<WindowStatus, FlowError> on_data_sent(CcClock::time_point now,
                                                              const crypto::SendmeDigest& digest);
