@@ -21,6 +21,7 @@ class WaitingStreams {
     std::string key = needs.isolation;
     key.push_back('\n');
     if (needs.port) key += std::to_string(*needs.port);
+    key += '\n' + needs.guard_client;
     if (waiters_.emplace(&w, key).second) ++groups_[key];
   }
   void remove(Wakeup& w) {
@@ -30,7 +31,7 @@ class WaitingStreams {
     waiters_.erase(it);
   }
   [[nodiscard]] std::size_t size() const noexcept { return waiters_.size(); }
-  // Distinct (isolation, port) among the waiting streams.
+  // Distinct (isolation, port, guard client) among the waiting streams.
   [[nodiscard]] std::size_t groups() const noexcept { return groups_.size(); }
   void notify_all() {
     for (auto& [w, key] : waiters_) w->notify();
