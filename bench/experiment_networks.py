@@ -79,6 +79,12 @@ def per_client_proxies(spec, mix):
     return spec
 
 
+def up_timeout(spec):
+    """`up`'s timeout: netload's 120 s, and 2 s more per relay (a 100-relay network starts 100 processes and
+    its authority tests each relay's ORPort before the consensus lists it)."""
+    return netload.UP_TIMEOUT_S + 2 * int(spec.get("relays", 6))
+
+
 def per_arm(mix):
     return any(a.get("relay_options") or a.get("spec") for a in mix.get("arms", []))
 
@@ -271,7 +277,8 @@ class Networks:
         """The network the first arm runs on (all arms, unless per_arm)."""
         self.netdir = "%s-%s-%d" % (self.base, arm["name"], rnd) if self.per_arm else self.base
         self.dirs.append(self.netdir)
-        self.net = netload.net_up(self.net_bin, self.netdir, self.spec_for(arm), self.bin_dir)
+        spec = self.spec_for(arm)
+        self.net = netload.net_up(self.net_bin, self.netdir, spec, self.bin_dir, timeout=up_timeout(spec))
         self.namespaces += self.net.get("namespaces", [])
         self.up_seconds.append(self.net["_up_seconds"])
         self.cpu0 = network_cpu(self.net)
