@@ -126,14 +126,16 @@ def rss_kib(pid):
 
 
 class MemorySampler(threading.Thread):
-    """Every `interval` s: the network's processes' RSS by role and in all, this process's (the driver's) and
-    the machine's MemAvailable; keeps the sample with the largest sum and the lowest MemAvailable."""
+    """Every `interval` s: the network's processes' RSS by role and in all, this process's (the driver's), the
+    machine's MemAvailable and load average; keeps the sample with the largest sum, the lowest MemAvailable and
+    the highest load."""
 
     def __init__(self, net, interval=5.0):
         super().__init__(daemon=True)
         self.net, self.interval = net, interval
         self.peak = {"rss_kib": 0}
         self.min_available_kib = None
+        self.max_load = 0.0  # the highest 1-minute load average seen
         self.stopping = threading.Event()
 
     def sample(self):
@@ -149,6 +151,8 @@ class MemorySampler(threading.Thread):
             avail = next(int(l.split()[1]) for l in f if l.startswith("MemAvailable:"))
         if self.min_available_kib is None or avail < self.min_available_kib:
             self.min_available_kib = avail
+        with open("/proc/loadavg") as f:
+            self.max_load = max(self.max_load, float(f.read().split()[0]))
 
     def run(self):
         while not self.stopping.is_set():
@@ -292,7 +296,10 @@ class Networks:
             self.up(arm, rnd)
         self.before = relay_queues.scrape(self.net) if self.emulated else {}
         if self.emulated:
-            self.sampler = relay_goodput.Sampler(self.net, rnd, arm["name"])
+            # Once a second up to 25 relays; for more, one scrape per relay every N/25 s, so that the scrapes
+            # (this process's CPU and the relays') stay what 25 relays cost.
+            relays = sum(1 for p in self.net["processes"] if p["role"] in relay_goodput.RELAY_ROLES)
+            self.sampler = relay_goodput.Sampler(self.net, rnd, arm["name"], interval=max(1.0, relays / 25))
             self.sampler.start()
             self.samplers.append(self.sampler)
         self.t0 = time.monotonic()
