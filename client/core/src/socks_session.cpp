@@ -296,18 +296,21 @@ net::awaitable<std::optional<socks::Request>> read_request(net::tcp::socket& soc
 }
 
 // PerClientGuards: the stream's client, and whether it may have guards
-// (a new client past PerClientGuardsMax may not: counted, logged, reported).
-bool admit_client(SocksContext& ctx, StreamReporter& report, const socks::Request& request, StreamNeeds& needs) {
-  if (!ctx.admit_guard_client) return true;
+// (a new client past PerClientGuardsMax may not: counted, logged, reported,
+// and answered with a general failure).
+net::awaitable<bool> admit_client(net::tcp::socket& sock, SocksContext& ctx, StreamReporter& report,
+                                  const socks::Request& request, StreamNeeds& needs) {
+  if (!ctx.admit_guard_client) co_return true;
   needs.guard_client = std::string(path::guard_client_name(request.username.value_or(std::string())));
-  if (ctx.admit_guard_client(needs.guard_client)) return true;
+  if (ctx.admit_guard_client(needs.guard_client)) co_return true;
   ++ctx.counters.streams_failed;
   // The name is the application's (a site, for Tor Browser): debug only.
   net::emit(ctx.log, net::LogLevel::Info, "Stream refused: PerClientGuardsMax clients have guards already");
   net::emit(ctx.log, net::LogLevel::Debug, "Stream refused for client " + needs.guard_client);
   report("FAILED", 0, "MISC");
   report("CLOSED", 0, "MISC");
-  return false;
+  (void)co_await write_all(sock, failure_reply(request, socks::Reply::GeneralFailure));
+  co_return false;
 }
 
 // tor's DisableNetwork 1 closes every stream not yet answered.
@@ -336,10 +339,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   StreamReporter report{ctx, new_stream_report(ctx, *request)};
   report(resolving ? "NEWRESOLVE" : "NEW");
   StreamNeeds needs = stream_needs(*request, isolation, resolving);
-  if (!admit_client(ctx, report, *request, needs)) {
-    (void)co_await write_all(sock, failure_reply(*request, socks::Reply::GeneralFailure));
-    co_return;
-  }
+  if (!co_await admit_client(sock, ctx, report, *request, needs)) co_return;
 
   StreamPool& pool = *ctx.pool;
   const auto deadline = ctx.clock.now() + ctx.limits.socks_timeout;
