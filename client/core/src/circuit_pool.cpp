@@ -57,7 +57,7 @@ net::awaitable<StreamCarrier*> CircuitPool::acquire(StreamNeeds needs, Clock::ti
     // One build per group of waiting streams (waiting_streams.hpp): groups
     // that arrive together do not queue behind one build (a built circuit
     // goes to one stream, then serves the rest of its group).
-    if (building_for(needs) < waiters_.groups()) {
+    if (building_for(needs) < waiters_.groups(needs.guard_client)) {
       PathProblem problem;
       PathRequest req;
       req.port = needs.port;

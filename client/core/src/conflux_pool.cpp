@@ -103,7 +103,7 @@ net::awaitable<ConfluxTunnel*> ConfluxPool::wait_for_set(const StreamNeeds& need
     // One linking set per group of waiting streams (waiting_streams.hpp):
     // groups that arrive together do not queue behind one set (a linked set
     // goes to one stream, then serves the rest of its group).
-    if (linking_for(needs) < waiters_.groups()) {
+    if (linking_for(needs) < waiters_.groups(needs.guard_client)) {
       if (alive() >= options_.max_sets && !make_room()) {
         why = slots_taken();
         break;
