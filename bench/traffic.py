@@ -22,7 +22,7 @@ A mix (JSON) names the arms, the clients and how long each arm runs:
    "arms": [{"name": "conflux-off", "proxy": "single", "proxies": {"bulk": "guards-single"}},
             {"name": "conflux-on",  "proxy": "conflux"}],
    "clients": [{"class": "web", "count": 4}, {"class": "bulk", "count": 1}],
-   "rounds": 2, "round_s": 60, "seed": 1,
+   "rounds": 2, "round_s": 60, "seed": 1,           # "ramp_s": 60: clients start within 60 s (default 5)
    "guards": "per_proxy"}                            # or "per_client", "per_client_in_proxy" (below)
 
 Each round runs every arm in turn (the order rotates from round to round, so a drift in the machine's load
@@ -112,7 +112,8 @@ def proxy_of(mix, arm, cls, client):
 
 def load_mix(mix, net):
     """Checks a mix against the network; returns (models, arms, clients). Raises MixError."""
-    unknown = set(mix) - {"classes", "arms", "clients", "rounds", "round_s", "seed", "guards", "proxy_processes"}
+    unknown = set(mix) - {"classes", "arms", "clients", "rounds", "round_s", "seed", "guards", "proxy_processes",
+                          "ramp_s"}
     if unknown:
         raise MixError("unknown mix fields: %s" % ", ".join(sorted(unknown)))
     models = {k: dict(v) for k, v in MODELS.items()}
@@ -205,8 +206,9 @@ class Driver:
         model = self.models[cls]
         proxy = proxy_of(self.mix, arm, cls, client)
         lo, hi = model["think_s"]
-        # A random start within the first think time (at most 5 s), so clients of one class do not move in step.
-        await asyncio.sleep(rng.uniform(0, min(hi, 5.0)))
+        # A random start within the first think time (at most 5 s, or the mix's "ramp_s"), so clients of one class
+        # do not move in step; 1000 clients starting within 5 s ask for 2000 Conflux legs at once.
+        await asyncio.sleep(rng.uniform(0, float(self.mix.get("ramp_s", min(hi, 5.0)))))
         n = 0
         while time.monotonic() < end:
             name = model["files"][n % len(model["files"])]
