@@ -155,6 +155,17 @@ def goodput_lines(goodput):
         for r in relays]
 
 
+def mib_text(kib):
+    return "–" if kib is None else "%.0f MiB" % (kib / 1024)
+
+
+def rss_text(peak):
+    if not peak or not peak.get("rss_kib"):
+        return "–"
+    return "%s (%s)" % (mib_text(peak["rss_kib"]), ", ".join(
+        "%s %s" % (role, mib_text(k)) for role, k in sorted(peak.get("by_role_kib", {}).items())))
+
+
 def report(exp, spec, net, table, queues, records, cost, out_dir, goodput=None):
     lines = ["# %s" % exp.get("title", exp["name"]), "",
              "Command: `bench/experiment.py %s`; %d downloads, %d failed; wall %.0f s." % (
@@ -176,10 +187,14 @@ def report(exp, spec, net, table, queues, records, cost, out_dir, goodput=None):
     if exp.get("seeds") and exp.get("compare"):
         lines += seed_lines(exp, table, queues, records)
     lines += ["", "## Cost, and the guards the proxies drew", "",
-              "Network processes' CPU (user + system) during the run: %.1f s; the driver's: %.1f s; wall %.0f s; "
-              "`up` %s s; load average before %s, after %s." % (
-                  cost["network_cpu_s"], cost["driver_cpu_s"], cost["wall_s"], ", ".join(map(str, cost["up_s"])),
-                  cost["load_before"], cost["load_after"]),
+              "Network processes' CPU (user + system) during the run: %.1f s; the driver's: %.1f s (its asyncio loop "
+              "alone %s s, the rest the samplers' threads); wall %.0f s; "
+              "`up` %s s; load average before %s, after %s, highest during the run %s." % (
+                  cost["network_cpu_s"], cost["driver_cpu_s"], cost.get("driver_loop_cpu_s"), cost["wall_s"], ", ".join(map(str, cost["up_s"])),
+                  cost["load_before"], cost["load_after"], cost.get("max_load")),
+              "", "CPU by role (s): %s. Peak RSS of the network's processes and the driver: %s; lowest MemAvailable: "
+              "%s." % (", ".join("%s %.1f" % kv for kv in cost.get("network_cpu_by_role_s", {}).items()),
+                       rss_text(cost.get("peak_rss")), mib_text(cost.get("min_mem_available_kib"))),
               ""] + ["- guards of %s: %s" % (p, ", ".join(g)) for p, g in cost["guards"].items()] + [
               "", "## Plots", ""]
     for name in experiment_plots.OUTPUTS + (queue_plots.OUTPUTS if queues else ()) + \
@@ -213,7 +228,9 @@ def run(exp, args):
               flush=True)
         driver = traffic.Driver(net, mix, out_dir, networks=networks)
         t0 = time.monotonic()
+        driver_thread0 = time.thread_time()  # the asyncio loop's own CPU, without the samplers' threads
         driver.seconds = traffic.asyncio.run(driver.run())
+        driver_thread_s = time.thread_time() - driver_thread0
         driver.write()
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -221,10 +238,16 @@ def run(exp, args):
         if problem:
             print("down: %s" % problem)
     cost = {"wall_s": time.monotonic() - t0, "network_cpu_s": networks.cpu_s,
+            "driver_loop_cpu_s": round(driver_thread_s, 1),
             "driver_cpu_s": resource.getrusage(resource.RUSAGE_SELF).ru_utime
             + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
             "load_before": load_before, "load_after": open("/proc/loadavg").read().split()[0],
-            "up_s": [round(x, 1) for x in networks.up_seconds], "guards": networks.guards}
+            "up_s": [round(x, 1) for x in networks.up_seconds], "guards": networks.guards,
+            "network_cpu_by_role_s": {k: round(v, 1) for k, v in sorted(networks.cpu_roles.items())},
+            "peak_rss": max((m.peak for m in networks.memory), key=lambda p: p["rss_kib"], default=None),
+            "max_load": max((m.max_load for m in networks.memory), default=None),
+            "min_mem_available_kib": min((m.min_available_kib for m in networks.memory
+                                          if m.min_available_kib is not None), default=None)}
     networks.write(driver.t0)
     for p in experiment_plots.plot(out_dir) + queue_plots.plot(out_dir) + relay_goodput.plot(out_dir):
         print("wrote %s" % p)

@@ -18,27 +18,45 @@ are sampled once a second (relay_goodput.py; stock tor relays on their ControlPo
 
 import json
 import os
+import threading
 import time
 
 import netload
 import relay_goodput
 import tor_control
+import traffic
 import relay_queues
 
 
-def client_names(mix):
-    """The driver's client names in order ("web1", "web2", "bulk1", ...), as traffic.Driver names them."""
-    return ["%s%d" % (c["class"], i + 1) for c in mix.get("clients", []) for i in range(int(c.get("count", 1)))]
+client_names = traffic.client_names
+# A proxy of ours that keeps guards per client answers GETINFO entry-guards/client/NAME on this ControlPort,
+# on its namespace's loopback (so the question never crosses an emulated link).
+PER_CLIENT_CONTROL_PORT = 9051
+
+
+def per_client_options(mix, emulated):
+    """The torrc lines of a proxy copy with "per_client_in_proxy": guards per client and room for its share of
+    the clients; in an emulated network (each proxy in a namespace of its own) a ControlPort to list them."""
+    share = -(-len(client_names(mix)) // traffic.proxy_processes(mix))
+    lines = ["PerClientGuards 1", "PerClientGuardsMax %d" % share]
+    if emulated:
+        lines += ["ControlPort 127.0.0.1:%d" % PER_CLIENT_CONTROL_PORT, "CookieAuthentication 1"]
+    return lines
 
 
 def per_client_proxies(spec, mix):
     """With the mix's "guards": "per_client", every proxy an arm names becomes one proxy per client, PROXY-CLIENT
     (its own process, so its own guards, as each of tor's clients picks its own), with the proxy's options, link
-    and implementation; other proxies stay. The spec unchanged otherwise."""
-    if mix.get("guards", "per_proxy") != "per_client":
+    and implementation; with "per_client_in_proxy", traffic.proxy_processes(mix) copies PROXY-1 .. PROXY-K, each
+    keeping its clients' guards apart (per_client_options); other proxies stay. The spec unchanged otherwise."""
+    mode = mix.get("guards", "per_proxy")
+    if mode not in ("per_client", "per_client_in_proxy"):
         return spec
     named = {a.get("proxy") for a in mix["arms"]} | {p for a in mix["arms"] for p in a.get("proxies", {}).values()}
-    clients = client_names(mix)
+    if mode == "per_client":
+        clients = client_names(mix)
+    else:
+        clients = [str(k + 1) for k in range(traffic.proxy_processes(mix))]
     hosts = spec.get("emulation", {}).get("hosts", {})
     impl = spec.get("implementation", {})
     proxies = []
@@ -49,6 +67,8 @@ def per_client_proxies(spec, mix):
         for c in clients:
             name = "%s-%s" % (p["name"], c)
             proxies.append(dict(p, name=name))
+            if mode == "per_client_in_proxy":
+                proxies[-1]["options"] = list(p.get("options", [])) + per_client_options(mix, "emulation" in spec)
             if p["name"] in hosts:
                 hosts[name] = dict(hosts[p["name"]])
             if p["name"] in impl:
@@ -57,6 +77,12 @@ def per_client_proxies(spec, mix):
         impl.pop(p["name"], None)
     spec["proxies"] = proxies
     return spec
+
+
+def up_timeout(spec):
+    """`up`'s timeout: netload's 120 s, and 2 s more per relay (a 100-relay network starts 100 processes and
+    its authority tests each relay's ORPort before the consensus lists it)."""
+    return netload.UP_TIMEOUT_S + 2 * int(spec.get("relays", 6))
 
 
 def per_arm(mix):
@@ -75,6 +101,67 @@ def cpu_seconds(pid):
 
 def network_cpu(net):
     return sum(cpu_seconds(p["pid"]) or 0.0 for p in net["processes"] if p.get("started") and p.get("pid", 0) > 1)
+
+
+def network_cpu_by_role(net):
+    """{role: CPU seconds so far} over the network's running processes (router, fileserver, authority, relay,
+    exit, bridge, proxy)."""
+    out = {}
+    for p in net["processes"]:
+        if p.get("started") and p.get("pid", 0) > 1:
+            out[p["role"]] = out.get(p["role"], 0.0) + (cpu_seconds(p["pid"]) or 0.0)
+    return out
+
+
+def rss_kib(pid):
+    """VmRSS of a running process in KiB; 0 when it is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class MemorySampler(threading.Thread):
+    """Every `interval` s: the network's processes' RSS by role and in all, this process's (the driver's), the
+    machine's MemAvailable and load average; keeps the sample with the largest sum, the lowest MemAvailable and
+    the highest load."""
+
+    def __init__(self, net, interval=5.0):
+        super().__init__(daemon=True)
+        self.net, self.interval = net, interval
+        self.peak = {"rss_kib": 0}
+        self.min_available_kib = None
+        self.max_load = 0.0  # the highest 1-minute load average seen
+        self.stopping = threading.Event()
+
+    def sample(self):
+        roles = {}
+        for p in self.net["processes"]:
+            if p.get("started") and p.get("pid", 0) > 1:
+                roles[p["role"]] = roles.get(p["role"], 0) + rss_kib(p["pid"])
+        roles["driver"] = rss_kib(os.getpid())
+        total = sum(roles.values())
+        if total > self.peak["rss_kib"]:
+            self.peak = {"rss_kib": total, "by_role_kib": roles, "at": time.time()}
+        with open("/proc/meminfo") as f:
+            avail = next(int(l.split()[1]) for l in f if l.startswith("MemAvailable:"))
+        if self.min_available_kib is None or avail < self.min_available_kib:
+            self.min_available_kib = avail
+        with open("/proc/loadavg") as f:
+            self.max_load = max(self.max_load, float(f.read().split()[0]))
+
+    def run(self):
+        while not self.stopping.is_set():
+            self.sample()
+            self.stopping.wait(self.interval)
+
+    def stop(self):
+        self.stopping.set()
+        self.join(timeout=30)
 
 
 def stock_guards(net, proc):
@@ -99,13 +186,52 @@ def stock_guards(net, proc):
     return out
 
 
-def proxy_guards(net):
+def clients_of_proxies(mix):
+    """{proxy: [client, ...]}: which clients each proxy carried in any arm."""
+    out = {}
+    for arm in mix.get("arms", []):
+        for c in mix.get("clients", []):
+            for i in range(int(c.get("count", 1))):
+                name = "%s%d" % (c["class"], i + 1)
+                proxy = traffic.proxy_of(mix, arm, c["class"], name)
+                if name not in out.setdefault(proxy, []):
+                    out[proxy].append(name)
+    return out
+
+
+def client_guards(net, proc, clients):
+    """{"PROXY client CLIENT": ["relay2 (up)", ...]} from a PerClientGuards proxy of ours: GETINFO
+    entry-guards/client/CLIENT on its ControlPort in its namespace; a client that never made a stream has none."""
+    out = {}
+    try:
+        c = tor_control.Control(proc, sock=relay_goodput.socket_in(proc["netns"]),
+                                at=("127.0.0.1", PER_CLIENT_CONTROL_PORT))
+    except OSError as e:
+        return {"%s (every client)" % proc["name"]: ["ControlPort: %s" % e]}
+    try:
+        for client in clients:
+            text = c.getinfo("entry-guards/client/%s" % client) or ""
+            out["%s client %s" % (proc["name"], client)] = [
+                "%s (%s)" % (w[0].split("~")[-1], " ".join(w[1:]) or "?")
+                for w in (line.split() for line in text.strip().splitlines()) if w]
+    except OSError as e:
+        out["%s (the rest)" % proc["name"]] = ["ControlPort: %s" % e]
+    finally:
+        c.close()
+    return out
+
+
+def proxy_guards(net, mix=None):
     """{proxy: ["relay2 (confirmed)", ...]} from each started proxy's guard-state (a stock tor proxy's from its
     ControlPort): the clients of one proxy share its guards, so an arm's single-path numbers depend on which
-    relays its proxy drew."""
+    relays its proxy drew. A proxy with PerClientGuards gives one entry per client (client_guards)."""
     out = {}
+    carried = clients_of_proxies(mix) if mix and mix.get("guards") == "per_client_in_proxy" else {}
     for p in net["processes"]:
         if p["role"] != "proxy" or not p.get("started"):
+            continue
+        if p["name"] in carried and p.get("netns"):
+            out.update(client_guards(net, p, carried[p["name"]]))
             continue
         if p.get("implementation") == "tor":
             out[p["name"]] = stock_guards(net, p)
@@ -134,6 +260,8 @@ class Networks:
         self.emulated = "emulation" in spec
         self.net = None
         self.cpu_s = 0.0
+        self.cpu_roles = {}  # role -> CPU seconds over the run (every network)
+        self.memory = []  # MemorySampler of each network
         self.up_seconds = []
         self.guards = {}  # "proxy" or "proxy (arm, round)" -> guards
         self.relays = []  # relays.jsonl lines
@@ -153,10 +281,14 @@ class Networks:
         """The network the first arm runs on (all arms, unless per_arm)."""
         self.netdir = "%s-%s-%d" % (self.base, arm["name"], rnd) if self.per_arm else self.base
         self.dirs.append(self.netdir)
-        self.net = netload.net_up(self.net_bin, self.netdir, self.spec_for(arm), self.bin_dir)
+        spec = self.spec_for(arm)
+        self.net = netload.net_up(self.net_bin, self.netdir, spec, self.bin_dir, timeout=up_timeout(spec))
         self.namespaces += self.net.get("namespaces", [])
         self.up_seconds.append(self.net["_up_seconds"])
         self.cpu0 = network_cpu(self.net)
+        self.cpu0_roles = network_cpu_by_role(self.net)
+        self.memory.append(MemorySampler(self.net))
+        self.memory[-1].start()
         return self.net
 
     def enter(self, rnd, arm):
@@ -164,7 +296,10 @@ class Networks:
             self.up(arm, rnd)
         self.before = relay_queues.scrape(self.net) if self.emulated else {}
         if self.emulated:
-            self.sampler = relay_goodput.Sampler(self.net, rnd, arm["name"])
+            # Once a second up to 25 relays; for more, one scrape per relay every N/25 s, so that the scrapes
+            # (this process's CPU and the relays') stay what 25 relays cost.
+            relays = sum(1 for p in self.net["processes"] if p["role"] in relay_goodput.RELAY_ROLES)
+            self.sampler = relay_goodput.Sampler(self.net, rnd, arm["name"], interval=max(1.0, relays / 25))
             self.sampler.start()
             self.samplers.append(self.sampler)
         self.t0 = time.monotonic()
@@ -181,7 +316,7 @@ class Networks:
             for name, row in relay_queues.difference(relay_queues.scrape(self.net), self.before).items():
                 self.relays.append(dict(row, round=rnd, arm=arm["name"], relay=name, seconds=round(seconds, 3)))
         if self.per_arm:
-            for proxy, g in proxy_guards(self.net).items():
+            for proxy, g in proxy_guards(self.net, self.mix).items():
                 self.guards["%s (%s, round %d)" % (proxy, arm["name"], rnd)] = g
             problem = self.close()
             if problem:
@@ -192,8 +327,12 @@ class Networks:
         if self.net is None:  # down already, or an `up` that failed half-way (net_down: nothing when no network)
             return netload.net_down(self.net_bin, self.netdir) if self.dirs else None
         if not self.per_arm:
-            self.guards.update(proxy_guards(self.net))
+            self.guards.update(proxy_guards(self.net, self.mix))
         self.cpu_s += network_cpu(self.net) - self.cpu0
+        for role, s in network_cpu_by_role(self.net).items():
+            self.cpu_roles[role] = self.cpu_roles.get(role, 0.0) + s - self.cpu0_roles.get(role, 0.0)
+        if self.memory:
+            self.memory[-1].stop()
         self.net = None
         return netload.net_down(self.net_bin, self.netdir)
 

@@ -11,10 +11,18 @@ class Control:
     """A stock tor process's ControlPort (a record of network.json: its address, ports.control and data_dir),
     authenticated with its cookie; one connection, kept until close()."""
 
-    def __init__(self, proc):
+    def __init__(self, proc, sock=None, at=None):
+        """`sock` and `at` (address, port): a socket made elsewhere (in the process's namespace) and where to
+        connect it; by default the record's address and ports.control."""
         with open(os.path.join(proc["data_dir"], "control_auth_cookie"), "rb") as f:
             cookie = f.read().hex()
-        self.sock = socket.create_connection((proc.get("address", "127.0.0.1"), proc["ports"]["control"]), timeout=5)
+        if sock is None:
+            self.sock = socket.create_connection((proc.get("address", "127.0.0.1"), proc["ports"]["control"]),
+                                                 timeout=5)
+        else:
+            self.sock = sock
+            self.sock.settimeout(5)
+            self.sock.connect(at)
         self.buf = b""
         if not self.command("AUTHENTICATE %s" % cookie)[-1].startswith("250"):
             raise OSError("%s: AUTHENTICATE refused" % proc["name"])

@@ -22,8 +22,8 @@ A mix (JSON) names the arms, the clients and how long each arm runs:
    "arms": [{"name": "conflux-off", "proxy": "single", "proxies": {"bulk": "guards-single"}},
             {"name": "conflux-on",  "proxy": "conflux"}],
    "clients": [{"class": "web", "count": 4}, {"class": "bulk", "count": 1}],
-   "rounds": 2, "round_s": 60, "seed": 1,
-   "guards": "per_proxy"}                            # or "per_client": each client its own proxy (below)
+   "rounds": 2, "round_s": 60, "seed": 1,           # "ramp_s": 60: clients start within 60 s (default 5)
+   "guards": "per_proxy"}                            # or "per_client", "per_client_in_proxy" (below)
 
 Each round runs every arm in turn (the order rotates from round to round, so a drift in the machine's load
 hits both alike) for round_s seconds: every client of the mix uses the arm's proxy for its class (or the
@@ -32,7 +32,12 @@ for fresh circuits. No download starts after the arm's time is up; the ones in f
 Every body is checked against network.json's SHA-256; a wrong or short body is an error record.
 
 With "guards": "per_client" each client uses its own copy of the arm's proxy, PROXY-CLIENT ("client-web1"),
-so its own guards, as each of tor's clients picks its own; bench/experiment.py starts those copies.
+so its own guards, as each of tor's clients picks its own; bench/experiment.py starts those copies (8 at most).
+With "guards": "per_client_in_proxy" the clients are dealt in turn onto "proxy_processes" copies of the arm's
+proxy, PROXY-1 .. PROXY-K (default: enough for 128 clients each, at most 8), each run with PerClientGuards 1:
+one process keeps each of its clients' guards apart (the client is the SOCKS username up to its first '/').
+
+SOCKS usernames are CLIENT/ARM, and CLIENT/ARM/fresh-N for a fresh circuit: one client, many circuits.
 
 An arm may also carry "relay_options" (torrc lines for every relay); bench/experiment.py then runs each arm on a
 network of its own with them (bench/experiment_networks.py); this command line refuses such a mix.
@@ -71,16 +76,44 @@ class MixError(Exception):
     pass
 
 
+GUARD_MODES = ("per_proxy", "per_client", "per_client_in_proxy")
+MAX_PROXY_PROCESSES = 8      # conflux-net's kMaxProxies
+CLIENTS_PER_PROCESS = 128    # the default share of one proxy process with per_client_in_proxy
+
+
+_CLIENT_INDEX = {}  # the clients' names -> {name: position}
+
+
+def client_names(mix):
+    """The clients' names in order ("web1", "web2", "bulk1", ...)."""
+    return ["%s%d" % (c["class"], i + 1) for c in mix.get("clients", []) for i in range(int(c.get("count", 1)))]
+
+
+def proxy_processes(mix):
+    """How many copies of a proxy "per_client_in_proxy" deals the clients onto."""
+    n = len(client_names(mix))
+    return int(mix.get("proxy_processes", min(MAX_PROXY_PROCESSES, max(1, -(-n // CLIENTS_PER_PROCESS)))))
+
+
 def proxy_of(mix, arm, cls, client):
     """The proxy a client uses in an arm: the arm's for its class; with "guards": "per_client" the client's own
-    copy of it, PROXY-CLIENT (bench/experiment_networks.py starts one per client)."""
+    copy of it, PROXY-CLIENT (bench/experiment_networks.py starts one per client); with "per_client_in_proxy"
+    copy PROXY-K, the clients dealt in turn over the copies."""
     p = arm.get("proxies", {}).get(cls, arm.get("proxy"))
-    return "%s-%s" % (p, client) if mix.get("guards") == "per_client" else p
+    mode = mix.get("guards")
+    if mode == "per_client":
+        return "%s-%s" % (p, client)
+    if mode == "per_client_in_proxy":
+        names = tuple(client_names(mix))
+        index = _CLIENT_INDEX.setdefault(names, {n: i for i, n in enumerate(names)})
+        return "%s-%d" % (p, index[client] % proxy_processes(mix) + 1)
+    return p
 
 
 def load_mix(mix, net):
     """Checks a mix against the network; returns (models, arms, clients). Raises MixError."""
-    unknown = set(mix) - {"classes", "arms", "clients", "rounds", "round_s", "seed", "guards"}
+    unknown = set(mix) - {"classes", "arms", "clients", "rounds", "round_s", "seed", "guards", "proxy_processes",
+                          "ramp_s"}
     if unknown:
         raise MixError("unknown mix fields: %s" % ", ".join(sorted(unknown)))
     models = {k: dict(v) for k, v in MODELS.items()}
@@ -103,8 +136,11 @@ def load_mix(mix, net):
     arms = mix.get("arms", [])
     if not arms or not clients:
         raise MixError("a mix needs at least one arm and one client")
-    if mix.get("guards", "per_proxy") not in ("per_proxy", "per_client"):
-        raise MixError("guards: \"per_proxy\" (clients share their proxy's guards) or \"per_client\"")
+    if mix.get("guards", "per_proxy") not in GUARD_MODES:
+        raise MixError("guards: \"per_proxy\" (clients share their proxy's guards), \"per_client\" or "
+                       "\"per_client_in_proxy\"")
+    if not 1 <= proxy_processes(mix) <= MAX_PROXY_PROCESSES:
+        raise MixError("proxy_processes: 1 to %d" % MAX_PROXY_PROCESSES)
     for a in arms:
         for c in clients:
             for i in range(int(c.get("count", 1))):
@@ -170,16 +206,17 @@ class Driver:
         model = self.models[cls]
         proxy = proxy_of(self.mix, arm, cls, client)
         lo, hi = model["think_s"]
-        # A random start within the first think time (at most 5 s), so clients of one class do not move in step.
-        await asyncio.sleep(rng.uniform(0, min(hi, 5.0)))
+        # A random start within the first think time (at most 5 s, or the mix's "ramp_s"), so clients of one class
+        # do not move in step; 1000 clients starting within 5 s ask for 2000 Conflux legs at once.
+        await asyncio.sleep(rng.uniform(0, float(self.mix.get("ramp_s", min(hi, 5.0)))))
         n = 0
         while time.monotonic() < end:
             name = model["files"][n % len(model["files"])]
             if model["fresh_circuit"]:
                 self.fresh += 1
-                user = "%s-%s-fresh-%d" % (client, arm["name"], self.fresh)
+                user = "%s/%s/fresh-%d" % (client, arm["name"], self.fresh)
             else:
-                user = "%s-%s" % (client, arm["name"])
+                user = "%s/%s" % (client, arm["name"])
             await self.download(rnd, arm["name"], proxy, cls, client, name, user,
                                 model["fresh_circuit"] or user not in self.users)
             self.users.add(user)

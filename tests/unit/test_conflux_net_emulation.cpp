@@ -3,6 +3,8 @@
 // the router's configuration file (conflux/netspec/emulation.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <set>
 #include <string>
 
 #include "conflux/netspec/emulation.hpp"
@@ -171,4 +173,45 @@ TEST_CASE("emulation: network.json keeps the router, addresses and namespaces, a
   const auto plain_text = encode_network(plain);
   CHECK(plain_text.find("namespaces") == std::string::npos);
   CHECK(decode_network(plain_text).value().namespaces.empty());
+}
+
+TEST_CASE("emulation: the largest spec fits the /24, each host its own address, device and namespace",
+          "[emulation]") {
+  // 5 authorities, 128 relays (a quarter exits), 16 bridges and 8 proxies: with the file server 158
+  // hosts, .1 to .158; the machine is .254.
+  std::string text = R"({"authorities": 5, "relays": 128, "exits": 32, "bridges": [)";
+  for (int i = 1; i <= 16; ++i) text += (i > 1 ? "," : "") + std::string(R"({"name": "br)") + std::to_string(i) + "\"}";
+  text += R"(], "proxies": [)";
+  for (int i = 1; i <= 8; ++i) text += (i > 1 ? "," : "") + std::string(R"({"name": "client-)") + std::to_string(i) + "\"}";
+  text += R"(], "emulation": {"subnet": "10.121.0.0/24", "hosts": {"relay96": {"latency_ms": 80}}}})";
+  const auto s = parsed(text);
+  CHECK(s.relays == kMaxRelays);
+  const auto plan = plan_processes(s);
+  REQUIRE(plan.size() == 159);  // the router and 158 hosts
+  const auto c = router_config(*s.emulation, plan, 4194303);  // the largest pid on Linux
+  REQUIRE(c.hosts.size() == 159);  // 158 processes and the machine
+  std::set<std::uint32_t> addresses;
+  std::set<std::string> devices, namespaces;
+  for (const auto& h : c.hosts) {
+    addresses.insert(h.address);
+    devices.insert(h.device);
+    if (!h.netns.empty()) namespaces.insert(h.netns);
+    CHECK(h.device.size() <= 15);  // IFNAMSIZ - 1
+  }
+  CHECK(addresses.size() == 159);
+  CHECK(devices.size() == 159);
+  CHECK(namespaces.size() == 158);
+  CHECK(c.hosts[157].name == "client-8");
+  CHECK(c.hosts[157].address == 0x0a79009eu);  // 10.121.0.158
+  CHECK(c.hosts[158].address == 0x0a7900feu);  // the machine, 10.121.0.254
+  const auto relay96 = std::find_if(c.hosts.begin(), c.hosts.end(), [](const auto& h) { return h.name == "relay96"; });
+  REQUIRE(relay96 != c.hosts.end());
+  CHECK(relay96->link.latency == 80ms);
+  auto again = decode_router_config(encode_router_config(c));
+  REQUIRE(again.has_value());
+  CHECK(*again == c);
+}
+
+TEST_CASE("emulation: one relay more than the limit is refused", "[emulation]") {
+  CHECK(error_of(R"({"relays": 129, "exits": 32})") == "/relays: at most 128");
 }

@@ -140,7 +140,7 @@ TEST_CASE("spec errors name the line and the field", "[conflux_net][spec]") {
 TEST_CASE("spec validation", "[conflux_net][spec]") {
   CHECK(error_of(R"({"authorities": 0})").pointer == "/authorities");
   CHECK(error_of(R"({"authorities": 6})").pointer == "/authorities");
-  CHECK(error_of(R"({"relays": 65})").pointer == "/relays");
+  CHECK(error_of(R"({"relays": 129})").pointer == "/relays");
   CHECK(error_of(R"({"relays": 2, "exits": 3})").pointer == "/exits");
   CHECK(error_of(R"({"consensus_interval": 5})").pointer == "/consensus_interval");
   CHECK(error_of(R"({"consensus_interval": 7000})").pointer == "/consensus_interval");

@@ -1,5 +1,7 @@
 #include "conflux/client/begin_dir.hpp"
 
+#include <algorithm>
+
 #include "conflux/cell/relay_header.hpp"
 #include "conflux/client/client_stream.hpp"
 
@@ -65,7 +67,18 @@ net::awaitable<Result<std::string, std::string>> exchange(Circuit& circ, const C
   // tor's own request line: HTTP/1.0, the relay's address as Host.
   const std::string request = "GET " + path + " HTTP/1.0\r\nHost: " + relay.at.address().to_string() + ":" +
                               std::to_string(relay.at.port()) + "\r\nConnection: close\r\n\r\n";
-  (void)stream.send_data(bytes::ByteSpan(reinterpret_cast<const std::uint8_t*>(request.data()), request.size()));
+  // In cells of at most 498 bytes: a microdescriptor request names 44 bytes
+  // a relay, so for more than about nine relays it takes several (one
+  // send_data of the whole request sent nothing, and the fetch timed out).
+  for (std::size_t at = 0; at < request.size(); at += cell::kRelayBodyMaxLen) {
+    const bytes::ByteSpan piece(reinterpret_cast<const std::uint8_t*>(request.data()) + at,
+                                std::min(cell::kRelayBodyMaxLen, request.size() - at));
+    while (!stream.send_data(piece)) {
+      if (stream.failed() || stream.peer_end() || clock.now() >= deadline)
+        co_return Unexpected{std::string("could not send the request")};
+      co_await stream.tx_wakeup().wait_until(deadline);
+    }
+  }
   std::string answer;
   while (!stream.failed() && clock.now() < deadline && answer.size() <= max_answer) {
     auto got = stream.take_received(64 * 1024);

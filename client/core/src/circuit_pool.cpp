@@ -17,6 +17,7 @@ bool CircuitPool::suits(const Circuit& c, const StreamNeeds& needs) const {
   if (needs.avoid_exits.count(id) != 0) return false;
   // Directory circuits and Conflux legs carry no user streams.
   if (c.info().one_hop_fast || c.info().retired || c.is_leg()) return false;
+  if (c.info().guard_client != needs.guard_client) return false;
   if (needs.port && hooks_.exit_allows && !hooks_.exit_allows(c.exit_hop().exit_policy, *needs.port)) return false;
   if (c.dirty_since()) {
     if (c.info().isolation != needs.isolation) return false;
@@ -56,11 +57,12 @@ net::awaitable<StreamCarrier*> CircuitPool::acquire(StreamNeeds needs, Clock::ti
     // One build per group of waiting streams (waiting_streams.hpp): groups
     // that arrive together do not queue behind one build (a built circuit
     // goes to one stream, then serves the rest of its group).
-    if (building_for(needs) < waiters_.groups()) {
+    if (building_for(needs) < waiters_.groups(needs.guard_client)) {
       PathProblem problem;
       PathRequest req;
       req.port = needs.port;
       req.avoid_exits = needs.avoid_exits;
+      req.guard_client = needs.guard_client;
       if (launch(req, &problem) == nullptr && problem.no_exit_for_port) {
         // Tor's answer too: no relay allows exit to this port, so fail now.
         if (no_exit != nullptr) *no_exit = true;
@@ -102,6 +104,7 @@ Circuit* CircuitPool::launch(const PathRequest& req, PathProblem* problem, LegOw
   }
   last_path_error_.clear();
   choice->info.serial = next_serial_++;
+  choice->info.guard_client = req.guard_client;
   // A Conflux leg asks what its set runs (the set is built for it); a single
   // circuit what the consensus says.
   if (owner != nullptr) {

@@ -28,6 +28,7 @@ bool ConfluxPool::suits(const ConfluxTunnel& t, const StreamNeeds& needs, bool l
   if (state == ConfluxTunnel::State::Closed || t.retired() || !t.has_exit()) return false;
   if (state == ConfluxTunnel::State::Linking && !linking_ok) return false;
   if (needs.avoid_exits.count(t.exit_identity()) != 0) return false;
+  if (t.guard_client() != needs.guard_client) return false;
   if (needs.port && !exit_allows(t, *needs.port)) return false;
   if (t.dirty_since()) {
     if (t.isolation() != needs.isolation) return false;
@@ -102,13 +103,13 @@ net::awaitable<ConfluxTunnel*> ConfluxPool::wait_for_set(const StreamNeeds& need
     // One linking set per group of waiting streams (waiting_streams.hpp):
     // groups that arrive together do not queue behind one set (a linked set
     // goes to one stream, then serves the rest of its group).
-    if (linking_for(needs) < waiters_.groups()) {
+    if (linking_for(needs) < waiters_.groups(needs.guard_client)) {
       if (alive() >= options_.max_sets && !make_room()) {
         why = slots_taken();
         break;
       }
       PathProblem problem;
-      if (ConfluxTunnel* t = launch_set(needs.port, &problem, &needs.avoid_exits)) {
+      if (ConfluxTunnel* t = launch_set(needs.port, &problem, &needs.avoid_exits, needs.guard_client)) {
         mine = t->serial();
       } else if (problem.no_exit_for_port) {
         no_exit = true;
@@ -165,7 +166,7 @@ void ConfluxPool::expire() {
 }
 
 ConfluxTunnel* ConfluxPool::launch_set(std::optional<std::uint16_t> port, PathProblem* problem,
-                                       const std::set<RelayIdentity>* avoid_exits) {
+                                       const std::set<RelayIdentity>* avoid_exits, const std::string& guard_client) {
   if (shutting_down_ || !hooks_.launch_leg || alive() >= options_.max_sets) return nullptr;
   const std::uint64_t serial = next_serial_++;
   ConfluxTunnel::Hooks h;
@@ -175,6 +176,7 @@ ConfluxTunnel* ConfluxPool::launch_set(std::optional<std::uint16_t> port, PathPr
   h.leg_linked = [this] { wake_all(); };
   auto tunnel = std::make_unique<ConfluxTunnel>(serial, options_.tunnel, budget_, std::move(h), clock_, log_);
   ConfluxTunnel* raw = tunnel.get();
+  raw->set_guard_client(guard_client);
   sets_.emplace(serial, std::move(tunnel));
   touch(serial);
   last_problem_ = PathProblem{};
@@ -203,6 +205,7 @@ LegCircuit* ConfluxPool::launch_leg(ConfluxTunnel& t, const LegRequest& r) {
   req.exit = r.exit;
   req.first_hop = r.first_hop;
   req.conflux_leg = true;
+  req.guard_client = t.guard_client();
   // A stream an exit refused must not get a set to that exit again.
   if (!r.exit && first_leg_avoids_ != nullptr) req.avoid_exits = *first_leg_avoids_;
   req.exclude = r.exclude_middles;

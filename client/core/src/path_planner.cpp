@@ -8,6 +8,7 @@
 #include "conflux/crypto/random.hpp"
 #include "conflux/path/bridge_set.hpp"
 #include "conflux/path/build_timeout.hpp"
+#include "conflux/path/client_guards.hpp"
 #include "conflux/path/guard_set.hpp"
 #include "conflux/path/guard_state.hpp"
 #include "conflux/path/net_view.hpp"
@@ -48,6 +49,7 @@ struct PathPlanner::Impl {
   path::NetView net;
   bool have_consensus = false;
   path::GuardSet guards;
+  std::optional<path::ClientGuards> clients;  // PerClientGuards 1; not persisted (client_guards.hpp)
   path::BridgeSet bridges;
   path::BuildTimeoutEstimator cbt;
   bool learn_cbt;
@@ -76,6 +78,7 @@ struct PathPlanner::Impl {
                 "Guard state: " + loaded.warning);
     guards = std::move(loaded.guards);
     saved_generation = guards.generation();
+    if (o.per_client_guards) clients.emplace(gp, o.per_client_guards_max);
   }
 
   std::uint64_t now() const { return clock.unix_seconds(); }
@@ -89,9 +92,31 @@ struct PathPlanner::Impl {
     saved_generation = guards.generation();
   }
 
-  path::FirstHopSource& first_hops() {
-    if (use_bridges) return bridges;
-    return guards;
+  // The guard set of a client (the process's for none), made if there is
+  // room (admitted while UseBridges was 1, say); null past PerClientGuardsMax.
+  path::GuardSet* guards_of(std::string_view client) {
+    if (client.empty() || !clients) return &guards;
+    return clients->admit(client) ? clients->find(client) : nullptr;
+  }
+
+  path::FirstHopSource* first_hops(std::string_view client) {
+    if (use_bridges) return &bridges;
+    return guards_of(client);
+  }
+
+  std::vector<GuardReport> reports_of(const path::GuardSet& set) const {
+    std::vector<GuardReport> out;
+    for (const auto& g : set.status(net, now())) {
+      GuardReport r;
+      const dir::RouterEntry* e = net.find(g.identity);
+      r.name = e != nullptr && e->rsa_identity ? "$" + bytes::to_hex(*e->rsa_identity, true) + "~" + g.nickname
+                                               : g.nickname;
+      // tor's order of precedence (entrynodes.c, getinfo_helper_format_single_entry_guard).
+      r.status = !g.confirmed ? "never-connected" : !g.listed ? "unusable" : !g.reachable ? "down" : "up";
+      r.reachable = g.reachable;
+      out.push_back(std::move(r));
+    }
+    return out;
   }
 };
 
@@ -105,6 +130,7 @@ void PathPlanner::set_consensus(const dir::Consensus& c) {
   m.net = path::NetView(c.body);
   m.have_consensus = true;
   m.guards.update(m.net, m.now());
+  if (m.clients) m.clients->update(m.net, m.now());
   m.save_guards();
 }
 
@@ -169,7 +195,12 @@ std::optional<PathChoice> PathPlanner::choose(const PathRequest& req, PathProble
   if (req.exit) po.exit = ed(*req.exit);
   if (req.first_hop) po.first_hop = ed(*req.first_hop);
   po.conflux = req.conflux_leg;
-  auto p = path::build_path(m.net, m.first_hops(), po, m.rules, m.rng, m.now());
+  path::FirstHopSource* first_hops = m.first_hops(req.guard_client);
+  if (first_hops == nullptr) {
+    why = "the stream's client has no guards (PerClientGuardsMax reached)";
+    return std::nullopt;
+  }
+  auto p = path::build_path(m.net, *first_hops, po, m.rules, m.rng, m.now());
   m.save_guards();
   if (!p) {
     why = p.error().message;
@@ -207,8 +238,8 @@ void PathPlanner::circuit_built(const Circuit& c, std::chrono::milliseconds took
   const auto& first = c.info().path.front().target.identity;
   if (m.use_bridges) {
     m.bridges.mark_succeeded(first, m.now());
-  } else {
-    m.guards.mark_succeeded(first, m.now());
+  } else if (path::GuardSet* g = m.guards_of(c.info().guard_client)) {
+    g->mark_succeeded(first, m.now());
     m.save_guards();
   }
 }
@@ -239,6 +270,7 @@ void PathPlanner::first_hop_reachable(const LinkPool::Identity& id, bool reachab
     m.bridges.mark_failed(ed, m.now());
   } else {
     m.guards.mark_failed(ed, m.now());
+    if (m.clients) m.clients->mark_failed(ed, m.now());
     m.save_guards();
   }
 }
@@ -259,16 +291,22 @@ std::vector<GuardReport> PathPlanner::guards() const {
     return out;
   }
   if (!m.have_consensus) return out;
-  for (const auto& g : m.guards.status(m.net, m.now())) {
-    GuardReport r;
-    const dir::RouterEntry* e = m.net.find(g.identity);
-    r.name = e != nullptr && e->rsa_identity ? "$" + bytes::to_hex(*e->rsa_identity, true) + "~" + g.nickname : g.nickname;
-    // tor's order of precedence (entrynodes.c, getinfo_helper_format_single_entry_guard).
-    r.status = !g.confirmed ? "never-connected" : !g.listed ? "unusable" : !g.reachable ? "down" : "up";
-    r.reachable = g.reachable;
-    out.push_back(std::move(r));
-  }
-  return out;
+  return m.reports_of(m.guards);
+}
+
+bool PathPlanner::admit_guard_client(std::string_view client) {
+  auto& m = *impl_;
+  if (!m.clients || client.empty() || m.use_bridges) return true;
+  return m.clients->admit(client);
+}
+
+std::optional<std::vector<GuardReport>> PathPlanner::client_guards(std::string_view client) const {
+  const auto& m = *impl_;
+  if (!m.clients) return std::nullopt;
+  const path::GuardSet* set = m.clients->find(client);
+  if (set == nullptr) return std::nullopt;
+  if (!m.have_consensus) return std::vector<GuardReport>{};
+  return m.reports_of(*set);
 }
 
 }  // namespace conflux::client

@@ -139,6 +139,18 @@ void ProxyControl::add_info() {
       for (const auto& g : src_.guards()) out += g.name + " " + g.status + "\n";
     return V(out);
   });
+  // Ours (PerClientGuards): one client's guards, in entry-guards' form.
+  info.add_prefix(
+      "entry-guards/client/", "entry-guards/client/<SOCKS username up to its first '/'>",
+      [this](std::string_view client) -> V {
+        if (!src_.client_guards) return V();
+        auto list = src_.client_guards(client);
+        if (!list) return V();
+        std::string out;
+        for (const auto& g : *list) out += g.name + " " + g.status + "\n";
+        return V(out);
+      },
+      control::ControlInfo::Missing::Unrecognized);
   info.add("conflux/sets", "Conflux sets and their legs: RTT, window, share of the cells sent, bytes (CONTROL.md).",
            [this](std::string_view) { return V(conflux_sets()); });
 }

@@ -27,6 +27,8 @@ bool ProxyRuntime::start() {
   m.socks->on_stream = [&m](const StreamReport& r) {
     if (m.control) m.control->stream(r);
   };
+  if (m.options.per_client_guards)
+    m.socks->admit_guard_client = [&m](std::string_view client) { return m.planner.admit_guard_client(client); };
   m.socks->limits.socks_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(m.options.socks_timeout);
   m.metrics.socks_timeout = m.options.socks_timeout;
   m.set_bootstrap(0, "starting", "Starting");

@@ -113,6 +113,8 @@ struct ProxyRuntime::Impl {
     o.max_dirtiness = options.max_circuit_dirtiness;
     o.new_circuit_period = options.new_circuit_period;
     o.tunnel = ConfluxTunnelConfig::for_ux(link_ux(options.conflux_client_ux), options.conflux_num_legs);
+    // PerClientGuards: a set is one client's, so each client may hold one.
+    if (options.per_client_guards) o.max_sets += options.per_client_guards_max;
     ConfluxPool::Hooks h;
     h.launch_leg = [this](const PathRequest& r, LegOwner& owner, PathProblem* problem) -> LegCircuit* {
       return pool.launch_leg(r, owner, problem);
@@ -206,7 +208,7 @@ struct ProxyRuntime::Impl {
 
   bool start_control() {
     if (!options.control.enabled()) return true;
-    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}, {}, {}};
+    ProxyControl::Sources s{options, pool, conflux.get(), counters, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     s.socks_listeners = [this] {
       std::string out;
       for (const auto& a : acceptors) {
@@ -223,6 +225,7 @@ struct ProxyRuntime::Impl {
     s.heartbeat = [this] { heartbeat(); };
     s.test_bridges = [this](std::function<void(std::string)> report) { return test_bridges(std::move(report)); };
     s.guards = [this] { return planner.guards(); };
+    s.client_guards = [this](std::string_view client) { return planner.client_guards(client); };
     s.microdesc = [this](const std::array<std::uint8_t, 32>& digest) -> std::optional<std::string> {
       return directory ? directory->microdesc_text(digest) : std::nullopt;
     };

@@ -6,6 +6,7 @@
 #include "conflux/cell/relay_header.hpp"
 #include "conflux/client/client_stream.hpp"
 #include "conflux/client/socks_requests.hpp"
+#include "conflux/path/client_guards.hpp"
 #include "conflux/socks/handshake.hpp"
 
 namespace conflux::client {
@@ -294,6 +295,24 @@ net::awaitable<std::optional<socks::Request>> read_request(net::tcp::socket& soc
   }
 }
 
+// PerClientGuards: the stream's client, and whether it may have guards
+// (a new client past PerClientGuardsMax may not: counted, logged, reported,
+// and answered with a general failure).
+net::awaitable<bool> admit_client(net::tcp::socket& sock, SocksContext& ctx, StreamReporter& report,
+                                  const socks::Request& request, StreamNeeds& needs) {
+  if (!ctx.admit_guard_client) co_return true;
+  needs.guard_client = std::string(path::guard_client_name(request.username.value_or(std::string())));
+  if (ctx.admit_guard_client(needs.guard_client)) co_return true;
+  ++ctx.counters.streams_failed;
+  // The name is the application's (a site, for Tor Browser): debug only.
+  net::emit(ctx.log, net::LogLevel::Info, "Stream refused: PerClientGuardsMax clients have guards already");
+  net::emit(ctx.log, net::LogLevel::Debug, "Stream refused for client " + needs.guard_client);
+  report("FAILED", 0, "MISC");
+  report("CLOSED", 0, "MISC");
+  (void)co_await write_all(sock, failure_reply(request, socks::Reply::GeneralFailure));
+  co_return false;
+}
+
 // tor's DisableNetwork 1 closes every stream not yet answered.
 bool network_off(const SocksContext& ctx) { return ctx.network_disabled != nullptr && *ctx.network_disabled; }
 
@@ -320,6 +339,7 @@ net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ct
   StreamReporter report{ctx, new_stream_report(ctx, *request)};
   report(resolving ? "NEWRESOLVE" : "NEW");
   StreamNeeds needs = stream_needs(*request, isolation, resolving);
+  if (!co_await admit_client(sock, ctx, report, *request, needs)) co_return;
 
   StreamPool& pool = *ctx.pool;
   const auto deadline = ctx.clock.now() + ctx.limits.socks_timeout;

@@ -40,6 +40,9 @@ struct CircuitInfo {
   // parameters (the consensus's cc_*) if it agrees.
   std::optional<proto::CcParams> congestion_control;
   std::string isolation;        // set when the first stream attaches
+  // PerClientGuards: the client whose guards chose the first hop; it serves
+  // only that client's streams. Empty: the process's guards.
+  std::string guard_client;
   bool retired = false;         // takes no new streams
 };
 

@@ -35,6 +35,7 @@ struct PathRequest {
   std::set<LinkPool::Identity> exclude;
   std::optional<LinkPool::Identity> first_hop;
   bool conflux_leg = false;  // the exit must take Conflux legs (PathOptions::conflux)
+  std::string guard_client;  // PerClientGuards: whose guards; empty: the process's
 };
 
 // Why no path could be chosen.

@@ -152,7 +152,7 @@ class ConfluxPool final : public StreamPool {
   void expire();
   void touch(std::uint64_t serial) { last_used_[serial] = clock_.now(); }
   ConfluxTunnel* launch_set(std::optional<std::uint16_t> port, PathProblem* problem,
-                            const std::set<RelayIdentity>* avoid_exits = nullptr);
+                            const std::set<RelayIdentity>* avoid_exits = nullptr, const std::string& guard_client = {});
   LegCircuit* launch_leg(ConfluxTunnel& t, const LegRequest& r);
   void shed();
   void on_closed(ConfluxTunnel& t);

@@ -151,6 +151,9 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   [[nodiscard]] std::optional<Clock::time_point> dirty_since() const noexcept { return dirty_since_; }
   [[nodiscard]] const std::string& isolation() const noexcept { return isolation_; }
   void set_isolation(std::string key) { isolation_ = std::move(key); }
+  // PerClientGuards: the client whose guards its legs use (fixed at launch).
+  [[nodiscard]] const std::string& guard_client() const noexcept { return guard_client_; }
+  void set_guard_client(std::string client) { guard_client_ = std::move(client); }
   [[nodiscard]] bool retired() const noexcept { return retired_; }
   void retire() noexcept { retired_ = true; }
 
@@ -235,6 +238,7 @@ class ConfluxTunnel final : public StreamCarrier, public LegOwner {
   std::uint64_t streams_attached_ = 0;
   std::optional<Clock::time_point> dirty_since_;
   std::string isolation_;
+  std::string guard_client_;
   bool retired_ = false;
   ConfluxTunnelStats stats_;
 };

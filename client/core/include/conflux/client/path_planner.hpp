@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "conflux/client/bridge_directory.hpp"
@@ -48,6 +49,14 @@ class PathPlanner {
   void first_hop_reachable(const LinkPool::Identity& id, bool reachable);
   // The sampled guards in sample order (none before the first consensus).
   [[nodiscard]] std::vector<GuardReport> guards() const;
+
+  // PerClientGuards (client/path/client_guards.hpp). Whether a stream of
+  // `client` may have circuits: always without the option, with bridges or
+  // for no client; else when the client has guards or there is room for it.
+  [[nodiscard]] bool admit_guard_client(std::string_view client);
+  // One client's guards as guards() lists the process's; nullopt for a
+  // client without guards of its own (or without the option).
+  [[nodiscard]] std::optional<std::vector<GuardReport>> client_guards(std::string_view client) const;
 
  private:
   struct Impl;

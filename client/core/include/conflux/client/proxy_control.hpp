@@ -45,6 +45,8 @@ class ProxyControl {
     std::function<std::string(std::function<void(std::string body)> report)> test_bridges;
     std::function<std::vector<GuardReport>()> guards;  // entry-guards, GUARD
     controlnet::NetworkStatusInfo::MicrodescText microdesc;  // md/*: a microdescriptor's text by digest
+    // entry-guards/client/NAME (PerClientGuards): nullopt for no such client.
+    std::function<std::optional<std::vector<GuardReport>>(std::string_view client)> client_guards;
   };
 
   ProxyControl(net::asio::io_context& io, Sources sources, std::string version, net::LogSink log);

@@ -61,6 +61,10 @@ struct SocksContext {
   // tor's answer (a SOCKS general failure, STREAM FAILED and CLOSED with
   // REASON=HIBERNATING) instead of another attempt. Null: never.
   const bool* network_disabled = nullptr;
+  // PerClientGuards: whether the stream's client (its SOCKS username up to
+  // the first '/') may have guards; false refuses the stream (a general
+  // failure). Null: the option is off, every stream uses the process's guards.
+  std::function<bool(std::string_view client)> admit_guard_client{};
 };
 
 net::awaitable<void> run_socks_session(net::tcp::socket socket, SocksContext& ctx, SocksIsolation isolation);

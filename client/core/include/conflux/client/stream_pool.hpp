@@ -17,6 +17,9 @@ struct StreamNeeds {
   std::optional<std::uint16_t> port;      // nullopt: any exit (RESOLVE)
   std::string isolation;                  // streams with different keys never share a carrier
   std::set<RelayIdentity> avoid_exits;    // exits that refused this stream already
+  // PerClientGuards: the stream's client; only carriers built through that
+  // client's guards serve it. Empty: the process's guards.
+  std::string guard_client;
 };
 
 class StreamPool {

@@ -21,24 +21,43 @@ class WaitingStreams {
     std::string key = needs.isolation;
     key.push_back('\n');
     if (needs.port) key += std::to_string(*needs.port);
-    if (waiters_.emplace(&w, key).second) ++groups_[key];
+    key += '\n' + needs.guard_client;
+    if (!waiters_.emplace(&w, Entry{key, needs.guard_client}).second) return;
+    if (++groups_[key] == 1) ++client_groups_[needs.guard_client];
   }
   void remove(Wakeup& w) {
     auto it = waiters_.find(&w);
     if (it == waiters_.end()) return;
-    if (auto g = groups_.find(it->second); g != groups_.end() && --g->second == 0) groups_.erase(g);
+    if (auto g = groups_.find(it->second.key); g != groups_.end() && --g->second == 0) {
+      groups_.erase(g);
+      if (auto c = client_groups_.find(it->second.client); c != client_groups_.end() && --c->second == 0)
+        client_groups_.erase(c);
+    }
     waiters_.erase(it);
   }
   [[nodiscard]] std::size_t size() const noexcept { return waiters_.size(); }
-  // Distinct (isolation, port) among the waiting streams.
+  // Distinct (isolation, port, guard client) among the waiting streams.
   [[nodiscard]] std::size_t groups() const noexcept { return groups_.size(); }
+  // The same among the streams of one guard client (PerClientGuards): only
+  // carriers built through that client's guards can serve them, so a stream
+  // launches builds against its client's groups, not everyone's (else each
+  // of N waiting clients built up to N circuits of its own).
+  [[nodiscard]] std::size_t groups(const std::string& guard_client) const {
+    auto it = client_groups_.find(guard_client);
+    return it == client_groups_.end() ? 0 : it->second;
+  }
   void notify_all() {
-    for (auto& [w, key] : waiters_) w->notify();
+    for (auto& [w, entry] : waiters_) w->notify();
   }
 
  private:
-  std::map<Wakeup*, std::string> waiters_;
-  std::map<std::string, std::size_t> groups_;  // key -> streams waiting
+  struct Entry {
+    std::string key;     // the group
+    std::string client;  // its guard client
+  };
+  std::map<Wakeup*, Entry> waiters_;
+  std::map<std::string, std::size_t> groups_;         // key -> streams waiting
+  std::map<std::string, std::size_t> client_groups_;  // guard client -> groups waiting
 };
 
 }  // namespace conflux::client

@@ -95,6 +95,11 @@ struct ProxyOptions {
   std::vector<BridgeLine> bridges;                     // Bridge: required with UseBridges 1
   std::vector<TransportPluginLine> client_transport_plugins;  // ClientTransportPlugin (managed only)
   std::uint32_t num_entry_guards = 1;                  // NumEntryGuards 1..10
+  // PerClientGuards (ours): a guard selection per client, named by the SOCKS
+  // username up to its first '/' (client/path/client_guards.hpp); at most
+  // PerClientGuardsMax clients, a new one past it refused.
+  bool per_client_guards = false;
+  std::uint32_t per_client_guards_max = 1024;          // PerClientGuardsMax 1..65536
   std::chrono::seconds max_circuit_dirtiness{600};     // MaxCircuitDirtiness: new streams stop using a circuit
   std::chrono::seconds circuit_build_timeout{60};      // CircuitBuildTimeout
   bool learn_circuit_build_timeout = true;             // LearnCircuitBuildTimeout

@@ -110,9 +110,14 @@ struct NetSpec {
 // Limits that keep a mistake from starting hundreds of processes or writing
 // gigabytes.
 inline constexpr unsigned kMaxAuthorities = 5;
-inline constexpr unsigned kMaxRelays = 64;
+// 128 relays: the 100-relay network of issue 21 with room to spare. An
+// emulated network gives every process an address of one /24 (.1 up; the
+// machine is .254), so the file server and every process must fit in 253.
+inline constexpr unsigned kMaxRelays = 128;
 inline constexpr unsigned kMaxBridges = 16;
 inline constexpr unsigned kMaxProxies = 8;
+static_assert(1 + kMaxAuthorities + kMaxRelays + kMaxBridges + kMaxProxies <= 253,
+              "an emulated network's hosts must fit its /24");
 inline constexpr std::size_t kMaxFiles = 32;
 inline constexpr unsigned kMaxFileOrigins = 8;
 inline constexpr std::uint64_t kMaxFileSize = 1ULL << 30;
