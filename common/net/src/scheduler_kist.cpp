@@ -191,12 +191,10 @@ void Scheduler::run_kist() {
   for (std::size_t i : readd) {
     if (!cands[i].channel->closed()) add_pending({cands[i].channel, cands[i].key});
   }
-  if (readd.empty() && !out_of_tokens && stats_.cells - cells_before < config_.hold_min_cells) release_run_timer();
-  if (out_of_tokens) {
-    wait_for_tokens();
-  } else {
-    schedule();  // a socket at its limit is asked again at the next run (the timer is armed)
-  }
+  if (out_of_tokens) return wait_for_tokens();
+  // A light run that left nothing waiting does not hold the next (KISTSchedHoldMinCells).
+  if (readd.empty() && stats_.cells - cells_before < config_.hold_min_cells) release_run_timer();
+  schedule();  // a socket at its limit is asked again at the next run (the timer is armed)
 }
 
 // Eq. 2 over the sockets read both now and at the previous run: what their
