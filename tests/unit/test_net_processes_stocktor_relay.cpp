@@ -285,6 +285,9 @@ TEST_CASE("our relay as a directory cache: V2Dir, a stock client's guard, its di
     const auto e = status_of(ctl, fp);
     return e.find(" Guard") != std::string::npos && e.find(" V2Dir") != std::string::npos;
   }, 120s));
+  // Its microdescriptor too: without it tor cannot build through the relay,
+  // and with StrictNodes a stream would fail at once (seen once under load).
+  REQUIRE(wait_for([&] { return ctl.reply("GETINFO md/id/" + fp).rfind("250+", 0) == 0; }, 120s));
   // Ours as the only guard (for circuits and directory fetches alike).
   REQUIRE(ctl.command("SETCONF EntryNodes=$" + fp + " StrictNodes=1") == "250 OK");
   const auto url = "http://127.0.0.1:" + std::to_string(net.http_port());
