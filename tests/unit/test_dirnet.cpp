@@ -30,6 +30,7 @@
 #include "conflux/dirnet/tor_consensus_fetch.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/net/tls.hpp"
+#include "dirnet_test_authority.hpp"
 #include "test_net_processes_support.hpp"
 
 using namespace conflux;
@@ -153,14 +154,7 @@ std::string tor_descriptor(const RelayInfo& info, const keys::RelayKeys& k, std:
   return dir::make_tor_server_descriptor(f, keys);
 }
 
-struct Authority {
-  std::optional<TorAuthorityKeys> tor_keys;
-  DirRoutes routes;
-  std::shared_ptr<DirServer> server;
-  std::unique_ptr<AuthorityState> state;
-  std::unique_ptr<TorAuthorityState> tor;
-  std::shared_ptr<AuthorityService> service;
-};
+using Authority = test::DirnetAuthority;
 
 struct Relay {
   keys::RelayKeys keys;

@@ -19,6 +19,7 @@
 #include "conflux/dirnet/dir_server.hpp"
 #include "conflux/dirnet/tor_authority_keys.hpp"
 #include "conflux/dirnet/tor_authority_state.hpp"
+#include "dirnet_test_authority.hpp"
 #include "test_net_processes_support.hpp"
 #include "tor_stock_descriptors.hpp"
 
@@ -36,14 +37,7 @@ const tcp::endpoint kLoopback(asio::ip::make_address("127.0.0.1"), 0);
 
 namespace {
 
-struct TorOnlyAuthority {
-  std::optional<TorAuthorityKeys> tor_keys;
-  DirRoutes routes;
-  std::shared_ptr<DirServer> server;
-  std::unique_ptr<AuthorityState> state;
-  std::unique_ptr<TorAuthorityState> tor;
-  std::shared_ptr<AuthorityService> service;
-};
+using TorOnlyAuthority = test::DirnetAuthority;
 
 // Three authorities as in Network, at the stock descriptors' time.
 struct TorOnlyNetwork {

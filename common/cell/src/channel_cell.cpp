@@ -53,7 +53,9 @@ CellEncoded<std::size_t> check_header(LinkVersion link, CircId circ_id, CellComm
   return circ_id_len(link);
 }
 
-void put_header(bytes::Writer& out, std::size_t id_len, CircId circ_id, CellCommand cmd) {
+// Into a growing Writer or a fixed SpanWriter alike.
+template <class W>
+void put_header(W& out, std::size_t id_len, CircId circ_id, CellCommand cmd) {
   if (id_len == 4)
     out.u32(circ_id.value());
   else
@@ -82,11 +84,7 @@ CellEncoded<std::size_t> write_fixed_cell(bytes::MutByteSpan out, LinkVersion li
   const std::size_t len = fixed_cell_len(link);
   if (out.size() < len) return fail(CellEncodeError::PayloadTooLong);
   bytes::SpanWriter w(out.first(*id_len + 1));
-  if (*id_len == 4)
-    w.u32(circ_id.value());
-  else
-    w.u16(static_cast<std::uint16_t>(circ_id.value()));
-  w.u8(static_cast<std::uint8_t>(cmd));
+  put_header(w, *id_len, circ_id, cmd);
   auto body = out.subspan(*id_len + 1, kCellPayloadLen);
   std::copy(payload.begin(), payload.end(), body.begin());
   std::fill(body.begin() + static_cast<std::ptrdiff_t>(payload.size()), body.end(), std::uint8_t{0});
