@@ -15,6 +15,18 @@ TEST_CASE("probe schedule: 0.5 ms while young, then an eighth of the age", "[sch
   CHECK(kernel_probe_poll_period(1s) == 125ms);
 }
 
+TEST_CASE("probe schedule: the first look waits for the socket's smallest round trip", "[sched][probe]") {
+  CHECK(kernel_probe_first_look(0ns) == 500us);  // unknown, or loopback's tens of µs
+  CHECK(kernel_probe_first_look(30us) == 500us);
+  CHECK(kernel_probe_first_look(40ms) == 40ms);
+  CHECK(kernel_probe_polls_until(39ms, 40ms) == 0);
+  CHECK(kernel_probe_polls_until(40ms, 40ms) == 1);
+  // A 400 ms kernel queue time on a 40 ms link: 20 looks instead of 47 from the write.
+  CHECK(kernel_probe_polls_until(400ms) == 47);
+  CHECK(kernel_probe_polls_until(400ms, 40ms) == 20);
+  CHECK(kernel_probe_polls_until(1s, 40ms) == 28);
+}
+
 TEST_CASE("probe schedule: a look is late by at most max(0.5 ms, 1/8 of the true time)", "[sched][probe]") {
   // An acknowledgement just after a look at age t is seen at t + period(t);
   // the true time is then just over t, so the error is period(t).

@@ -34,10 +34,11 @@ void Scheduler::start_probe(Channel& channel, std::span<const proto::CellSample>
   // acknowledged before they have left the kernel.
   const int fd = channel.native_socket();
   auto outq = socket_outq_bytes(fd);
-  auto acked = tcp_bytes_acked(fd);
+  auto acked = tcp_ack_state(fd);
   if (!outq || !acked) return;
-  probes_.push_back({channel.weak_from_this(), channel.id(), now, *acked + *outq, cells.front().seq,
-                     cells.back().seq, now + proto::kProbeMinPeriod});
+  // Bytes written now cannot be acknowledged sooner than a round trip.
+  probes_.push_back({channel.weak_from_this(), channel.id(), now, acked->bytes_acked + *outq, cells.front().seq,
+                     cells.back().seq, now + proto::kernel_probe_first_look(acked->min_rtt)});
   arm_probe_timer(now);
 }
 
