@@ -173,6 +173,15 @@ void collect_scheduler_metrics(metrics::Snapshot& out, const net::Scheduler& s) 
                 st.kernel_queue_seconds);
   out.counter("conflux_relay_cell_kernel_probes_dropped_total", "Sampled writes not followed (too many at once).",
               st.kernel_probes_dropped);
+  out.counter("conflux_relay_sched_probe_wakeups_total", "Wake-ups of the kernel-queue probes' poll timer.",
+              st.kernel_probe_wakeups);
+  out.counter("conflux_relay_sched_probe_polls_total",
+              "TCP_INFO reads made for kernel-queue probes alone (not by a KIST run).", st.kernel_probe_polls);
+  out.counter("conflux_relay_sched_probes_settled_in_runs_total",
+              "Kernel-queue probes seen acknowledged by a KIST run's own socket query.",
+              st.kernel_probes_settled_in_runs);
+  out.counter("conflux_relay_cell_kernel_probes_given_up_total",
+              "Sampled writes still unacknowledged after 30 s (not in the histogram).", st.kernel_probes_given_up);
 }
 
 }  // namespace conflux::relay

@@ -186,6 +186,13 @@ TEST_CASE("relay process: MetricsPort scrapes follow a BEGIN_DIR over a one-hop 
     CHECK(sample(m, "conflux_relay_sched_kernel_calls_total") == 3 * queries);
     CHECK(sample(m, "conflux_relay_sched_global_limit_bytes").has_value());
   }
+  // The kernel-queue probes' own cost (METRICS.md, "Kernel queue time").
+  for (const char* name : {"conflux_relay_sched_probe_wakeups_total", "conflux_relay_sched_probe_polls_total",
+                           "conflux_relay_sched_probes_settled_in_runs_total",
+                           "conflux_relay_cell_kernel_probes_given_up_total"}) {
+    INFO(name);
+    CHECK(sample(m, name).has_value());
+  }
 
   // ---- The client destroys the circuit: the relay counts it by reason ----
   circ.destroy(cell::DestroyReason::Finished);

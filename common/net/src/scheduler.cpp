@@ -92,52 +92,7 @@ void Scheduler::cells_leaving(Channel& channel, std::span<const proto::CellSampl
               << trace_ns(now) << '\n';
     }
   }
-  if (probes_.size() >= kMaxProbes) {
-    ++stats_.kernel_probes_dropped;
-    return;
-  }
-  // Everything in the send queue now, our cells included, must be
-  // acknowledged before they have left the kernel.
-  const int fd = channel.native_socket();
-  auto outq = socket_outq_bytes(fd);
-  auto acked = tcp_bytes_acked(fd);
-  if (!outq || !acked) return;
-  probes_.push_back({channel.weak_from_this(), now, *acked + *outq, cells.front().seq, cells.back().seq});
-  arm_probe_timer();
-}
-
-void Scheduler::arm_probe_timer() {
-  if (probe_timer_armed_ || probes_.empty()) return;
-  probe_timer_armed_ = true;
-  // The poll period is the kernel time's resolution.
-  probe_timer_.expires_after(std::chrono::microseconds(500));
-  probe_timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
-    if (alive.expired()) return;
-    probe_timer_armed_ = false;
-    if (!ec) check_probes();
-  });
-}
-
-void Scheduler::check_probes() {
-  const auto now = clock_.now();
-  std::erase_if(probes_, [&](const KernelProbe& p) {
-    auto ch = p.channel.lock();
-    if (!ch || ch->closed()) return true;
-    auto acked = tcp_bytes_acked(ch->native_socket());
-    if (!acked) return true;
-    if (*acked < p.acked_target) return now - p.written > std::chrono::seconds(30);  // give up on a stuck socket
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - p.written).count();
-    stats_.kernel_queue_seconds.observe(static_cast<double>(ns) * 1e-9);
-    if (tracing()) {
-      // kernel CHANNEL FIRST_SEQ LAST_SEQ WRITTEN_NS ACKED_NS: the write
-      // that carried those sampled cells, until the peer acknowledged it.
-      ++trace_lines_;
-      *trace_ << "kernel " << ch->id() << ' ' << p.first_seq << ' ' << p.last_seq << ' ' << trace_ns(p.written) << ' '
-              << trace_ns(now) << '\n';
-    }
-    return true;
-  });
-  arm_probe_timer();
+  start_probe(channel, cells, now);
 }
 
 void Scheduler::notify(const std::shared_ptr<Channel>& channel) {

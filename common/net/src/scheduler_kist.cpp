@@ -64,6 +64,21 @@ SocketReading read_socket(int fd, const SchedulerConfig& config, std::uint64_t o
   return s;
 }
 
+// A run's step 1 in the stats: its pending sockets and their kernel queries.
+void count_queries(SchedulerStats& st, std::uint64_t sockets, std::uint64_t queries, std::uint64_t syscalls,
+                   std::uint64_t q_ns) {
+  st.pending_sockets_last = sockets;
+  st.pending_sockets_total += sockets;
+  st.pending_sockets_max = std::max(st.pending_sockets_max, sockets);
+  st.tcp_info_calls += queries;
+  st.kernel_calls += syscalls;
+  st.kernel_calls_last = syscalls;
+  st.tcp_info_ns_last = q_ns;
+  st.tcp_info_ns_total += q_ns;
+  st.pending_sockets.observe(static_cast<double>(sockets));
+  if (queries > 0) st.tcp_info_seconds.observe(static_cast<double>(q_ns) * 1e-9);
+}
+
 }  // namespace
 
 void Scheduler::run_kist() {
@@ -83,7 +98,9 @@ void Scheduler::run_kist() {
   std::uint64_t queries = 0;
   std::uint64_t syscalls = 0;
   std::uint64_t outbuf_total = 0;
-  std::unordered_map<std::uint64_t, std::uint64_t> acked;  // KISTGlobalLimit only
+  // Acknowledged bytes by channel, for KISTGlobalLimit and the kernel-queue probes.
+  std::unordered_map<std::uint64_t, std::uint64_t> acked;
+  const bool want_acked = config_.global_limit || !probes_.empty();
   const auto q_start = std::chrono::steady_clock::now();
   for (Pending& p : pending_) {
     auto ch = p.channel.lock();
@@ -97,7 +114,7 @@ void Scheduler::run_kist() {
       syscalls += r.syscalls;
       if (r.unsupported) kernel_info_ = false;  // tor: KISTLite from now on
       limit = r.limit;
-      if (config_.global_limit && r.bytes_acked) acked.emplace(ch->id(), *r.bytes_acked);
+      if (want_acked && r.bytes_acked) acked.emplace(ch->id(), *r.bytes_acked);
     } else {
       limit = proto::kist_lite_limit(outbuf);
     }
@@ -107,17 +124,9 @@ void Scheduler::run_kist() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - q_start).count());
   pending_.clear();
   pending_set_.clear();
-  stats_.pending_sockets_last = cands.size();
-  stats_.pending_sockets_total += cands.size();
-  stats_.pending_sockets_max = std::max<std::uint64_t>(stats_.pending_sockets_max, cands.size());
-  stats_.tcp_info_calls += queries;
-  stats_.kernel_calls += syscalls;
-  stats_.kernel_calls_last = syscalls;
-  stats_.tcp_info_ns_last = q_ns;
-  stats_.tcp_info_ns_total += q_ns;
-  stats_.pending_sockets.observe(static_cast<double>(cands.size()));
-  if (queries > 0) stats_.tcp_info_seconds.observe(static_cast<double>(q_ns) * 1e-9);
+  count_queries(stats_, cands.size(), queries, syscalls, q_ns);
   trace("run_pending_sockets_tcp_info_ns", cands.size(), q_ns);
+  look_at_probes_in_run(acked, now);  // before this run's writes start new ones
 
   // The global cap covers what we already hold for these sockets too: it
   // reaches the kernel in this period as well.

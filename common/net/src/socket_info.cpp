@@ -130,6 +130,24 @@ std::optional<std::uint64_t> tcp_bytes_acked(int fd) noexcept {
 #endif
 }
 
+std::optional<TcpAckState> tcp_ack_state(int fd) noexcept {
+#ifdef CONFLUX_HAVE_KIST
+  if (fd < 0) return std::nullopt;
+  TcpInfoCall c = get_tcp_info(fd);
+  auto acked = bytes_acked_of(c);
+  if (!acked) return std::nullopt;
+  TcpAckState s{*acked, std::chrono::microseconds(0)};
+  // Kernels before 4.10 return a shorter struct without it: 0, unknown.
+  if (c.len >= offsetof(struct tcp_info, tcpi_min_rtt) + sizeof(c.ti.tcpi_min_rtt)) {
+    s.min_rtt = std::chrono::microseconds(c.ti.tcpi_min_rtt);
+  }
+  return s;
+#else
+  (void)fd;
+  return std::nullopt;
+#endif
+}
+
 std::optional<std::uint64_t> socket_outq_bytes(int fd) noexcept {
 #if defined(__linux__) && defined(SIOCOUTQ)
   if (fd < 0) return std::nullopt;

@@ -122,8 +122,12 @@ class Scheduler {
                             Clock::Monotonic::time_point previous_run, Clock::Monotonic::time_point now);
   void wait_for_tokens();
   void add_pending(Pending p);
-  void arm_probe_timer();
+  // Kernel-queue probes (scheduler_probes.cpp).
+  void start_probe(Channel& channel, std::span<const proto::CellSample> cells, Clock::Monotonic::time_point now);
+  void arm_probe_timer(Clock::Monotonic::time_point now);
   void check_probes();
+  void look_at_probes_in_run(const std::unordered_map<std::uint64_t, std::uint64_t>& acked,
+                             Clock::Monotonic::time_point now);
   void trace(const char* what, std::uint64_t a, std::uint64_t b = 0);
   [[nodiscard]] bool tracing() const noexcept { return trace_ && trace_lines_ < config_.trace_max_lines; }
   [[nodiscard]] std::uint64_t trace_ns(Clock::Monotonic::time_point t) const noexcept;
@@ -156,18 +160,28 @@ class Scheduler {
   std::unordered_map<std::uint64_t, std::uint64_t> acked_at_last_run_;
 
   // A sampled write: done when the peer has acknowledged `acked_target`.
-  // It carried the channel's sampled cells first_seq..last_seq.
+  // It carried the channel's sampled cells first_seq..last_seq. It is
+  // looked at again at `next_poll` (proto/kernel_probe_schedule.hpp), or
+  // earlier by a KIST run that reads its socket anyway.
   struct KernelProbe {
     std::weak_ptr<Channel> channel;
+    std::uint64_t channel_id;
     Clock::Monotonic::time_point written;
     std::uint64_t acked_target;
     std::uint64_t first_seq;
     std::uint64_t last_seq;
+    Clock::Monotonic::time_point next_poll;
+    [[nodiscard]] bool settled_by(std::uint64_t acked) const noexcept { return acked >= acked_target; }
   };
+  void settle_probe(const KernelProbe& p, Clock::Monotonic::time_point observed);
   static constexpr std::size_t kMaxProbes = 256;
   std::vector<KernelProbe> probes_;
+  // One timer for all probes, armed for the earliest look; a wait that was
+  // re-armed earlier is stale (its generation is old).
   asio::steady_timer probe_timer_;
   bool probe_timer_armed_ = false;
+  std::uint64_t probe_timer_generation_ = 0;
+  Clock::Monotonic::time_point probe_timer_due_{};
   std::unique_ptr<std::ofstream> trace_;
   std::uint64_t trace_lines_ = 0;
   Clock::Monotonic::time_point trace_epoch_{};  // trace times are nanoseconds since

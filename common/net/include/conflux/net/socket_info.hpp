@@ -11,6 +11,7 @@
 //
 // Both also return TCP_INFO's acknowledged-bytes counter, from the same
 // call, for the global limit.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 
@@ -42,6 +43,14 @@ struct KistOriginalInfo {
 
 // TCP_INFO's tcpi_bytes_acked: bytes the peer has acknowledged so far.
 [[nodiscard]] std::optional<std::uint64_t> tcp_bytes_acked(int fd) noexcept;
+
+// Both from one TCP_INFO call: the acknowledged bytes, and tcpi_min_rtt, the
+// smallest round trip the kernel saw (over its last 5 minutes; 0 unknown).
+struct TcpAckState {
+  std::uint64_t bytes_acked = 0;
+  std::chrono::microseconds min_rtt{0};
+};
+[[nodiscard]] std::optional<TcpAckState> tcp_ack_state(int fd) noexcept;
 
 // ioctl(SIOCOUTQ): bytes in the send queue, sent-but-unacked included.
 [[nodiscard]] std::optional<std::uint64_t> socket_outq_bytes(int fd) noexcept;
