@@ -93,6 +93,14 @@ def fmt(x, unit=" s"):
     return "–" if x is None else "%.2f%s" % (x, unit)
 
 
+def relay_rate(spec, proc, link):
+    """A relay's BandwidthRate as conflux-net wrote it ("link": its own link's rate)."""
+    rate = spec.get("relay_bandwidth_rate") or ""
+    if rate != "link":
+        return rate if proc["role"] in ("relay", "exit") else ""
+    return link.get("rate", "") if proc["role"] in ("authority", "relay", "exit") else ""
+
+
 def topology_lines(spec, net):
     emu = spec.get("emulation")
     lines = ["| process | role | address | one-way latency | link rate | BandwidthRate |", "|---|---|---|---|---|---|"]
@@ -105,7 +113,7 @@ def topology_lines(spec, net):
         lines.append("| %s | %s | %s | %s | %s | %s |" % (
             p["name"], p["role"], p.get("address", "127.0.0.1"),
             "%g ms" % link.get("latency_ms", 0) if emu else "0 (loopback)", link.get("rate") or "unlimited",
-            bridge_rates.get(p["name"]) or spec.get("relay_bandwidth_rate") or ""))
+            bridge_rates.get(p["name"]) or relay_rate(spec, p, link)))
     return lines
 
 
@@ -217,7 +225,8 @@ def run(exp, args):
     os.makedirs(out_dir, exist_ok=True)
     net_bin = os.path.abspath(args.net_bin or os.path.join(args.bin_dir or os.path.join(ROOT, "build", "release"),
                                                            "tools", "conflux-net", "conflux-net"))
-    networks = experiment_networks.Networks(net_bin, os.path.join(out_dir, "net"), spec, args.bin_dir, mix, out_dir)
+    networks = experiment_networks.Networks(net_bin, os.path.join(out_dir, "net"), spec, args.bin_dir, mix, out_dir,
+                                            proxy_log=args.proxy_log)
     load_before = open("/proc/loadavg").read().split()[0]
     # ctest's timeout sends SIGTERM: leave through the finally below, which takes the network down.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
@@ -276,6 +285,9 @@ def main(argv):
     ap.add_argument("--subnet", help="the emulated network's /24 (two networks at once need two)")
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--round-s", type=float)
+    ap.add_argument("--proxy-log", choices=("debug", "info"),
+                    help="every proxy also logs at this severity and above to OUT/proxy-logs/PROXY.log (why a "
+                         "download stalled: the proxy's stall reports are at info)")
     args = ap.parse_args(argv[1:])
     try:
         exp = load_experiment(args.experiment)

@@ -184,6 +184,8 @@ class ConfluxSet {
   [[nodiscard]] bool memory_pressure() const noexcept { return pressure_; }
   [[nodiscard]] std::size_t reorder_cells() const noexcept { return rx_.queued_cells(); }
   [[nodiscard]] std::size_t reorder_bytes() const noexcept { return rx_.queued_bytes(); }
+  // The receiver's numbers, for a stalled stream's description.
+  [[nodiscard]] const ConfluxReceiver& receiver() const noexcept { return rx_; }
   [[nodiscard]] std::size_t retained_bytes() const noexcept { return retx_.retained_bytes(); }
   [[nodiscard]] std::vector<ConfluxLegInfo> legs() const;
   [[nodiscard]] const ConfluxSetStats& stats() const noexcept { return stats_; }
