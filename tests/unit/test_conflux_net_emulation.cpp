@@ -113,6 +113,45 @@ TEST_CASE("emulation: the router's hosts, devices and namespaces", "[emulation]"
   CHECK(*again == c);
 }
 
+TEST_CASE("emulation: every device takes the spec's MTU, 1500 unless given", "[emulation]") {
+  const auto s = parsed(kSpec);
+  CHECK(s.emulation->mtu == 1500);
+  CHECK(router_config(*s.emulation, plan_processes(s), 7).mtu == 1500);
+  const auto jumbo = parsed(R"({"relays": 3, "exits": 1, "emulation": {"mtu": 9000}})");
+  CHECK(jumbo.emulation->mtu == 9000);
+  CHECK(parse_spec(encode_spec(jumbo)).value() == jumbo);
+  const auto c = router_config(*jumbo.emulation, plan_processes(jumbo), 7);
+  CHECK(c.mtu == 9000);
+  CHECK(decode_router_config(encode_router_config(c)).value().mtu == 9000);
+  CHECK(error_of(R"({"emulation": {"mtu": 575}})") == "/emulation/mtu: bytes, 576 to 65535");
+  CHECK(error_of(R"({"emulation": {"mtu": 65536}})") == "/emulation/mtu: at most 65535");
+  // A router file from before the field: 1500.
+  auto text = encode_router_config(c);
+  text.erase(text.find("  \"mtu\": 9000,\n"), std::string("  \"mtu\": 9000,\n").size());
+  CHECK(decode_router_config(text).value().mtu == 1500);
+  auto small = encode_router_config(c);
+  small.replace(small.find("9000"), 4, "100");
+  CHECK_FALSE(decode_router_config(small).has_value());
+}
+
+TEST_CASE("emulation: relay_bandwidth_rate \"link\" gives each relay its own link's rate", "[emulation]") {
+  const auto s = parsed(R"({"relays": 3, "exits": 1, "relay_bandwidth_rate": "link", "proxies": [{"name": "proxy"}],
+    "emulation": {"default": {"rate": "2 MBytes"}, "hosts": {"relay1": {"rate": "1 MByte"}, "exit1": {"rate": ""}}}})");
+  CHECK(parse_spec(encode_spec(s)).value() == s);
+  for (const auto& p : plan_processes(s)) {
+    INFO(p.name);
+    if (p.name == "relay1") CHECK(p.bandwidth_rate == "1 MByte");
+    if (p.name == "relay2" || p.name == "auth1") CHECK(p.bandwidth_rate == "2 MBytes");
+    if (p.name == "exit1" || p.role == Role::Proxy || p.role == Role::FileServer) CHECK(p.bandwidth_rate.empty());
+  }
+  TorrcInputs in;
+  in.net_dir = "/tmp/n";
+  for (const auto& p : plan_processes(s))
+    if (p.name == "relay1") CHECK(render_torrc(p, in).find("BandwidthRate 1 MByte\nBandwidthBurst 1 MByte\n") != std::string::npos);
+  CHECK(error_of(R"({"relay_bandwidth_rate": "link"})") ==
+        "/relay_bandwidth_rate: \"link\" needs an emulated network (\"emulation\")");
+}
+
 TEST_CASE("emulation: bad fields are refused with their pointer", "[emulation]") {
   CHECK(error_of(R"({"emulation": {"subnet": "8.8.8.0/24"}})").starts_with("/emulation/subnet: a private /24"));
   CHECK(error_of(R"({"emulation": {"subnet": "10.1.2.0/16"}})").starts_with("/emulation/subnet:"));

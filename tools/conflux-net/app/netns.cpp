@@ -59,11 +59,12 @@ std::optional<std::string> run_ip(const std::vector<std::string>& args) {
 }
 
 std::optional<std::string> set_up_hosts(const netspec::RouterConfig& config) {
+  const std::string mtu = std::to_string(config.mtu);
   for (const auto& h : config.hosts) {
     const auto address = netspec::ipv4_text(h.address) + "/24";
     if (h.netns.empty()) {
       if (auto e = run_ip({"addr", "add", address, "dev", h.device})) return e;
-      if (auto e = run_ip({"link", "set", h.device, "up"})) return e;
+      if (auto e = run_ip({"link", "set", h.device, "mtu", mtu, "up"})) return e;
       continue;
     }
     (void)run_ip({"netns", "del", h.netns});  // a leftover of an earlier attempt
@@ -71,7 +72,7 @@ std::optional<std::string> set_up_hosts(const netspec::RouterConfig& config) {
     if (auto e = run_ip({"-n", h.netns, "link", "set", "lo", "up"})) return e;
     if (auto e = run_ip({"link", "set", h.device, "netns", h.netns})) return e;
     if (auto e = run_ip({"-n", h.netns, "addr", "add", address, "dev", h.device})) return e;
-    if (auto e = run_ip({"-n", h.netns, "link", "set", h.device, "up"})) return e;
+    if (auto e = run_ip({"-n", h.netns, "link", "set", h.device, "mtu", mtu, "up"})) return e;
   }
   return std::nullopt;
 }

@@ -17,7 +17,8 @@ namespace conflux::netapp {
 
 // Makes each host's namespace (removing a leftover of the same name first),
 // moves its device there, gives it the host's address in the /24 and brings
-// it and lo up; the machine's device gets .254 here. The router must be
+// it and lo up, every device with the config's MTU; the machine's device
+// gets .254 here. The router must be
 // running (its devices exist). nullopt on success, else what failed.
 [[nodiscard]] std::optional<std::string> set_up_hosts(const netspec::RouterConfig& config);
 

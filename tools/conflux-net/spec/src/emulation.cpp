@@ -46,6 +46,7 @@ RouterConfig router_config(const EmulationSpec& spec, const std::vector<ProcessP
   RouterConfig c;
   c.subnet = parse_subnet24(spec.subnet).value_or(0);
   c.seed = spec.seed;
+  c.mtu = spec.mtu;
   const std::string short_tag = std::to_string(tag % 100000);
   std::uint32_t index = 0;
   for (const auto& p : plan) {
@@ -64,6 +65,7 @@ std::string encode_router_config(const RouterConfig& c) {
   nlohmann::ordered_json j;
   j["subnet"] = ipv4_text(c.subnet) + "/24";
   j["seed"] = c.seed;
+  j["mtu"] = c.mtu;
   j["hosts"] = nlohmann::ordered_json::array();
   for (const auto& h : c.hosts)
     j["hosts"].push_back({{"name", h.name},
@@ -136,6 +138,10 @@ Result<RouterConfig, std::string> decode_router_config(std::string_view json_tex
     if (!subnet) throw std::invalid_argument("subnet: a private /24");
     c.subnet = *subnet;
     c.seed = whole(j, "seed", UINT64_MAX);
+    if (j.contains("mtu")) {
+      c.mtu = static_cast<unsigned>(whole(j, "mtu", kMaxMtu));
+      if (c.mtu < kMinMtu) throw std::invalid_argument("mtu: " + std::to_string(kMinMtu) + " to " + std::to_string(kMaxMtu));
+    }
     const auto& hosts = j.at("hosts");
     if (!hosts.is_array() || hosts.empty() || hosts.size() > 255) throw std::invalid_argument("hosts: 1 to 255");
     std::set<std::uint32_t> addresses;

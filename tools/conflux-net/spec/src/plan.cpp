@@ -38,6 +38,15 @@ std::vector<ProcessPlan> plan_processes(const NetSpec& spec) {
   }
   for (auto& p : plan) p.stock_tor = runs_stock_tor(spec, p.name);
   if (!spec.emulation) return plan;
+  if (spec.relay_bandwidth_rate == kLinkRate) {
+    // Each relay's rate (and so its advertised bandwidth, its consensus
+    // weight) is its own link's: clients then load relays by capacity.
+    for (auto& p : plan) {
+      if (p.role != Role::Authority && p.role != Role::Relay && p.role != Role::Exit) continue;
+      const auto it = spec.emulation->hosts.find(p.name);
+      p.bandwidth_rate = (it == spec.emulation->hosts.end() ? spec.emulation->defaults : it->second).rate;
+    }
+  }
   const auto subnet = parse_subnet24(spec.emulation->subnet).value_or(0);
   for (std::size_t i = 0; i < plan.size(); ++i) plan[i].address = ipv4_text(subnet | static_cast<std::uint32_t>(i + 1));
   ProcessPlan router{std::string(kRouterName), Role::Router, true, {}, false, true, {}};

@@ -161,7 +161,11 @@ Check validate(const NetSpec& s, const Context& cx) {
     return cx.error("/authorities", "must be 1 to " + std::to_string(kMaxAuthorities));
   if (s.relays > kMaxRelays) return cx.error("/relays", "at most " + std::to_string(kMaxRelays));
   if (s.exits > s.relays) return cx.error("/exits", "more exits than relays (exits are counted among the relays)");
-  if (auto e = check_rate(cx, "/relay_bandwidth_rate", s.relay_bandwidth_rate)) return e;
+  if (s.relay_bandwidth_rate == kLinkRate) {
+    if (!s.emulation) return cx.error("/relay_bandwidth_rate", "\"link\" needs an emulated network (\"emulation\")");
+  } else if (auto e = check_rate(cx, "/relay_bandwidth_rate", s.relay_bandwidth_rate)) {
+    return e;
+  }
   if (s.consensus_interval < 10 || s.consensus_interval > 86400 || 86400 % s.consensus_interval != 0)
     return cx.error("/consensus_interval", "seconds, 10 to 86400, dividing a day");
   if (s.file_origins < 1 || s.file_origins > kMaxFileOrigins)
@@ -310,10 +314,14 @@ Check read_emulation(const Context& cx, const Json& j, std::optional<EmulationSp
   if (it == j.end()) return std::nullopt;
   const std::string p = "/emulation";
   if (it->is_null()) return std::nullopt;  // the default: loopback
-  if (auto e = check_keys(cx, *it, p, {"subnet", "seed", "default", "hosts"})) return e;
+  if (auto e = check_keys(cx, *it, p, {"subnet", "seed", "mtu", "default", "hosts"})) return e;
   EmulationSpec em;
   if (auto e = read_string(cx, *it, "subnet", p, em.subnet)) return e;
   if (auto e = read_uint(cx, *it, "seed", p, UINT64_MAX, em.seed)) return e;
+  std::uint64_t mtu = em.mtu;
+  if (auto e = read_uint(cx, *it, "mtu", p, kMaxMtu, mtu)) return e;
+  em.mtu = static_cast<unsigned>(mtu);
+  if (em.mtu < kMinMtu) return cx.error(p + "/mtu", "bytes, " + std::to_string(kMinMtu) + " to " + std::to_string(kMaxMtu));
   if (it->contains("default"))
     if (auto e = read_link(cx, (*it)["default"], p + "/default", em.defaults)) return e;
   if (it->contains("hosts")) {
@@ -541,6 +549,7 @@ std::string encode_spec(const NetSpec& s) {
     auto& e = j["emulation"];
     e["subnet"] = s.emulation->subnet;
     e["seed"] = s.emulation->seed;
+    e["mtu"] = s.emulation->mtu;
     e["default"] = link(s.emulation->defaults);
     e["hosts"] = nlohmann::ordered_json::object();
     for (const auto& [name, l] : s.emulation->hosts) e["hosts"][name] = link(l);

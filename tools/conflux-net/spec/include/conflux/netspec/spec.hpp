@@ -51,12 +51,22 @@ struct HostLinkSpec {
 // Present: every process runs in its own network namespace with its own
 // address, joined to the others by `conflux-net router`; absent: everything on
 // 127.0.0.1 (the default).
+inline constexpr std::string_view kLinkRate = "link";
+// IPv4's smallest MTU every host must take, and what a TUN device and the
+// router's read buffer (64 KiB) take.
+inline constexpr unsigned kMinMtu = 576;
+inline constexpr unsigned kMaxMtu = 65535;
+
 struct EmulationSpec {
   // A private /24 ("10.77.0.0/24"): processes get .1, .2, ... in start order,
   // the machine itself .254 (on a link without delay), so `up`, curl and
   // scripts reach the network from outside it.
   std::string subnet = "10.77.0.0/24";
   std::uint64_t seed = 1;  // the links' loss and jitter draws
+  // Every device's MTU. Jumbo frames cut the router's packets (and the
+  // kernel's per-packet work it carries) for big runs; a lost packet is then
+  // a larger loss.
+  unsigned mtu = 1500;
   HostLinkSpec defaults;   // JSON "default": every process's link
   // By process name (auth1, relay1, exit1, fileserver, a bridge's or proxy's
   // name): fields given here replace the default's.
@@ -68,7 +78,9 @@ struct NetSpec {
   unsigned authorities = 1;
   unsigned relays = 6;  // how many relays, exits included
   unsigned exits = 2;   // how many of them are exits
-  std::string relay_bandwidth_rate;  // empty = the relay's default
+  // Empty = the relay's default; kLinkRate: each authority's, relay's and
+  // exit's own emulated link rate (none where its link has none).
+  std::string relay_bandwidth_rate;
   unsigned consensus_interval = 10;  // seconds (ConsensusInterval; 10 is the smallest)
   // Extra exit policy lines ("accept *:443"), after the file server's accept
   // and before the final "reject *:*".
