@@ -225,8 +225,9 @@ def run(exp, args):
     os.makedirs(out_dir, exist_ok=True)
     net_bin = os.path.abspath(args.net_bin or os.path.join(args.bin_dir or os.path.join(ROOT, "build", "release"),
                                                            "tools", "conflux-net", "conflux-net"))
-    networks = experiment_networks.Networks(net_bin, os.path.join(out_dir, "net"), spec, args.bin_dir, mix, out_dir,
-                                            proxy_log=args.proxy_log)
+    if args.log_detail:
+        spec["log_detail"] = args.log_detail
+    networks = experiment_networks.Networks(net_bin, os.path.join(out_dir, "net"), spec, args.bin_dir, mix, out_dir)
     load_before = open("/proc/loadavg").read().split()[0]
     # ctest's timeout sends SIGTERM: leave through the finally below, which takes the network down.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
@@ -285,9 +286,10 @@ def main(argv):
     ap.add_argument("--subnet", help="the emulated network's /24 (two networks at once need two)")
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--round-s", type=float)
-    ap.add_argument("--proxy-log", choices=("debug", "info"),
-                    help="every proxy also logs at this severity and above to OUT/proxy-logs/PROXY.log (why a "
-                         "download stalled: the proxy's stall reports are at info)")
+    ap.add_argument("--log-detail", choices=("debug", "info"),
+                    help="every process also logs from this severity to OUT/net/NAME/SEVERITY.log (the spec's "
+                         "log_detail; why a download stalled: proxies describe stalled streams at info, exits at "
+                         "debug); keep the network's directory with CONFLUX_SYSTEM_KEEP=1")
     args = ap.parse_args(argv[1:])
     try:
         exp = load_experiment(args.experiment)

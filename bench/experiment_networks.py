@@ -249,9 +249,8 @@ def proxy_guards(net, mix=None):
 class Networks:
     """Brings networks up and down around the arms; collects their CPU, guards and relay metrics."""
 
-    def __init__(self, net_bin, netdir, spec, bin_dir, mix, out_dir, proxy_log=None):
+    def __init__(self, net_bin, netdir, spec, bin_dir, mix, out_dir):
         self.mix = mix
-        self.proxy_log = proxy_log  # a severity: every proxy also logs from it up to OUT/proxy-logs/NAME.log
         self.net_bin, self.base, self.bin_dir, self.out_dir = net_bin, netdir, bin_dir, out_dir
         self.netdir = netdir
         self.dirs = []  # every network's directory (NETDIR, or NETDIR-ARM-ROUND for a network per arm)
@@ -274,12 +273,6 @@ class Networks:
         spec = json.loads(json.dumps(self.spec))
         spec.update(json.loads(json.dumps(arm.get("spec", {}))))
         spec = per_client_proxies(spec, self.mix)
-        if self.proxy_log:
-            logs = os.path.join(self.out_dir, "proxy-logs")
-            os.makedirs(logs, exist_ok=True)
-            for p in spec.get("proxies", []):
-                p["options"] = list(p.get("options", [])) + [
-                    "Log %s file %s" % (self.proxy_log, os.path.join(logs, p["name"] + ".log"))]
         extra = [relay_queues.relay_option()] if self.emulated else []
         spec["relay_options"] = list(spec.get("relay_options", [])) + list(arm.get("relay_options", [])) + extra
         return spec

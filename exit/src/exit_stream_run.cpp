@@ -45,7 +45,7 @@ void ExitStreams::Impl::report_stalls() {
                 " rtt_ms=" + std::to_string(f->ewma_rtt_usec / 1000) +
                 " min_rtt_ms=" + std::to_string(f->min_rtt_usec / 1000);
       }
-      log(LogLevel::Debug, "circuit " + std::to_string(handle) + " stream " + std::to_string(id.value()) +
+      log(LogLevel::Info, "circuit " + std::to_string(handle) + " stream " + std::to_string(id.value()) +
                                " moved no bytes for " + std::to_string(idle) + " s: " + pump.describe(s->ref) + circ);
     }
   }

@@ -254,3 +254,19 @@ TEST_CASE("emulation: the largest spec fits the /24, each host its own address, 
 TEST_CASE("emulation: one relay more than the limit is refused", "[emulation]") {
   CHECK(error_of(R"({"relays": 129, "exits": 32})") == "/relays: at most 128");
 }
+
+TEST_CASE("spec: log_detail gives every process a second, more detailed log", "[emulation]") {
+  const auto s = parsed(R"({"relays": 3, "exits": 1, "log_detail": "debug", "proxies": [{"name": "proxy"}]})");
+  CHECK(parse_spec(encode_spec(s)).value() == s);
+  TorrcInputs in;
+  in.net_dir = "/tmp/n";
+  in.log_detail = s.log_detail;
+  for (const auto& p : plan_processes(s)) {
+    if (p.role == Role::FileServer) continue;
+    INFO(p.name);
+    CHECK(render_torrc(p, in).find("Log debug file /tmp/n/" + p.name + "/debug.log\n") != std::string::npos);
+  }
+  in.log_detail.clear();
+  CHECK(render_torrc(plan_processes(s)[2], in).find("Log debug") == std::string::npos);
+  CHECK(error_of(R"({"log_detail": "notice"})") == "/log_detail: \"info\", \"debug\" or \"\"");
+}

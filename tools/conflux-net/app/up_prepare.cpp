@@ -223,6 +223,7 @@ bool Up::write_torrcs(bool proxies) {
   in.exit_policy = spec_.exit_policy;
   in.relay_options = spec_.relay_options;
   in.guard_relays = spec_.guard_relays;
+  in.log_detail = spec_.log_detail;
   for (const auto& p : procs_) {
     in.stock_relays = in.stock_relays || (p.plan.stock_tor && netspec::is_relay_role(p.plan.role));
     if (p.plan.role == Role::Authority)

@@ -375,11 +375,15 @@ Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
                            "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins",
-                           "obfs4proxy", "directory", "emulation", "implementation", "tor", "guard_relays"}))
+                           "obfs4proxy", "directory", "emulation", "implementation", "tor", "guard_relays",
+                           "log_detail"}))
     return e;
   if (auto e = read_emulation(cx, j, s.emulation)) return e;
   if (auto e = read_string(cx, j, "obfs4proxy", "", s.obfs4proxy)) return e;
   if (auto e = read_string(cx, j, "tor", "", s.tor)) return e;
+  if (auto e = read_string(cx, j, "log_detail", "", s.log_detail)) return e;
+  if (!s.log_detail.empty() && s.log_detail != "info" && s.log_detail != "debug")
+    return cx.error("/log_detail", "\"info\", \"debug\" or \"\"");
   if (auto e = read_implementations(cx, j, s.implementation)) return e;
   // Every network runs on tor's directory since the JSON one retired (issue
   // 15); "directory": "tor" in an older spec still reads.
@@ -558,6 +562,7 @@ std::string encode_spec(const NetSpec& s) {
   for (const auto& [name, impl] : s.implementation) j["implementation"][name] = impl;
   j["tor"] = s.tor;
   j["guard_relays"] = s.guard_relays;
+  if (!s.log_detail.empty()) j["log_detail"] = s.log_detail;
   return j.dump(2) + "\n";
 }
 

@@ -13,6 +13,8 @@ std::string common_lines(const ProcessPlan& p, const TorrcInputs& in) {
   const auto paths = paths_for(in.net_dir, p.name);
   return "# Written by conflux-net for the " + std::string(to_string(p.role)) + " '" + p.name + "'.\n" +
          "DataDirectory " + paths.data_dir.string() + "\nLog notice file " + paths.log.string() +
+         (in.log_detail.empty() ? std::string()
+                                : "\nLog " + in.log_detail + " file " + (paths.dir / (in.log_detail + ".log")).string()) +
          // Authorities flag fresh relays Guard, Stable and Fast at once, and
          // proxies relax the rules a one-machine network cannot meet.
          "\nTestingTorNetwork 1\n";

@@ -111,6 +111,9 @@ struct NetSpec {
   // 1): an experiment's guard candidates, whatever each implementation's
   // relays advertise. Empty: the authorities' own rule.
   std::vector<std::string> guard_relays;
+  // "" or a severity ("info", "debug"): every process also logs from it up
+  // to DIR/NAME/SEVERITY.log, beside notice.log (why a download stalled).
+  std::string log_detail;
   bool operator==(const NetSpec&) const = default;
 };
 

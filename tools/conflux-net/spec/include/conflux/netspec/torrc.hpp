@@ -43,6 +43,7 @@ struct TorrcInputs {
   std::string obfs4proxy;                  // ServerTransportPlugin / ClientTransportPlugin obfs4 exec ...
   bool stock_relays = false;               // some relay runs on stock tor (ProcessPlan::stock_tor)
   std::vector<std::string> guard_relays;   // NetSpec::guard_relays: the authorities' Guard votes
+  std::string log_detail;                  // NetSpec::log_detail
 };
 
 // The ConsensusParams line our authorities get when stock tor relays join:
