@@ -270,3 +270,22 @@ TEST_CASE("spec: log_detail gives every process a second, more detailed log", "[
   CHECK(render_torrc(plan_processes(s)[2], in).find("Log debug") == std::string::npos);
   CHECK(error_of(R"({"log_detail": "notice"})") == "/log_detail: \"info\", \"debug\" or \"\"");
 }
+
+TEST_CASE("emulation: tcp_congestion_control names every namespace's algorithm, or is left to the machine",
+          "[emulation]") {
+  CHECK(parsed(kSpec).emulation->tcp_congestion_control.empty());
+  const auto s = parsed(R"({"relays": 3, "exits": 1, "emulation": {"tcp_congestion_control": "reno"}})");
+  CHECK(s.emulation->tcp_congestion_control == "reno");
+  CHECK(parse_spec(encode_spec(s)).value() == s);
+  const auto c = router_config(*s.emulation, plan_processes(s), 7);
+  CHECK(c.tcp_congestion_control == "reno");
+  CHECK(decode_router_config(encode_router_config(c)).value() == c);
+  // Written into a shell command in each namespace: nothing but a name.
+  CHECK(error_of(R"({"emulation": {"tcp_congestion_control": "reno; reboot"}})")
+            .starts_with("/emulation/tcp_congestion_control: an algorithm's name"));
+  CHECK(error_of(R"({"emulation": {"tcp_congestion_control": "a_very_long_name"}})")
+            .starts_with("/emulation/tcp_congestion_control:"));
+  auto text = encode_router_config(c);
+  text.replace(text.find("\"reno\""), 6, "\"re no\"");
+  CHECK_FALSE(decode_router_config(text).has_value());
+}

@@ -73,6 +73,12 @@ std::optional<std::string> set_up_hosts(const netspec::RouterConfig& config) {
     if (auto e = run_ip({"link", "set", h.device, "netns", h.netns})) return e;
     if (auto e = run_ip({"-n", h.netns, "addr", "add", address, "dev", h.device})) return e;
     if (auto e = run_ip({"-n", h.netns, "link", "set", h.device, "mtu", mtu, "up"})) return e;
+    // The name is checked (a-z, 0-9, _), so the shell sees no metacharacter;
+    // /proc/sys/net is the namespace's own when opened from inside it.
+    if (!config.tcp_congestion_control.empty())
+      if (auto e = run_ip({"netns", "exec", h.netns, "sh", "-c",
+                           "echo " + config.tcp_congestion_control + " > /proc/sys/net/ipv4/tcp_congestion_control"}))
+        return *e + " (a namespace takes only the machine's net.ipv4.tcp_allowed_congestion_control)";
   }
   return std::nullopt;
 }

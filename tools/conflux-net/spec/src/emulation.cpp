@@ -47,6 +47,7 @@ RouterConfig router_config(const EmulationSpec& spec, const std::vector<ProcessP
   c.subnet = parse_subnet24(spec.subnet).value_or(0);
   c.seed = spec.seed;
   c.mtu = spec.mtu;
+  c.tcp_congestion_control = spec.tcp_congestion_control;
   const std::string short_tag = std::to_string(tag % 100000);
   std::uint32_t index = 0;
   for (const auto& p : plan) {
@@ -66,6 +67,7 @@ std::string encode_router_config(const RouterConfig& c) {
   j["subnet"] = ipv4_text(c.subnet) + "/24";
   j["seed"] = c.seed;
   j["mtu"] = c.mtu;
+  j["tcp_congestion_control"] = c.tcp_congestion_control;
   j["hosts"] = nlohmann::ordered_json::array();
   for (const auto& h : c.hosts)
     j["hosts"].push_back({{"name", h.name},
@@ -141,6 +143,11 @@ Result<RouterConfig, std::string> decode_router_config(std::string_view json_tex
     if (j.contains("mtu")) {
       c.mtu = static_cast<unsigned>(whole(j, "mtu", kMaxMtu));
       if (c.mtu < kMinMtu) throw std::invalid_argument("mtu: " + std::to_string(kMinMtu) + " to " + std::to_string(kMaxMtu));
+    }
+    if (j.contains("tcp_congestion_control")) {
+      c.tcp_congestion_control = text(j, "tcp_congestion_control");
+      if (!is_congestion_control_name(c.tcp_congestion_control))
+        throw std::invalid_argument("tcp_congestion_control: 1-15 of a-z, 0-9, _");
     }
     const auto& hosts = j.at("hosts");
     if (!hosts.is_array() || hosts.empty() || hosts.size() > 255) throw std::invalid_argument("hosts: 1 to 255");

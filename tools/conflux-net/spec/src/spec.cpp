@@ -314,7 +314,8 @@ Check read_emulation(const Context& cx, const Json& j, std::optional<EmulationSp
   if (it == j.end()) return std::nullopt;
   const std::string p = "/emulation";
   if (it->is_null()) return std::nullopt;  // the default: loopback
-  if (auto e = check_keys(cx, *it, p, {"subnet", "seed", "mtu", "default", "hosts"})) return e;
+  if (auto e = check_keys(cx, *it, p, {"subnet", "seed", "mtu", "tcp_congestion_control", "default", "hosts"}))
+    return e;
   EmulationSpec em;
   if (auto e = read_string(cx, *it, "subnet", p, em.subnet)) return e;
   if (auto e = read_uint(cx, *it, "seed", p, UINT64_MAX, em.seed)) return e;
@@ -322,6 +323,9 @@ Check read_emulation(const Context& cx, const Json& j, std::optional<EmulationSp
   if (auto e = read_uint(cx, *it, "mtu", p, kMaxMtu, mtu)) return e;
   em.mtu = static_cast<unsigned>(mtu);
   if (em.mtu < kMinMtu) return cx.error(p + "/mtu", "bytes, " + std::to_string(kMinMtu) + " to " + std::to_string(kMaxMtu));
+  if (auto e = read_string(cx, *it, "tcp_congestion_control", p, em.tcp_congestion_control)) return e;
+  if (!is_congestion_control_name(em.tcp_congestion_control))
+    return cx.error(p + "/tcp_congestion_control", "an algorithm's name (\"reno\", \"cubic\", \"bbr\"): 1-15 of a-z, 0-9, _");
   if (it->contains("default"))
     if (auto e = read_link(cx, (*it)["default"], p + "/default", em.defaults)) return e;
   if (it->contains("hosts")) {
@@ -554,6 +558,8 @@ std::string encode_spec(const NetSpec& s) {
     e["subnet"] = s.emulation->subnet;
     e["seed"] = s.emulation->seed;
     e["mtu"] = s.emulation->mtu;
+    if (!s.emulation->tcp_congestion_control.empty())
+      e["tcp_congestion_control"] = s.emulation->tcp_congestion_control;
     e["default"] = link(s.emulation->defaults);
     e["hosts"] = nlohmann::ordered_json::object();
     for (const auto& [name, l] : s.emulation->hosts) e["hosts"][name] = link(l);

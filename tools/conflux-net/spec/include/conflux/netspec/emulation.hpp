@@ -32,6 +32,7 @@ struct RouterConfig {
   std::uint32_t subnet = 0;  // the /24's network address, host byte order
   std::uint64_t seed = 1;
   unsigned mtu = 1500;              // every device's
+  std::string tcp_congestion_control;  // every namespace's; empty = the machine's default
   std::vector<EmulatedHost> hosts;  // the processes in plan order, then the machine
   bool operator==(const RouterConfig&) const = default;
 };

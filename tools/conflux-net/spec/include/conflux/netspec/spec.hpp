@@ -56,6 +56,13 @@ inline constexpr std::string_view kLinkRate = "link";
 // router's read buffer (64 KiB) take.
 inline constexpr unsigned kMinMtu = 576;
 inline constexpr unsigned kMaxMtu = 65535;
+// Empty, or what the kernel names an algorithm by (TCP_CA_NAME_MAX 16).
+[[nodiscard]] inline bool is_congestion_control_name(std::string_view s) noexcept {
+  if (s.size() > 15) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
 
 struct EmulationSpec {
   // A private /24 ("10.77.0.0/24"): processes get .1, .2, ... in start order,
@@ -67,6 +74,11 @@ struct EmulationSpec {
   // kernel's per-packet work it carries) for big runs; a lost packet is then
   // a larger loss.
   unsigned mtu = 1500;
+  // Every host's TCP congestion control (net.ipv4.tcp_congestion_control in
+  // its namespace); empty = what a new namespace gets on this machine (its
+  // default). Only algorithms in the machine's
+  // tcp_allowed_congestion_control can be set in a namespace.
+  std::string tcp_congestion_control;
   HostLinkSpec defaults;   // JSON "default": every process's link
   // By process name (auth1, relay1, exit1, fileserver, a bridge's or proxy's
   // name): fields given here replace the default's.
