@@ -29,8 +29,8 @@ namespace asio = net::asio;
 namespace {
 
 constexpr std::size_t kReadBuffer = 65536;  // every MTU (no IFF_VNET_HDR, so no GSO super-packets)
-constexpr int kReadBurst = 64;
-constexpr int kRouterNice = -10;              // packets from one device before the others get a turn
+constexpr int kReadBurst = 64;              // packets from one device before the others get a turn
+constexpr int kRouterNice = -10;
 
 netspec::EmuTime now() { return std::chrono::steady_clock::now().time_since_epoch(); }
 

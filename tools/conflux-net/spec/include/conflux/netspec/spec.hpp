@@ -48,9 +48,7 @@ struct HostLinkSpec {
   bool operator==(const HostLinkSpec&) const = default;
 };
 
-// Present: every process runs in its own network namespace with its own
-// address, joined to the others by `conflux-net router`; absent: everything on
-// 127.0.0.1 (the default).
+// relay_bandwidth_rate's value for "each relay's own link rate".
 inline constexpr std::string_view kLinkRate = "link";
 // IPv4's smallest MTU every host must take, and what a TUN device and the
 // router's read buffer (64 KiB) take.
@@ -64,6 +62,9 @@ inline constexpr unsigned kMaxMtu = 65535;
   return true;
 }
 
+// Present: every process runs in its own network namespace with its own
+// address, joined to the others by `conflux-net router`; absent: everything on
+// 127.0.0.1 (the default).
 struct EmulationSpec {
   // A private /24 ("10.77.0.0/24"): processes get .1, .2, ... in start order,
   // the machine itself .254 (on a link without delay), so `up`, curl and
