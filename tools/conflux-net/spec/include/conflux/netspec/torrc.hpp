@@ -43,6 +43,9 @@ struct TorrcInputs {
   std::string obfs4proxy;                  // ServerTransportPlugin / ClientTransportPlugin obfs4 exec ...
   bool stock_relays = false;               // some relay runs on stock tor (ProcessPlan::stock_tor)
   std::vector<std::string> guard_relays;   // NetSpec::guard_relays: the authorities' Guard votes
+  // NetSpec::measured_bandwidths: each authority reads DIR/NAME/v3bw
+  // (bandwidth_file.hpp) with V3BandwidthsFile.
+  bool bandwidth_file = false;
 };
 
 // The ConsensusParams line our authorities get when stock tor relays join:
