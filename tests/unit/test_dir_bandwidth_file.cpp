@@ -131,7 +131,7 @@ TEST_CASE("bandwidth file: a bad timestamp gives no measurements", "[dir][bwfile
   CHECK(unterminated.error().code == DirErrc::BadValue);
 }
 
-TEST_CASE("bandwidth file: older than three days gives no measurements; newer than now counts", "[dir][bwfile]") {
+TEST_CASE("bandwidth file: older than three days gives no measurements, newer than now counts", "[dir][bwfile]") {
   const std::string relay = "node_id=$" + kA + " bw=5\n";
   CHECK(parse_ok(stamp(kNow - kMaxMeasurementAge) + relay).kb.size() == 1);
   auto stale = parse_bandwidth_file(stamp(kNow - kMaxMeasurementAge - 1) + relay, kNow);
