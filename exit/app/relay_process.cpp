@@ -361,6 +361,8 @@ bool RelayProcess::start_directory() {
     dirnet::AuthorityServiceOptions sopts;
     sopts.authorities = peers;
     sopts.tor = tor_authority_.get();
+    sopts.bandwidth_file = config_.options.v3_bandwidths_file;
+    sopts.log = log::sink();
     authority_service_ = dirnet::AuthorityService::create(io_.get_executor(), clock_, *authority_, sopts,
                                                           dirnet::make_tls_probe(std::chrono::seconds(10)));
     routes_.on_new_relay = [svc = std::weak_ptr(authority_service_)](const crypto::Ed25519Public& id) {

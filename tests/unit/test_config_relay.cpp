@@ -474,3 +474,16 @@ TEST_CASE("relay options: TestingDirAuthVote* outside a test network's authority
   CHECK(relay.warnings[1].line == 4);
   CHECK(relay.warnings[1].message == "TestingDirAuthVoteExitIsStrict has no effect but at an authority");
 }
+
+TEST_CASE("relay options: V3BandwidthsFile at an authority, ignored with a warning elsewhere", "[config][relay]") {
+  auto auth = ok(kTestingAuthority + "V3BandwidthsFile /var/lib/bwauth/v3bw\n");
+  CHECK(auth.v3_bandwidths_file == "/var/lib/bwauth/v3bw");
+  CHECK(auth.warnings.empty());
+  CHECK(ok("").v3_bandwidths_file.empty());
+  // tor reads it only at an authority.
+  auto relay = ok("DirAuthority a v3ident=F533C81CEF0BC0267857C99B2F471ADF249FA232 127.0.0.1:9030 "
+                  "1A25C6291F9B3E6E75583D9E0EAB7F026E216FC2\nV3BandwidthsFile /v3bw\n");
+  REQUIRE(relay.warnings.size() == 1);
+  CHECK(relay.warnings[0].line == 4);
+  CHECK(relay.warnings[0].message == "V3BandwidthsFile has no effect but at an authority");
+}

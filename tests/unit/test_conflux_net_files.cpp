@@ -78,6 +78,15 @@ TEST_CASE("torrcs for each role", "[conflux_net][torrc]") {
   CHECK(render_torrc(relay, in_guards).find("TestingDirAuthVote") == std::string::npos);
   CHECK(render_torrc(proxy_plan, in_guards).find("TestingDirAuthVote") == std::string::npos);
 
+  // measured_bandwidths: each authority reads the file in its own directory.
+  CHECK(a.find("V3BandwidthsFile") == std::string::npos);
+  auto in_bw = in;
+  in_bw.bandwidth_file = true;
+  CHECK(has_line(render_torrc(auth, in_bw), "V3BandwidthsFile /n/auth1/v3bw"));
+  in_bw.stock_relays = true;
+  CHECK(has_line(render_torrc(auth, in_bw), "V3BandwidthsFile /n/auth1/v3bw"));
+  CHECK(render_torrc(relay, in_bw).find("V3BandwidthsFile") == std::string::npos);
+
   auto in2 = in;
   in2.exit_policy = {"accept *:443"};
   ProcessPlan exit{"exit1", Role::Exit, true, "", false, true, {7002, 0, 0, 0, 0}};

@@ -128,6 +128,16 @@ std::string status_flags(const std::string& consensus, const std::string& nick) 
   return consensus.substr(s + 2, consensus.find('\n', s + 1) - s - 2) + " ";
 }
 
+// The "w" line of the relay `nick` in a consensus ("Bandwidth=N ..."); empty
+// when the relay is not listed.
+std::string weight_line(const std::string& consensus, const std::string& nick) {
+  const auto r = consensus.find("\nr " + nick + " ");
+  if (r == std::string::npos) return {};
+  const auto w = consensus.find("\nw ", r);
+  if (w == std::string::npos) return {};
+  return consensus.substr(w + 3, consensus.find('\n', w + 1) - w - 3);
+}
+
 NetworkInfo load(const fs::path& dir) {
   auto info = decode_network(read_text(dir / "network.json"));
   INFO((info ? std::string() : info.error()));
@@ -239,6 +249,39 @@ TEST_CASE("conflux-net up, status, file server, down", "[conflux_net][processes]
     CHECK(load(dir).state == "stopped");
     CHECK(conflux_net({"status", "--dir", dir.string()}, tmp.path / "status3.out").status == 1);
   }
+}
+
+TEST_CASE("conflux-net measured_bandwidths: the consensus weighs relays by the bandwidth file", "[conflux_net][processes]") {
+  TempDir tmp;
+  const auto dir = tmp.path / "net";
+  const auto spec = tmp.path / "spec.json";
+  // Every relay advertises 10 MB/s on loopback; the file says otherwise.
+  std::ofstream(spec) << R"({"relays": 3, "exits": 1, "bridges": [], "proxies": [], "files": [],
+    "measured_bandwidths": {"auth1": "2 MBytes", "relay1": "16 MBytes", "relay2": "1 MByte", "exit1": "4 MBytes"}})";
+  auto up = conflux_net({"up", "--dir", dir.string(), "--spec", spec.string(), "--timeout", "60"}, tmp.path / "up.out");
+  INFO(up.output);
+  struct Down {
+    fs::path dir, out;
+    ~Down() { (void)conflux_net({"down", "--dir", dir.string()}, out); }
+  } down_at_end{dir, tmp.path / "down-at-end.out"};
+  REQUIRE(up.status == 0);
+
+  const auto torrc = read_text(dir / "auth1" / "torrc");
+  CHECK(torrc.find("V3BandwidthsFile " + (dir / "auth1" / "v3bw").string() + "\n") != std::string::npos);
+  const auto file = read_text(dir / "auth1" / "v3bw");
+  CHECK(file.find("\nversion=1.4.0\n") != std::string::npos);
+  auto info = load(dir);
+  REQUIRE(info.processes[2].name == "relay1");
+  CHECK(file.find("node_id=$" + info.processes[2].rsa_fingerprint + " bw=16777 nick=relay1\n") != std::string::npos);
+
+  // tor's units are 1024-based, the consensus's kilobytes 1000 bytes.
+  const auto consensus = http_get(info.processes[1].ports.dir_port, "/tor/status-vote/current/consensus");
+  INFO(consensus.substr(0, 3000));
+  CHECK(weight_line(consensus, "auth1") == "Bandwidth=2097");
+  CHECK(weight_line(consensus, "relay1") == "Bandwidth=16777");
+  CHECK(weight_line(consensus, "relay2") == "Bandwidth=1048");
+  CHECK(weight_line(consensus, "exit1") == "Bandwidth=4194");
+  CHECK(consensus.find("Unmeasured=1") == std::string::npos);
 }
 
 TEST_CASE("conflux-net refuses bad specs and foreign directories", "[conflux_net][processes]") {

@@ -2,6 +2,7 @@
 // line and field.
 #include <catch2/catch.hpp>
 
+#include "conflux/netspec/bandwidth_file.hpp"
 #include "conflux/netspec/json_lines.hpp"
 #include "conflux/netspec/plan.hpp"
 #include "conflux/netspec/spec.hpp"
@@ -200,6 +201,52 @@ TEST_CASE("guard_relays: the authorities' only Guards, by relay name", "[conflux
   CHECK(error_of(R"({"guard_relays": ["relay1", "relay1"]})").message == "'relay1' is listed twice");
   CHECK(error_of(R"({"guard_relays": [1]})").pointer == "/guard_relays/0");
   CHECK(error_of(R"({"guard_relays": "relay1"})").pointer == "/guard_relays");
+}
+
+TEST_CASE("measured_bandwidths: relay name -> rate, and the bandwidth file made of it", "[conflux_net][spec]") {
+  auto r = parse_spec(R"({"relays": 3, "exits": 1,
+    "measured_bandwidths": {"auth1": "2 MBytes", "relay1": "16 MBytes", "exit1": "500 KBytes", "relay2": "1 byte"}})");
+  REQUIRE(r.has_value());
+  REQUIRE(r->measured_bandwidths.has_value());
+  CHECK_FALSE(r->measured_bandwidths->link);
+  auto again = parse_spec(encode_spec(*r));
+  REQUIRE(again.has_value());
+  CHECK(*again == *r);
+  CHECK_FALSE(default_spec().measured_bandwidths.has_value());
+  // tor's units are 1024-based; the file's kilobytes are 1000 bytes, at least 1.
+  CHECK(measured_kb(*r) == std::map<std::string, std::uint64_t>{
+                               {"auth1", 2097}, {"exit1", 512}, {"relay1", 16777}, {"relay2", 1}});
+  CHECK(measured_kb(default_spec()).empty());
+  const auto text = render_bandwidth_file(1700000000, {{"relay1", std::string(40, 'A'), 16777}});
+  CHECK(text == "1700000000\nversion=1.4.0\nsoftware=conflux-net\nnumber_eligible_relays=1\n=====\n"
+                "node_id=$" + std::string(40, 'A') + " bw=16777 nick=relay1\n");
+
+  CHECK(error_of(R"({"measured_bandwidths": {"relay9": "1 MByte"}})").pointer == "/measured_bandwidths/relay9");
+  CHECK(error_of(R"({"measured_bandwidths": {"bridge100k": "1 MByte"}})").pointer ==
+        "/measured_bandwidths/bridge100k");  // bridges are in no consensus
+  CHECK(error_of(R"({"measured_bandwidths": {"relay1": "fast"}})").pointer == "/measured_bandwidths/relay1");
+  CHECK(error_of(R"({"measured_bandwidths": {"relay1": ""}})").pointer == "/measured_bandwidths/relay1");
+  CHECK(error_of(R"({"measured_bandwidths": {"relay1": 5}})").pointer == "/measured_bandwidths/relay1");
+  CHECK(error_of(R"({"measured_bandwidths": "equal"})").pointer == "/measured_bandwidths");
+  CHECK(error_of(R"({"measured_bandwidths": ["relay1"]})").pointer == "/measured_bandwidths");
+}
+
+TEST_CASE("measured_bandwidths \"link\": every listed relay's emulated link rate", "[conflux_net][spec]") {
+  auto r = parse_spec(R"({"relays": 3, "exits": 1, "bridges": [], "proxies": [], "measured_bandwidths": "link",
+    "emulation": {"default": {"rate": "1 MByte"}, "hosts": {"relay1": {"rate": "16 MBytes"}, "exit1": {"latency_ms": 5}}}})");
+  REQUIRE(r.has_value());
+  CHECK(r->measured_bandwidths->link);
+  auto again = parse_spec(encode_spec(*r));
+  REQUIRE(again.has_value());
+  CHECK(*again == *r);
+  // exit1's host entry keeps the default's rate.
+  CHECK(measured_kb(*r) == std::map<std::string, std::uint64_t>{
+                               {"auth1", 1048}, {"exit1", 1048}, {"relay1", 16777}, {"relay2", 1048}});
+  // On loopback there is no link rate; a listed relay without one is an error.
+  CHECK(error_of(R"({"measured_bandwidths": "link"})").pointer == "/measured_bandwidths");
+  const auto e = error_of(R"({"relays": 3, "exits": 1, "bridges": [], "proxies": [], "measured_bandwidths": "link",
+    "emulation": {"hosts": {"relay1": {"rate": "16 MBytes"}}}})");
+  CHECK(e.message.find("'auth1' has no link rate") != std::string::npos);
 }
 
 TEST_CASE("oversized and deeply nested specs are refused without crashing", "[conflux_net][spec]") {

@@ -176,6 +176,8 @@ constexpr OptionSpec kOptions[] = {
   {"TestingDirAuthVoteExitIsStrict", "", false, set_value<&R::testing_vote_exit_strict, parse_bool>,
    reset_value<&R::testing_vote_exit_strict>, "0|1", "0", Same,
    "with TestingTorNetwork, Exit for no relay outside TestingDirAuthVoteExit"},
+  {"V3BandwidthsFile", "", false, set_value<&R::v3_bandwidths_file, any_text>, reset_value<&R::v3_bandwidths_file>,
+   "path", "(none)", Same, "an authority's bandwidth file: the relays' measured consensus weights"},
   {"ContactInfo", "", false, set_value<&R::contact_info, any_text>, reset_value<&R::contact_info>,
    "text", "(none)", Same, "published in the descriptor"},
   {"MyFamily", "", true, apply_family, reset_value<&R::my_family>,

@@ -52,6 +52,12 @@ void warn_unused_testing_votes(OptionBuilder& b, RelayOptions& o) {
   }
 }
 
+// tor reads V3BandwidthsFile only at an authority.
+void warn_unused_bandwidth_file(OptionBuilder& b, RelayOptions& o) {
+  if (b.seen("V3BandwidthsFile") && !o.authoritative_directory)
+    o.warnings.emplace_back(b.pos("V3BandwidthsFile"), "V3BandwidthsFile has no effect but at an authority");
+}
+
 // Cross-option checks. Each error points at the line most likely to need the
 // fix, or at the configuration as a whole when no line is involved.
 void validate(OptionBuilder& b, RelayOptions& o, const UserEnvironment& env) {
@@ -81,6 +87,7 @@ void validate(OptionBuilder& b, RelayOptions& o, const UserEnvironment& env) {
     o.warnings.emplace_back(b.pos("IPv6Exit"), "IPv6Exit has no effect with ExitRelay 0");
   check_server_transports(b, o);
   warn_unused_testing_votes(b, o);
+  warn_unused_bandwidth_file(b, o);
   warn_public_metrics(b, o.metrics_ports, o.warnings);
   if (o.logs.empty()) o.logs.push_back(LogSpec{});  // tor: notice and above to stdout
 }

@@ -19,7 +19,7 @@ T nth_smallest(std::vector<T> v, std::size_t k) {
 
 struct Candidate {
   const ReachabilityHistory* history;
-  std::uint64_t bw;      // advertised, bytes/s
+  std::uint64_t bw;      // advertised, bytes/s; then what the flags are computed from (credible_bandwidths)
   RouterEntry entry;     // everything but the flags and the weight
   // A tor descriptor's family, by RSA fingerprint: the entry lists those
   // members that are listed too, by their Ed25519 identity (listed_relays).
@@ -124,6 +124,40 @@ std::uint64_t fast_threshold(std::uint64_t computed, const std::map<std::string,
   return out;
 }
 
+// tor's dirserv_get_credible_bandwidth_kb, for the flag thresholds: a
+// measured relay's measurement; an unmeasured one's advertised bandwidth,
+// or 0 once more than MinMeasuredBWsForAuthToIgnoreAdvertised relays are
+// measured. Returns the consensus weights (KB/s) and sets each entry's
+// `measured`: an unmeasured relay's weight is its advertised bandwidth,
+// capped at the "maxunmeasuredbw" consensus parameter (default 20 KB/s) as
+// soon as any relay is measured, as tor's consensus caps it when enough
+// authorities measure (this body is every authority's, below).
+std::vector<std::uint64_t> credible_bandwidths(std::vector<Candidate>& listed, const MeasuredBandwidths& measured,
+                                               const std::map<std::string, std::int32_t>& params) {
+  std::size_t n_measured = 0;
+  for (Candidate& c : listed) {
+    auto it = c.entry.rsa_identity ? measured.kb.find(*c.entry.rsa_identity) : measured.kb.end();
+    c.entry.measured = it != measured.kb.end();
+    if (c.entry.measured) ++n_measured;
+  }
+  std::uint64_t max_unmeasured = kDefaultMaxUnmeasuredKb;
+  if (auto it = params.find("maxunmeasuredbw"); it != params.end())
+    max_unmeasured = static_cast<std::uint64_t>(std::max(it->second, 1));
+  std::vector<std::uint64_t> weights;
+  weights.reserve(listed.size());
+  for (Candidate& c : listed) {
+    if (c.entry.measured) {
+      const std::uint64_t kb = measured.kb.at(*c.entry.rsa_identity);
+      weights.push_back(kb);
+      c.bw = kb * 1000;
+      continue;
+    }
+    weights.push_back(n_measured > 0 ? std::min(c.bw / 1000, max_unmeasured) : c.bw / 1000);
+    if (n_measured > kMinMeasuredToIgnoreAdvertised) c.bw = 0;
+  }
+  return weights;
+}
+
 }  // namespace
 
 FlagThresholds FlagThresholds::testing_network() {
@@ -141,10 +175,11 @@ bool exit_flag(std::string_view policy_summary) noexcept {
 }
 
 std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> records, std::uint64_t at,
-                                                const AuthorityParams& params) {
+                                                const AuthorityParams& params, const MeasuredBandwidths& measured) {
   const FlagThresholds& th = params.thresholds;
   std::vector<Candidate> listed = listed_relays(records, at, params);
   const std::size_t n = listed.size();
+  const std::vector<std::uint64_t> weights = credible_bandwidths(listed, measured, params.consensus_params);
 
   std::vector<std::uint64_t> bws, runs, familiar_wfus;
   for (const Candidate& c : listed) {
@@ -166,7 +201,8 @@ std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> 
 
   std::vector<RouterEntry> out;
   out.reserve(n);
-  for (Candidate& c : listed) {
+  for (std::size_t i = 0; i < n; ++i) {
+    Candidate& c = listed[i];
     const ReachabilityHistory& h = *c.history;
     RouterEntry& e = c.entry;
     e.flags.running = true;
@@ -181,7 +217,7 @@ std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> 
     e.flags.guard = e.flags.fast && e.flags.stable && h.known_for(at) >= th.guard_familiar_after &&
                     h.wfu_ppm() >= guard_wfu && c.bw >= guard_bw;
     if (params.testing_votes) apply_testing_votes(*params.testing_votes, e);
-    e.bandwidth = c.bw / 1000;
+    e.bandwidth = weights[i];
     out.push_back(std::move(e));
   }
   return out;
@@ -206,14 +242,15 @@ std::uint64_t valid_after_for(std::uint64_t now, std::uint64_t interval) noexcep
   return now - now % interval;
 }
 
-ConsensusBody make_body(std::span<const TorRelayRecord> records, std::uint64_t va, const AuthorityParams& params) {
+ConsensusBody make_body(std::span<const TorRelayRecord> records, std::uint64_t va, const AuthorityParams& params,
+                        const MeasuredBandwidths& measured) {
   ConsensusBody b;
   const std::uint64_t interval = std::max<std::uint64_t>(params.interval, 1);
   b.valid_after = va;
   b.fresh_until = va + interval;
   b.valid_until = va + interval * std::max<std::uint64_t>(params.valid_intervals, 2);
   b.params = params.consensus_params;
-  b.routers = compute_router_entries(records, va, params);
+  b.routers = compute_router_entries(records, va, params, measured);
   b.bandwidth_weights = weights_for(b.routers, params.weight_scale);
   return b;
 }

@@ -132,7 +132,7 @@ std::string r_line(const RouterEntry& r, std::string_view digest_and_published) 
 // "s" through "w": what both flavors say of a router after "r", "a" and "m".
 std::string status_lines(const RouterEntry& r) {
   return flags_of(r) + "v Conflux\npr " + sorted_protocols(r.protocols) + "\nw Bandwidth=" +
-         std::to_string(r.bandwidth) + " Unmeasured=1\n";
+         std::to_string(r.bandwidth) + (r.measured ? "\n" : " Unmeasured=1\n");
 }
 
 std::string ipv6_line(const RouterEntry& r) {

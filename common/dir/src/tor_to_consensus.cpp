@@ -45,6 +45,7 @@ RouterEntry entry_of(const TorRouterStatus& r, const TorMicrodesc& md) {
   e.dir_port = r.dir_port;
   e.flags = flags_of(r);
   e.bandwidth = r.bandwidth;
+  e.measured = !r.unmeasured;
   e.ntor_onion_key = md.ntor_onion_key;
   e.exit_policy = format_policy_summary(md.ipv4_policy);
   e.protocols = r.protocols;

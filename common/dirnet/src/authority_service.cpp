@@ -6,6 +6,7 @@
 #include "conflux/dir/authority.hpp"
 #include "conflux/dir/paths.hpp"
 #include "conflux/dir/tor_consensus.hpp"
+#include "conflux/dirnet/bandwidth_file_reader.hpp"
 #include "conflux/dirnet/consensus_fetcher.hpp"
 #include "conflux/dirnet/http_client.hpp"
 #include "conflux/dirnet/tor_consensus_fetch.hpp"
@@ -100,7 +101,10 @@ bool AuthorityService::is_self(const AuthorityPeer& peer) const {
 // Step 2 and 3: the body for VA, tor's documents written from it and our
 // signatures on them, one POST per peer and flavor.
 void AuthorityService::build_and_send(std::uint64_t va) {
-  const dir::ConsensusBody& body = state_.compute(va);
+  const dir::ConsensusBody& body =
+      options_.bandwidth_file.empty()
+          ? state_.compute(va)
+          : state_.compute(va, read_bandwidth_file(options_.bandwidth_file, clock_.unix_seconds(), options_.log));
   TorAuthorityState* tor = options_.tor;
   if (tor == nullptr) return;
   const std::uint64_t now = clock_.unix_seconds();

@@ -27,13 +27,13 @@ void AuthorityState::expire(std::uint64_t now) {
   tor_uploads_.expire(now, options_.params.descriptor_check.max_age);
 }
 
-const dir::ConsensusBody& AuthorityState::compute(std::uint64_t va) {
-  current_ = make_body_at(va);
+const dir::ConsensusBody& AuthorityState::compute(std::uint64_t va, const dir::MeasuredBandwidths& measured) {
+  current_ = make_body_at(va, measured);
   return *current_;
 }
 
-dir::ConsensusBody AuthorityState::make_body_at(std::uint64_t va) const {
-  return dir::make_body(tor_uploads_.records_at(va), va, options_.params);
+dir::ConsensusBody AuthorityState::make_body_at(std::uint64_t va, const dir::MeasuredBandwidths& measured) const {
+  return dir::make_body(tor_uploads_.records_at(va), va, options_.params, measured);
 }
 
 std::optional<std::uint64_t> AuthorityState::current_valid_after() const {

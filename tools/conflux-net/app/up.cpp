@@ -43,7 +43,7 @@ constexpr std::chrono::milliseconds kStopGrace{10000};
 int Up::run() {
   const auto t0 = std::chrono::steady_clock::now();
   if (!load_spec() || !find_programs() || !prepare_dir()) return 1;
-  if (!generate_files() || !make_keys()) return 1;
+  if (!generate_files() || !make_keys() || !write_bandwidth_files()) return 1;
 
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;

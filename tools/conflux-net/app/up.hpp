@@ -59,6 +59,7 @@ class Up {
   // the bridges' for Bridge lines, everyone's for the consensus check) is
   // known before anything starts.
   bool make_keys();
+  bool write_bandwidth_files();
 
   // Stock tor makes its own keys (stock_tor_keys.hpp).
   bool make_stock_tor_keys(Proc& p);

@@ -12,6 +12,7 @@
 #include "conflux/keys/fingerprint.hpp"
 #include "conflux/keys/relay_keys.hpp"
 #include "conflux/net/listen_ports.hpp"
+#include "conflux/netspec/bandwidth_file.hpp"
 #include "stock_tor_keys.hpp"
 #include "up.hpp"
 
@@ -182,6 +183,25 @@ bool Up::make_keys() {
   return true;
 }
 
+// Once every relay's RSA fingerprint is known: the spec's measurements, one
+// copy in each authority's directory (torrc.cpp names it there).
+bool Up::write_bandwidth_files() {
+  if (!spec_.measured_bandwidths) return true;
+  const auto kb = netspec::measured_kb(spec_);
+  std::vector<netspec::MeasuredRelay> relays;
+  for (const auto& p : procs_) {
+    auto it = kb.find(p.plan.name);
+    if (it != kb.end() && !p.rsa_fingerprint.empty()) relays.push_back({p.plan.name, p.rsa_fingerprint, it->second});
+  }
+  const auto text = netspec::render_bandwidth_file(clock_.unix_seconds(), relays);
+  for (const auto& p : procs_) {
+    if (p.plan.role != Role::Authority) continue;
+    const auto path = p.paths.dir / netspec::kBandwidthFileName;
+    if (!write_file_atomically(path, text)) return fail_plain("cannot write " + path.string());
+  }
+  return true;
+}
+
 // Stock tor makes its own keys (stock_tor_keys.hpp).
 bool Up::make_stock_tor_keys(Proc& p) {
   auto made = netapp::make_stock_tor_keys(spec_.tor, p.plan.name, p.paths.data_dir, p.paths.output);
@@ -224,6 +244,7 @@ bool Up::write_torrcs(bool proxies) {
   in.relay_options = spec_.relay_options;
   in.guard_relays = spec_.guard_relays;
   in.log_detail = spec_.log_detail;
+  in.bandwidth_file = spec_.measured_bandwidths.has_value();
   for (const auto& p : procs_) {
     in.stock_relays = in.stock_relays || (p.plan.stock_tor && netspec::is_relay_role(p.plan.role));
     if (p.plan.role == Role::Authority)

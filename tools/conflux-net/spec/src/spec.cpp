@@ -142,16 +142,41 @@ Check check_implementations(const NetSpec& s, const Context& cx) {
 
 // Each name is a relay the consensus lists (bridges are in none), once.
 Check check_guard_relays(const NetSpec& s, const Context& cx) {
-  std::set<std::string> listed, seen;
-  for (unsigned i = 1; i <= s.authorities; ++i) listed.insert("auth" + std::to_string(i));
-  for (unsigned i = 1; i <= s.relays - s.exits; ++i) listed.insert("relay" + std::to_string(i));
-  for (unsigned i = 1; i <= s.exits; ++i) listed.insert("exit" + std::to_string(i));
+  const auto names = listed_relay_names(s);
+  const std::set<std::string> listed(names.begin(), names.end());
+  std::set<std::string> seen;
   for (std::size_t i = 0; i < s.guard_relays.size(); ++i) {
     const auto& name = s.guard_relays[i];
     const auto p = "/guard_relays/" + std::to_string(i);
     if (!listed.contains(name))
       return cx.error(p, "names no authority, relay or exit of this network (auth1.., relay1.., exit1..)");
     if (!seen.insert(name).second) return cx.error(p, "'" + name + "' is listed twice");
+  }
+  return std::nullopt;
+}
+
+// "link": an emulated network where every listed relay has a link rate;
+// an object: listed relays, each with a rate.
+Check check_measured_bandwidths(const NetSpec& s, const Context& cx) {
+  const MeasuredBandwidthsSpec& m = *s.measured_bandwidths;
+  const std::string p = "/measured_bandwidths";
+  const auto listed = listed_relay_names(s);
+  if (m.link) {
+    if (!s.emulation) return cx.error(p, "\"link\" needs an emulated network (\"emulation\"): links have no rate on loopback");
+    for (const auto& name : listed) {
+      auto it = s.emulation->hosts.find(name);
+      const auto& rate = it != s.emulation->hosts.end() ? it->second.rate : s.emulation->defaults.rate;
+      if (rate.empty())
+        return cx.error(p, "\"link\": '" + name + "' has no link rate (give it one, or a default rate, in \"emulation\")");
+    }
+    return std::nullopt;
+  }
+  for (const auto& [name, rate] : m.rates) {
+    const auto q = p + "/" + pointer_token(name);
+    if (std::find(listed.begin(), listed.end(), name) == listed.end())
+      return cx.error(q, "names no authority, relay or exit of this network (auth1.., relay1.., exit1..)");
+    if (rate.empty()) return cx.error(q, "a rate (\"2 MBytes\")");
+    if (auto e = check_rate(cx, q, rate)) return e;
   }
   return std::nullopt;
 }
@@ -222,6 +247,8 @@ Check validate(const NetSpec& s, const Context& cx) {
 
   if (auto e = check_implementations(s, cx)) return e;
   if (auto e = check_guard_relays(s, cx)) return e;
+  if (s.measured_bandwidths)
+    if (auto e = check_measured_bandwidths(s, cx)) return e;
 
   if (s.files.size() > kMaxFiles) return cx.error("/files", "at most " + std::to_string(kMaxFiles));
   std::set<std::string> file_names;
@@ -375,13 +402,36 @@ Check read_implementations(const Context& cx, const Json& j, std::map<std::strin
   return std::nullopt;
 }
 
+// "link", or {"relay1": "2 MBytes", ...}; names and rates are checked by validate().
+Check read_measured_bandwidths(const Context& cx, const Json& j, std::optional<MeasuredBandwidthsSpec>& out) {
+  auto it = j.find("measured_bandwidths");
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  const std::string p = "/measured_bandwidths";
+  MeasuredBandwidthsSpec m;
+  if (it->is_string()) {
+    if (it->get<std::string>() != "link") return cx.error(p, "\"link\", or an object: relay name -> rate");
+    m.link = true;
+  } else if (it->is_object()) {
+    if (it->size() > kMaxAuthorities + kMaxRelays) return cx.error(p, "more entries than relays");
+    for (const auto& [name, value] : it->items()) {
+      if (!value.is_string()) return cx.error(p + "/" + pointer_token(name), "expected a rate (\"2 MBytes\")");
+      m.rates[name] = value.get<std::string>();
+    }
+  } else {
+    return cx.error(p, "\"link\", or an object: relay name -> rate");
+  }
+  out = std::move(m);
+  return std::nullopt;
+}
+
 Check read_spec(const Context& cx, const Json& j, NetSpec& s) {
   if (auto e = check_keys(cx, j, "",
                           {"authorities", "relays", "exits", "relay_bandwidth_rate", "consensus_interval",
                            "exit_policy", "relay_options", "bridges", "proxies", "files", "file_seed", "file_origins",
                            "obfs4proxy", "directory", "emulation", "implementation", "tor", "guard_relays",
-                           "log_detail"}))
+                           "log_detail", "measured_bandwidths"}))
     return e;
+  if (auto e = read_measured_bandwidths(cx, j, s.measured_bandwidths)) return e;
   if (auto e = read_emulation(cx, j, s.emulation)) return e;
   if (auto e = read_string(cx, j, "obfs4proxy", "", s.obfs4proxy)) return e;
   if (auto e = read_string(cx, j, "tor", "", s.tor)) return e;
@@ -525,6 +575,14 @@ bool runs_stock_tor(const NetSpec& spec, std::string_view name) {
   return it != spec.implementation.end() && it->second == "tor";
 }
 
+std::vector<std::string> listed_relay_names(const NetSpec& s) {
+  std::vector<std::string> out;
+  for (unsigned i = 1; i <= s.authorities; ++i) out.push_back("auth" + std::to_string(i));
+  for (unsigned i = 1; i + s.exits <= s.relays; ++i) out.push_back("relay" + std::to_string(i));
+  for (unsigned i = 1; i <= s.exits; ++i) out.push_back("exit" + std::to_string(i));
+  return out;
+}
+
 std::string encode_spec(const NetSpec& s) {
   nlohmann::ordered_json j;
   j["authorities"] = s.authorities;
@@ -569,6 +627,12 @@ std::string encode_spec(const NetSpec& s) {
   j["tor"] = s.tor;
   j["guard_relays"] = s.guard_relays;
   if (!s.log_detail.empty()) j["log_detail"] = s.log_detail;
+  if (s.measured_bandwidths) {
+    if (s.measured_bandwidths->link)
+      j["measured_bandwidths"] = "link";
+    else
+      j["measured_bandwidths"] = s.measured_bandwidths->rates;
+  }
   return j.dump(2) + "\n";
 }
 

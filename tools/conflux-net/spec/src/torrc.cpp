@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "conflux/netspec/bandwidth_file.hpp"
+
 namespace conflux::netspec {
 
 namespace {
@@ -46,12 +48,18 @@ std::string guard_vote_lines(const TorrcInputs& in) {
   return "TestingDirAuthVoteGuard " + names + "\nTestingDirAuthVoteGuardIsStrict 1\n";
 }
 
+// The measurements `up` wrote into the authority's own directory.
+std::string bandwidth_file_line(const ProcessPlan& p, const TorrcInputs& in) {
+  if (!in.bandwidth_file) return {};
+  return "V3BandwidthsFile " + (paths_for(in.net_dir, p.name).dir / kBandwidthFileName).string() + "\n";
+}
+
 std::string authority_lines(const ProcessPlan& p, const TorrcInputs& in) {
-  if (!in.stock_relays) return relay_lines(p, in) + guard_vote_lines(in);
+  if (!in.stock_relays) return relay_lines(p, in) + guard_vote_lines(in) + bandwidth_file_line(p, in);
   const auto params = authority_params_for_stock_relays(in.relay_options);
   std::string t = relay_lines_without_options(p, in);
   for (const auto& line : params.other_options) t += line + "\n";
-  return t + params.consensus_params_line + "\n" + guard_vote_lines(in);
+  return t + params.consensus_params_line + "\n" + guard_vote_lines(in) + bandwidth_file_line(p, in);
 }
 
 std::string exit_policy_lines(const TorrcInputs& in) {

@@ -97,6 +97,9 @@ struct RelayOptions {
   bool testing_vote_guard_strict = false;
   RouterSet testing_vote_exit;
   bool testing_vote_exit_strict = false;
+  // V3BandwidthsFile: an authority's bandwidth file (tor's), read before each
+  // consensus; empty = none, every weight is what the relay advertises.
+  std::string v3_bandwidths_file;
   std::vector<DirAuthorityLine> dir_authorities;
   std::uint64_t bandwidth_rate = kDefaultBandwidth;   // bytes per second
   std::uint64_t bandwidth_burst = kDefaultBandwidth;  // bytes

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conflux/dir/bandwidth_file.hpp"
 #include "conflux/dir/consensus.hpp"
 #include "conflux/dir/reachability.hpp"
 #include "conflux/dir/testing_votes.hpp"
@@ -50,6 +51,13 @@ struct DescriptorCheck {
   std::uint64_t max_age = 48 * 3600;    // tor drops descriptors older than 48 h
   std::uint64_t max_future = 3600;      // clock skew tolerated on "published"
 };
+
+// tor's defaults for measured bandwidths: the weight of an unmeasured relay
+// once others are measured (consensus parameter "maxunmeasuredbw", KB/s),
+// and how many measured relays make advertised bandwidths not count for the
+// flags (MinMeasuredBWsForAuthToIgnoreAdvertised).
+inline constexpr std::uint64_t kDefaultMaxUnmeasuredKb = 20;
+inline constexpr std::size_t kMinMeasuredToIgnoreAdvertised = 500;
 
 struct AuthorityParams {
   FlagThresholds thresholds;
@@ -88,8 +96,19 @@ struct TorRelayRecord {
 // its declared family ("$FINGERPRINT" ones) that are listed too, by Ed25519
 // identity. The flag thresholds are computed over all listed relays; then
 // params.testing_votes, if any, force Guard and Exit.
+//
+// With `measured` (a bandwidth file, V3BandwidthsFile), as tor's authorities
+// use measurements: a measured relay's weight is its measurement (and the
+// flag thresholds use it); an unmeasured relay's weight is capped at the
+// "maxunmeasuredbw" parameter (default 20 KB/s) once any listed relay is
+// measured, and with more than 500 measured relays (tor's
+// MinMeasuredBWsForAuthToIgnoreAdvertised) its advertised bandwidth no longer
+// counts for the flags. Unlike tor, which takes the median of three or more
+// authorities' measurements, each of ours uses its own file: there is no
+// vote, so authorities need the same file to agree on a body.
 [[nodiscard]] std::vector<RouterEntry> compute_router_entries(std::span<const TorRelayRecord> records,
-                                                              std::uint64_t at, const AuthorityParams& params);
+                                                              std::uint64_t at, const AuthorityParams& params,
+                                                              const MeasuredBandwidths& measured = {});
 
 // The weights for `routers` (G/M/E/D summed from their flags and bandwidth).
 [[nodiscard]] std::optional<BandwidthWeights> weights_for(std::span<const RouterEntry> routers,
@@ -101,6 +120,6 @@ struct TorRelayRecord {
 
 // The consensus body for valid-after `va`; deterministic in its inputs.
 [[nodiscard]] ConsensusBody make_body(std::span<const TorRelayRecord> records, std::uint64_t va,
-                                      const AuthorityParams& params);
+                                      const AuthorityParams& params, const MeasuredBandwidths& measured = {});
 
 }  // namespace conflux::dir

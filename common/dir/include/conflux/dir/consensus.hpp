@@ -48,6 +48,9 @@ struct RouterEntry {
   std::uint16_t dir_port = 0;
   Flags flags;
   std::uint64_t bandwidth = 0;  // consensus weight, kilobytes/s (tor's "w Bandwidth=")
+  // The weight is a bandwidth authority's measurement (V3BandwidthsFile),
+  // not what the relay advertises: tor's consensus says "Unmeasured=1" when not.
+  bool measured = false;
   crypto::X25519Public ntor_onion_key{};
   std::string exit_policy;      // summary, as in the descriptor
   std::string protocols;

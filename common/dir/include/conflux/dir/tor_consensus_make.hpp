@@ -12,7 +12,8 @@
 // the SHA-1 of the document without its dir-sources), one entry per router
 // that has an RSA identity (ascending by it; "r" with tor's fixed 2038-01-01
 // published time of methods >= 32, first "a", "m", "s", "v", "pr" sorted by
-// name, "w Bandwidth=N Unmeasured=1": nothing is measured), the footer's
+// name, "w Bandwidth=N", with " Unmeasured=1" unless a bandwidth file
+// measured the relay: RouterEntry::measured), the footer's
 // bandwidth-weights, then the signatures. Microdescriptors: an empty
 // "onion-key" (no TAP key: tor 0.4.9 makes its body optional),
 // "ntor-onion-key", the IPv6 "a", "family" ($fingerprints of declared

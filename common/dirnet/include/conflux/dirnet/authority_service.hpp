@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "conflux/crypto/ed25519.hpp"
@@ -29,6 +30,7 @@
 #include "conflux/dirnet/http_client.hpp"
 #include "conflux/dirnet/reachability_probe.hpp"
 #include "conflux/dirnet/tor_authority_state.hpp"
+#include "conflux/log/sink.hpp"
 #include "conflux/net/asio.hpp"
 #include "conflux/net/clock.hpp"
 
@@ -51,6 +53,9 @@ struct AuthorityServiceOptions {
   // The tor-format side, required: it writes and signs tor's documents from
   // each body. Must outlive the service.
   TorAuthorityState* tor = nullptr;
+  // V3BandwidthsFile: read before each body is computed (empty: none).
+  std::string bandwidth_file;
+  log::Sink log;  // the bandwidth file's warnings
 };
 
 class AuthorityService : public std::enable_shared_from_this<AuthorityService> {

@@ -52,8 +52,9 @@ class AuthorityState {
   void expire(std::uint64_t now);
 
   // Computes the body for valid-after `va` (what tor's consensus is written
-  // from) and holds it as current().
-  const dir::ConsensusBody& compute(std::uint64_t va);
+  // from), with the bandwidth file's measurements if any, and holds it as
+  // current().
+  const dir::ConsensusBody& compute(std::uint64_t va, const dir::MeasuredBandwidths& measured = {});
 
   // The body computed for the current interval, if any.
   [[nodiscard]] const std::optional<dir::ConsensusBody>& current() const noexcept { return current_; }
@@ -62,7 +63,7 @@ class AuthorityState {
   [[nodiscard]] const AuthorityOptions& options() const noexcept { return options_; }
 
  private:
-  [[nodiscard]] dir::ConsensusBody make_body_at(std::uint64_t va) const;
+  [[nodiscard]] dir::ConsensusBody make_body_at(std::uint64_t va, const dir::MeasuredBandwidths& measured) const;
 
   AuthorityOptions options_;
   TorDescriptorStore tor_uploads_;

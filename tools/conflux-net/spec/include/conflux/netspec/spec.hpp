@@ -87,6 +87,19 @@ struct EmulationSpec {
   bool operator==(const EmulationSpec&) const = default;
 };
 
+// The authorities' bandwidth file (tor's V3BandwidthsFile): the consensus
+// weights of the relays it names are these measurements instead of what
+// each relay advertises (ours min(BandwidthRate, 10 MB/s), stock tor's its
+// observed bandwidth), so one rule weighs every implementation's relays.
+// JSON: "link" (an emulated network: every authority's, relay's and exit's
+// weight is its own link rate) or {"relay1": "2 MBytes", ...} (those relays;
+// any other is unmeasured and, as in tor, weighs at most 20 KB/s).
+struct MeasuredBandwidthsSpec {
+  bool link = false;
+  std::map<std::string, std::string> rates;  // by name, torrc units per second
+  bool operator==(const MeasuredBandwidthsSpec&) const = default;
+};
+
 struct NetSpec {
   unsigned authorities = 1;
   unsigned relays = 6;  // how many relays, exits included
@@ -127,6 +140,7 @@ struct NetSpec {
   // "" or a severity ("info", "debug"): every process also logs from it up
   // to DIR/NAME/SEVERITY.log, beside notice.log (why a download stalled).
   std::string log_detail;
+  std::optional<MeasuredBandwidthsSpec> measured_bandwidths;  // absent: no bandwidth file
   bool operator==(const NetSpec&) const = default;
 };
 
@@ -176,6 +190,9 @@ struct SpecError {
 
 // Whether the spec runs the relay or proxy `name` on stock tor (implementation "tor").
 [[nodiscard]] bool runs_stock_tor(const NetSpec& spec, std::string_view name);
+
+// The relays a consensus lists, by name: auth1.., relay1.., exit1.. (bridges are in none).
+[[nodiscard]] std::vector<std::string> listed_relay_names(const NetSpec& spec);
 
 // The spec as JSON with every field written out (DIR/spec.json, --print-spec).
 [[nodiscard]] std::string encode_spec(const NetSpec& spec);

@@ -44,6 +44,9 @@ struct TorrcInputs {
   bool stock_relays = false;               // some relay runs on stock tor (ProcessPlan::stock_tor)
   std::vector<std::string> guard_relays;   // NetSpec::guard_relays: the authorities' Guard votes
   std::string log_detail;                  // NetSpec::log_detail
+  // NetSpec::measured_bandwidths: each authority reads DIR/NAME/v3bw
+  // (bandwidth_file.hpp) with V3BandwidthsFile.
+  bool bandwidth_file = false;
 };
 
 // The ConsensusParams line our authorities get when stock tor relays join:
