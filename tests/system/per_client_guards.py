@@ -90,7 +90,10 @@ def run_proxy(net, proc, legs):
         second = asyncio.run(fetch_all(net, name, ["%s/r2" % c for c in CLIENTS]))
         check(all(r.ok for r in second), "%s: the same clients on fresh circuits, intact" % name)
         guards2 = {c: up_guards(control, c) for c in CLIENTS}
-        check(guards2 == guards1, "%s: each client kept its guards: %s" % (name, guards2))
+        # Kept: tor picks the exit first and then a guard that is not it, so a fresh circuit whose exit is one
+        # of the client's guards confirms the client's next guard (one more at most for these few circuits).
+        check(all(set(guards1[c]) <= set(guards2[c] or []) and len(guards2[c] or []) <= len(guards1[c]) + 1
+                  for c in CLIENTS), "%s: each client kept its guards: %s" % (name, guards2))
         fifth = asyncio.run(fetch(net, name, "c5/r1"))
         check(not fifth.ok and "reply 1 " in (fifth.error or ""),
               "%s: a fifth client is refused with reply 1: %s" % (name, fifth.error))
