@@ -145,6 +145,13 @@ NetworkInfo load(const fs::path& dir) {
   return *info;
 }
 
+// `conflux-net down` for DIR when it goes: whatever a test case does after
+// `up`, nothing outlives it.
+struct DownAtEnd {
+  fs::path dir, out;
+  ~DownAtEnd() { (void)conflux_net({"down", "--dir", dir.string()}, out); }
+};
+
 }  // namespace
 
 TEST_CASE("conflux-net up, status, file server, down", "[conflux_net][processes]") {
@@ -159,11 +166,7 @@ TEST_CASE("conflux-net up, status, file server, down", "[conflux_net][processes]
   auto up = conflux_net({"up", "--dir", dir.string(), "--spec", spec.string(), "--timeout", "60"}, tmp.path / "up.out");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   INFO(up.output);
-  // Whatever happens next, nothing outlives the test.
-  struct Down {
-    fs::path dir, out;
-    ~Down() { (void)conflux_net({"down", "--dir", dir.string()}, out); }
-  } down_at_end{dir, tmp.path / "down-at-end.out"};
+  const DownAtEnd down_at_end{dir, tmp.path / "down-at-end.out"};
   REQUIRE(up.status == 0);
   std::printf("test_conflux_net_processes: up in %.1f s\n", secs);
   CHECK(up.output.find("network up in") != std::string::npos);
@@ -260,10 +263,7 @@ TEST_CASE("conflux-net measured_bandwidths: the consensus weighs relays by the b
     "measured_bandwidths": {"auth1": "2 MBytes", "relay1": "16 MBytes", "relay2": "1 MByte", "exit1": "4 MBytes"}})";
   auto up = conflux_net({"up", "--dir", dir.string(), "--spec", spec.string(), "--timeout", "60"}, tmp.path / "up.out");
   INFO(up.output);
-  struct Down {
-    fs::path dir, out;
-    ~Down() { (void)conflux_net({"down", "--dir", dir.string()}, out); }
-  } down_at_end{dir, tmp.path / "down-at-end.out"};
+  const DownAtEnd down_at_end{dir, tmp.path / "down-at-end.out"};
   REQUIRE(up.status == 0);
 
   const auto torrc = read_text(dir / "auth1" / "torrc");
